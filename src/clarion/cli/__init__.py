@@ -1,0 +1,54 @@
+"""The ``clarion`` command: thin sub-apps over library calls.
+
+Sub-apps live one per module (``data``, ``clariq``, ``fuse``, ``dstc``); each exposes a ``typer.Typer``
+named ``app``. :func:`main` turns any :class:`~clarion.errors.ClarionError` into one line on stderr and
+exit code 2 — never a traceback for a user mistake.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from clarion.errors import ClarionError
+
+SUBAPPS = {
+    "data": "Find and fetch datasets.",
+    "clariq": "ClariQ: clarification need, question ranking, evaluation, benchmark.",
+    "fuse": "Rank fusion of TREC runs (two-step MRR/NDCG ensemble, RRF, CombSUM, ...).",
+    "dstc": "DSTC9-11 knowledge-grounded dialogue: detection, selection, generation.",
+}
+
+app = typer.Typer(
+    name="clarion",
+    help="clarion: mixed-initiative conversational search — when to clarify, what to ask, how to answer.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+for _name, _help in SUBAPPS.items():
+    _module = importlib.import_module(f"clarion.cli.{_name}")
+    app.add_typer(_module.app, name=_name, help=_help)
+
+
+@app.command()
+def version() -> None:
+    """Print clarion's version."""
+    from clarion import __version__
+
+    typer.echo(__version__)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``clarion`` console script."""
+    try:
+        app(args=argv, prog_name="clarion", standalone_mode=True)
+    except ClarionError as err:
+        typer.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)

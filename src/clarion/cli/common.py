@@ -1,0 +1,47 @@
+"""Options and helpers shared by the CLI sub-apps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+DataDirOption = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Data directory (default: $CLARION_DATA_DIR, ../shared/data, cache)."),
+]
+
+console = Console(stderr=True)
+"""Progress bars and tables for humans go to stderr, so stdout stays machine-readable."""
+
+stdout = Console()
+
+
+def echo_json(obj) -> None:
+    """Exactly one JSON object on stdout."""
+    typer.echo(json.dumps(obj, sort_keys=False))
+
+
+def progress():
+    """A rich progress bar on stderr (description, bar, count, elapsed, remaining)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )

@@ -1,0 +1,227 @@
+"""Readers for every ClariQ file (github.com/aliannejadi/ClariQ).
+
+- topic TSVs: ``train.tsv``, ``dev.tsv``, ``test_with_labels.tsv`` (full columns) and ``test.tsv``
+  (``topic_id``, ``initial request`` with a space) -> :func:`read_topics`, :func:`read_labels`
+- ``question_bank.tsv`` -> :func:`read_question_bank`
+- per-topic/per-facet ``.eval`` JSON (metric -> id -> value) -> :func:`read_eval_json`
+- multi-turn runs (``context_id 0 "question text" rank score run_id``) -> :func:`read_multi_turn_run`
+- multi-turn conversations and evaluation tables (pickles or JSON) -> :func:`read_conversations`,
+  :func:`read_eval_table`
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clarion.data.io import read_json, read_lines
+from clarion.data.safe_pickle import load_pickle
+from clarion.data.trec import RunRow, _number
+from clarion.data.tsv import read_tsv
+from clarion.errors import DataError
+from clarion.types import Topic
+
+NO_QUESTION = "Q00001"
+_ALIASES = {"initial request": "initial_request"}
+LABEL_COLUMNS = ("topic_id", "initial_request", "clarification_need", "facet_id", "question_id")
+
+
+def read_topics(path: str | Path) -> list[Topic]:
+    """The distinct topics of any ClariQ TSV with ``topic_id`` and ``initial_request`` (or
+    ``initial request``), in file order."""
+    topics: dict[str, Topic] = {}
+    for row in read_tsv(path, required=("topic_id", "initial_request"), aliases=_ALIASES):
+        tid, request = row["topic_id"].strip(), row["initial_request"].strip()
+        if not tid:
+            raise DataError(path, "empty topic_id", row.line)
+        if not request:
+            raise DataError(path, f"empty initial_request for topic {tid}", row.line)
+        topics.setdefault(tid, Topic(tid, request))
+    return list(topics.values())
+
+
+@dataclass
+class ClariqLabels:
+    """The labels of a ClariQ split: per topic its request, need, facets and relevant questions."""
+
+    path: str
+    requests: dict[str, str] = field(default_factory=dict)
+    need: dict[str, int] = field(default_factory=dict)
+    questions: dict[str, set[str]] = field(default_factory=dict)
+    facets: dict[str, list[str]] = field(default_factory=dict)
+    question_text: dict[str, str] = field(default_factory=dict)
+    facet_desc: dict[str, str] = field(default_factory=dict)
+    answers: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(facet_id, question_id) -> the user's answer to that question under that facet."""
+
+    @property
+    def topics(self) -> list[Topic]:
+        return [Topic(t, r) for t, r in self.requests.items()]
+
+
+def read_labels(path: str | Path) -> ClariqLabels:
+    """A labelled ClariQ TSV (train/dev/test_with_labels) with its topic, facet and question columns."""
+    labels = ClariqLabels(str(path))
+    for row in read_tsv(path, required=LABEL_COLUMNS, aliases=_ALIASES):
+        tid = row["topic_id"].strip()
+        need = row["clarification_need"].strip()
+        if need not in {"1", "2", "3", "4"}:
+            raise DataError(path, f"clarification_need must be 1-4, got {need!r}", row.line)
+        labels.requests.setdefault(tid, row["initial_request"].strip())
+        labels.need.setdefault(tid, int(need))
+        qid, fid = row["question_id"].strip(), row["facet_id"].strip()
+        labels.questions.setdefault(tid, set()).add(qid)
+        facets = labels.facets.setdefault(tid, [])
+        if fid not in facets:
+            facets.append(fid)
+        labels.question_text.setdefault(qid, row.get("question", "") or "")
+        labels.facet_desc.setdefault(fid, row.get("facet_desc", "") or "")
+        labels.answers.setdefault((fid, qid), row.get("answer", "") or "")
+    return labels
+
+
+def read_question_bank(path: str | Path) -> dict[str, str]:
+    """``question_id -> question`` for the whole bank (``Q00001`` is the empty "no question")."""
+    bank: dict[str, str] = {}
+    for row in read_tsv(path, required=("question_id", "question")):
+        qid = row["question_id"].strip()
+        if not qid:
+            raise DataError(path, "empty question_id", row.line)
+        if qid in bank:
+            raise DataError(path, f"duplicate question_id {qid}", row.line)
+        bank[qid] = row["question"].strip()
+    return bank
+
+
+def read_eval_json(path: str | Path) -> dict[str, dict[str, float]]:
+    """A per-topic or per-facet ``.eval`` file: ``{metric: {id: value}}``."""
+    data = read_json(path)
+    if not isinstance(data, dict) or not data:
+        raise DataError(path, "expected a JSON object {metric: {id: value}}")
+    out: dict[str, dict[str, float]] = {}
+    for metric, values in data.items():
+        if not isinstance(values, dict):
+            raise DataError(path, f"metric {metric!r}: expected an object {{id: value}}")
+        for key, value in values.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise DataError(path, f"metric {metric!r}, id {key!r}: value is not a number: {value!r}")
+        out[metric] = {str(k): float(v) for k, v in values.items()}
+    return out
+
+
+_MULTI_TURN_LINE = re.compile(r'^(\S+)\s+(\S+)\s+"(.*)"\s+(\S+)\s+(\S+)\s+(\S+)\s*$')
+
+
+def read_multi_turn_run(path: str | Path) -> list[RunRow]:
+    """A multi-turn run, ``context_id 0 "question text" rank score run_id``; ``doc_id`` holds the text."""
+    rows = []
+    for line, text in read_lines(path):
+        match = _MULTI_TURN_LINE.match(text)
+        if not match:
+            raise DataError(path, 'expected: context_id 0 "question text" rank score run_id', line)
+        cid, _, question, rank, score, run_id = match.groups()
+        rows.append(
+            RunRow(
+                cid,
+                question,
+                _number(path, line, rank, "rank", int),
+                _number(path, line, score, "score"),
+                run_id,
+                line,
+            )
+        )
+    return rows
+
+
+def _load_table(path: str | Path) -> Any:
+    path = Path(path)
+    return read_json(path) if path.suffix == ".json" else load_pickle(path)
+
+
+def read_conversations(path: str | Path) -> dict[str, dict[str, Any]]:
+    """Multi-turn conversations (the ClariQ synthetic ``*.pkl`` dicts, or the same as JSON).
+
+    Each entry (keyed by context id) has ``initial_request``, ``topic_id``, ``facet_id`` and
+    ``conversation_context``, a list of ``{'question': ..., 'answer': ...}`` turns.
+    """
+    data = _load_table(path)
+    if isinstance(data, list):
+        data = {str(c.get("context_id", i)): c for i, c in enumerate(data) if isinstance(c, dict)}
+    if not isinstance(data, dict) or not data:
+        raise DataError(path, "expected a non-empty dict {context_id: conversation}")
+    out: dict[str, dict[str, Any]] = {}
+    for cid, conv in data.items():
+        if not isinstance(conv, dict):
+            raise DataError(path, f"context {cid}: expected a dict")
+        for key in ("initial_request", "conversation_context"):
+            if key not in conv:
+                raise DataError(path, f"context {cid}: missing field {key!r}")
+        turns = conv["conversation_context"]
+        if not isinstance(turns, list) or not all(
+            isinstance(t, dict) and {"question", "answer"} <= set(t) for t in turns
+        ):
+            raise DataError(path, f"context {cid}: conversation_context must be a list of question/answer dicts")
+        out[str(cid)] = conv
+    return out
+
+
+def read_eval_table(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """A document-relevance lookup table (the official ``*_eval.pkl``, or JSON of the same shape):
+    ``{metric: {context_id: {question_id: {'no_answer': x, 'with_answer': y}, 'MAX': ..., 'MIN': ...}}}``."""
+    data = _load_table(path)
+    if not isinstance(data, dict) or not data:
+        raise DataError(path, "expected {metric: {context_id: {question_id: values}}}")
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for metric, contexts in data.items():
+        if not isinstance(contexts, dict):
+            raise DataError(path, f"metric {metric!r}: expected a dict of contexts")
+        out[str(metric)] = {str(c): q for c, q in contexts.items()}
+        for cid, questions in out[str(metric)].items():
+            if not isinstance(questions, dict):
+                raise DataError(path, f"metric {metric!r}, context {cid}: expected a dict of questions")
+    return out
+
+
+@dataclass
+class ClariQ:
+    """The ClariQ files of one data directory, read on first use."""
+
+    root: Path
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def load(cls, data_dir: str | Path | None = None) -> ClariQ:
+        from clarion.data.location import dataset_dir
+
+        return cls(dataset_dir("clariq", data_dir))
+
+    def path(self, name: str) -> Path:
+        return self.root / name
+
+    def _memo(self, key: str, fn, *args):
+        if key not in self._cache:
+            self._cache[key] = fn(*args)
+        return self._cache[key]
+
+    def labels(self, split: str) -> ClariqLabels:
+        """Labels of ``train``, ``dev`` or ``test`` (the last needs ``test_with_labels.tsv``)."""
+        name = "test_with_labels.tsv" if split == "test" else f"{split}.tsv"
+        return self._memo(f"labels:{split}", read_labels, self.path(name))
+
+    def topics(self, split: str) -> list[Topic]:
+        return self._memo(f"topics:{split}", read_topics, self.path(f"{split}.tsv"))
+
+    @property
+    def bank(self) -> dict[str, str]:
+        return self._memo("bank", read_question_bank, self.path("question_bank.tsv"))
+
+    def known_requests(self, splits: Iterable[str] = ("train", "dev", "test")) -> list[Topic]:
+        """Topics of the given splits whose files exist (used as the set of 'other known requests')."""
+        out = []
+        for split in splits:
+            if self.path(f"{split}.tsv").exists():
+                out.extend(self.topics(split))
+        return out

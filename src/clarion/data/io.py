@@ -1,0 +1,79 @@
+"""Low-level file helpers shared by every reader and writer: safe reading and atomic writing."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from clarion.errors import DataError
+
+
+def read_text(path: str | Path) -> str:
+    """The whole text of ``path``; a missing, unreadable, binary or empty file raises :class:`DataError`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(path, "no such file") from None
+    except IsADirectoryError:
+        raise DataError(path, "is a directory, expected a file") from None
+    except PermissionError:
+        raise DataError(path, "permission denied") from None
+    except UnicodeDecodeError as err:
+        raise DataError(path, f"not UTF-8 text (byte {err.start})") from None
+    except OSError as err:
+        raise DataError(path, f"cannot read: {err.strerror}") from None
+    if not text.strip():
+        raise DataError(path, "file is empty")
+    return text
+
+
+def read_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """(1-based line number, line without newline) for each non-blank line of ``path``."""
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if line.strip():
+            yield number, line
+
+
+def read_json(path: str | Path) -> Any:
+    """Parse a JSON file; a syntax error names the file and line."""
+    text = read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DataError(path, f"invalid JSON: {err.msg} (column {err.colno})", line=err.lineno) from None
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[Any]:
+    """Write to a temporary file beside ``path`` and move it into place only on success.
+
+    Nothing half-written is ever left at ``path``: if the body raises, the temporary file is removed.
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise DataError(path, f"cannot write: {err.strerror}") from None
+    try:
+        encoding = None if "b" in mode else "utf-8"
+        with os.fdopen(fd, mode, encoding=encoding) as handle:
+            yield handle
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(path: str | Path, obj: Any) -> None:
+    """Write ``obj`` as indented JSON, atomically."""
+    with atomic_writer(path) as handle:
+        json.dump(obj, handle, indent=2, ensure_ascii=False)
+        handle.write("\n")

@@ -1,0 +1,112 @@
+"""TREC run and qrel files, shared by every task.
+
+- run:  ``query_id Q0 doc_id rank score run_id`` (six whitespace-separated fields)
+- qrel: ``query_id 0 doc_id relevance`` (four fields)
+
+:func:`read_run_rows` keeps every row in file order (official scorers need the rows as written);
+:func:`read_run` gives the :data:`~clarion.types.Run` dict (first occurrence of a candidate wins).
+Writers are atomic: on error nothing is left at the destination.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from clarion.data.io import atomic_writer, read_lines
+from clarion.errors import DataError
+from clarion.types import Qrels, Run, ranked_ids
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """One line of a TREC run."""
+
+    query_id: str
+    doc_id: str
+    rank: int
+    score: float
+    run_id: str
+    line: int = 0
+
+
+def _number(path, line: int, value: str, field: str, kind=float):
+    try:
+        number = kind(value)
+    except ValueError:
+        raise DataError(path, f"{field} is not a number: {value!r}", line=line) from None
+    if isinstance(number, float) and not math.isfinite(number):
+        raise DataError(path, f"{field} is not finite: {value!r}", line=line)
+    return number
+
+
+def read_run_rows(path: str | Path) -> list[RunRow]:
+    """Every row of a TREC run file, in file order."""
+    rows = []
+    for line, text in read_lines(path):
+        fields = text.split()
+        if len(fields) != 6:
+            raise DataError(
+                path, f"expected 6 fields (query_id Q0 doc_id rank score run_id), found {len(fields)}", line
+            )
+        qid, _, doc, rank, score, run_id = fields
+        rows.append(
+            RunRow(
+                qid,
+                doc,
+                _number(path, line, rank, "rank", int),
+                _number(path, line, score, "score"),
+                run_id,
+                line,
+            )
+        )
+    return rows
+
+
+def rows_to_run(rows: list[RunRow]) -> Run:
+    """Group run rows into a :data:`Run`; the first row of a (query, doc) pair wins."""
+    run: Run = {}
+    for row in rows:
+        run.setdefault(row.query_id, {}).setdefault(row.doc_id, row.score)
+    return run
+
+
+def read_run(path: str | Path) -> Run:
+    """A TREC run file as a :data:`Run` dict."""
+    return rows_to_run(read_run_rows(path))
+
+
+def write_run(path: str | Path, run: Run, run_id: str = "clarion", depth: int | None = None) -> None:
+    """Write ``run`` in TREC format, each query's candidates by score descending (ties by id).
+
+    Ranks are 0-based as in the ClariQ sample runs. ``depth`` keeps only the top candidates per query.
+    """
+    if not run_id or any(c.isspace() for c in run_id):
+        raise DataError(path, f"run_id must be one word, got {run_id!r}")
+    with atomic_writer(path) as handle:
+        for qid, scores in run.items():
+            for rank, doc in enumerate(ranked_ids(scores)[:depth]):
+                handle.write(f"{qid} Q0 {doc} {rank} {scores[doc]:.6f} {run_id}\n")
+
+
+def read_qrels(path: str | Path) -> Qrels:
+    """A TREC qrel file as a :data:`Qrels` dict (query -> doc -> integer relevance)."""
+    qrels: Qrels = {}
+    for line, text in read_lines(path):
+        fields = text.split()
+        if len(fields) != 4:
+            raise DataError(
+                path, f"expected 4 fields (query_id 0 doc_id relevance), found {len(fields)}", line
+            )
+        qid, _, doc, rel = fields
+        qrels.setdefault(qid, {})[doc] = _number(path, line, rel, "relevance", int)
+    return qrels
+
+
+def write_qrels(path: str | Path, qrels: Qrels) -> None:
+    """Write ``qrels`` in TREC qrel format, atomically."""
+    with atomic_writer(path) as handle:
+        for qid, docs in qrels.items():
+            for doc, rel in docs.items():
+                handle.write(f"{qid} 0 {doc} {int(rel)}\n")

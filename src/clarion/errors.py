@@ -1,0 +1,43 @@
+"""The one error hierarchy of clarion.
+
+Every user mistake (bad file, unknown id, empty request) raises a :class:`ClarionError`. The CLI turns it
+into a single line on stderr and exit code 2; the service maps it to an HTTP 4xx. Never ``assert`` on user
+input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ClarionError(Exception):
+    """Base class for every error caused by input clarion was given."""
+
+
+class DataError(ClarionError):
+    """A data file is missing, unreadable or malformed.
+
+    The message names the file and, when known, the 1-based line, so ``str(err)`` is a complete one-line
+    report: ``dev.tsv:12: expected 9 fields, found 7``.
+    """
+
+    def __init__(self, path: str | Path | None, message: str, line: int | None = None):
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.message = message
+        where = self.path or "<input>"
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {message}")
+
+
+class InputError(ClarionError):
+    """A request or parameter given to the API is invalid (empty text, value out of range, ...)."""
+
+
+class ModelError(ClarionError):
+    """A trained model directory is missing, incomplete or incompatible."""
+
+
+class NetworkError(ClarionError):
+    """A download could not be made (no network, host unreachable)."""

@@ -1,0 +1,1 @@
+"""Scorers: official-compatible ClariQ metrics and generic ranking metrics through ranx."""

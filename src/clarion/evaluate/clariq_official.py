@@ -1,0 +1,129 @@
+"""ClariQ (ConvAI3) scorers, numerically identical to the official ``clariq_eval_tool.py``, quirks included.
+
+- :func:`clarification_need`: weighted precision/recall/F1 exactly as scikit-learn's
+  ``precision_recall_fscore_support(average='weighted')`` computes them; a topic missing from the run is
+  predicted as label 0.
+- :func:`question_relevance`: Recall@5/10/20/30. The run is sorted by (topic, score) descending and rows with
+  a duplicate (topic, score) pair are dropped before the cut at k (**official quirk**: tied scores silently
+  drop questions; pass ``drop_tied_scores=False`` for the corrected variant, which breaks ties by file order
+  instead). Relevant questions are the topic's ``question_id`` values in the labels TSV; a topic missing from
+  the run scores 0.
+- :func:`document_relevance`: only the run's top-scored question per topic (single turn) or context
+  (multi turn) counts; its ``with_answer`` value is looked up in the official evaluation table
+  ``{metric: {context_id: {question_id: {'no_answer': x, 'with_answer': y}, ..., 'MAX': .., 'MIN': ..}}}``.
+  ``'MAX'`` is treated as ``'MIN'`` (no cheating with the oracle key); a question not among the judged
+  candidates scores ``MIN``; a topic missing from the run scores 0.
+
+Reference: Aliannejadi et al., "Building and Evaluating Open-Domain Dialogue Corpora with Clarifying
+Questions", EMNLP 2021; github.com/aliannejadi/ClariQ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from clarion.data.trec import RunRow
+from clarion.evaluate.result import Evaluation, mean
+
+QUESTION_CUTOFFS = (5, 10, 20, 30)
+DOCUMENT_METRICS = ("NDCG1", "NDCG3", "NDCG5", "NDCG10", "NDCG20", "P1", "P3", "P5", "P10", "P20", "MRR100")
+
+
+def clarification_need(gold: Mapping[str, int], predicted: Mapping[str, int]) -> Evaluation:
+    """Weighted P/R/F1 over the gold topics; a topic absent from ``predicted`` counts as label 0."""
+    import warnings
+
+    from sklearn.exceptions import UndefinedMetricWarning
+    from sklearn.metrics import precision_recall_fscore_support
+
+    topics = list(gold)
+    y_true = [int(gold[t]) for t in topics]
+    y_pred = [int(predicted.get(t, 0)) for t in topics]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        p, r, f1, _ = precision_recall_fscore_support(y_true, y_pred, average="weighted")
+    correct = {t: float(gold[t] == predicted.get(t, 0)) for t in topics}
+    return Evaluation(
+        {"Precision": float(p), "Recall": float(r), "F1": float(f1)},
+        {"Accuracy": correct},
+    )
+
+
+def top_questions(rows: Iterable[RunRow], drop_tied_scores: bool = True) -> dict[str, list[str]]:
+    """Each topic's questions in the order the official tool ranks them.
+
+    Rows are stably sorted by score descending within a topic (file order among ties, as pandas'
+    multi-column ``sort_values`` does); with ``drop_tied_scores`` the official ``drop_duplicates`` on
+    (topic, score) keeps only the first row of each score.
+    """
+    by_topic: dict[str, list[RunRow]] = {}
+    for row in rows:
+        by_topic.setdefault(row.query_id, []).append(row)
+    ranked: dict[str, list[str]] = {}
+    for topic, topic_rows in by_topic.items():
+        topic_rows = sorted(topic_rows, key=lambda r: -r.score)
+        seen: set[float] = set()
+        out = []
+        for row in topic_rows:
+            if drop_tied_scores:
+                if row.score in seen:
+                    continue
+                seen.add(row.score)
+            out.append(row.doc_id)
+        ranked[topic] = out
+    return ranked
+
+
+def question_relevance(
+    relevant: Mapping[str, Iterable[str]],
+    rows: Sequence[RunRow],
+    cutoffs: Sequence[int] = QUESTION_CUTOFFS,
+    drop_tied_scores: bool = True,
+) -> Evaluation:
+    """Recall@k of the run ``rows`` against each topic's relevant question ids."""
+    ranked = top_questions(rows, drop_tied_scores)
+    per_query: dict[str, dict[str, float]] = {f"Recall{k}": {} for k in cutoffs}
+    for topic, questions in relevant.items():
+        rel = set(questions)
+        run = ranked.get(topic, [])
+        for k in cutoffs:
+            per_query[f"Recall{k}"][topic] = len(rel & set(run[:k])) / len(rel) if rel else 0.0
+    return Evaluation({m: mean(v.values()) for m, v in per_query.items()}, per_query)
+
+
+def _value(entry) -> float:
+    if isinstance(entry, Mapping):
+        return float(entry["with_answer"])
+    return float(entry)
+
+
+def document_relevance(
+    table: Mapping[str, Mapping[str, Mapping[str, object]]],
+    contexts: Mapping[str, Iterable[str]],
+    rows: Sequence[RunRow],
+    metrics: Sequence[str] | None = None,
+) -> Evaluation:
+    """Document relevance of the run's first question per topic, looked up in the evaluation ``table``.
+
+    ``contexts`` maps each run query (topic or context id) to the table keys it is judged under (its facet
+    ids for single turn; ``[context_id]`` for multi turn). Only keys present in the table are scored.
+    """
+    first = {q: ids[0] for q, ids in top_questions(rows, drop_tied_scores=False).items() if ids}
+    metrics = [m for m in (metrics or table) if m in table]
+    per_query: dict[str, dict[str, float]] = {m: {} for m in metrics}
+    for metric in metrics:
+        judged = table[metric]
+        for query, keys in contexts.items():
+            for key in keys:
+                if key not in judged:
+                    continue
+                candidates = judged[key]
+                if query not in first:
+                    per_query[metric][key] = 0.0
+                    continue
+                question = first[query]
+                if question == "MAX":
+                    question = "MIN"
+                entry = candidates.get(question, candidates["MIN"])
+                per_query[metric][key] = _value(entry)
+    return Evaluation({m: mean(v.values()) for m, v in per_query.items()}, per_query)
