@@ -1,0 +1,1 @@
+"""ClariQ (ConvAI3): clarification need, clarifying-question ranking, benchmark."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clarion.clariq.constants import NO_QUESTION  # noqa: F401  (re-exported)
 from clarion.data.io import read_json, read_lines
 from clarion.data.safe_pickle import load_pickle
 from clarion.data.trec import RunRow, _number
@@ -24,7 +25,6 @@ from clarion.data.tsv import read_tsv
 from clarion.errors import DataError
 from clarion.types import Topic
 
-NO_QUESTION = "Q00001"
 _ALIASES = {"initial request": "initial_request"}
 LABEL_COLUMNS = ("topic_id", "initial_request", "clarification_need", "facet_id", "question_id")
 
@@ -163,7 +163,9 @@ def read_conversations(path: str | Path) -> dict[str, dict[str, Any]]:
         if not isinstance(turns, list) or not all(
             isinstance(t, dict) and {"question", "answer"} <= set(t) for t in turns
         ):
-            raise DataError(path, f"context {cid}: conversation_context must be a list of question/answer dicts")
+            raise DataError(
+                path, f"context {cid}: conversation_context must be a list of question/answer dicts"
+            )
         out[str(cid)] = conv
     return out
 

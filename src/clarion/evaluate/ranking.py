@@ -23,7 +23,8 @@ def _ranx_pair(qrels: Qrels, run: Run, name: str = "run"):
         raise InputError("qrels are empty: nothing to evaluate against")
     rq = RQrels({q: {d: int(r) for d, r in docs.items()} for q, docs in qrels.items()})
     # Queries judged but absent from the run score 0; ranx needs them present, so add an empty ranking.
-    rr = RRun({q: {d: float(s) for d, s in run.get(q, {}).items()} or {"__none__": 0.0} for q in qrels}, name=name)
+    ranked = {q: {d: float(s) for d, s in run.get(q, {}).items()} or {"__none__": 0.0} for q in qrels}
+    rr = RRun(ranked, name=name)
     return rq, rr
 
 

