@@ -1,0 +1,74 @@
+"""Versioned directories for trained artefacts, keyed by task, configuration and training data.
+
+Every model directory holds ``meta.json``: clarion's version, the config, the data fingerprint, the metrics
+measured when it was trained and the creation time. A directory is complete only once ``meta.json`` exists
+(it is written last), so an interrupted training never looks like a usable model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from clarion.data.io import read_json, write_json
+from clarion.data.location import cache_dir
+from clarion.errors import ModelError
+
+META = "meta.json"
+
+
+def fingerprint_files(paths: Iterable[str | Path]) -> str:
+    """A short sha256 over the names and bytes of ``paths`` (the training data)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(p) for p in paths):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def fingerprint_config(config: Mapping[str, Any]) -> str:
+    """A short sha256 of a JSON-serialisable config."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def model_dir(task: str, name: str, config: Mapping[str, Any], data_fingerprint: str) -> Path:
+    """``<cache>/models/<task>/<name>-<config hash>-<data hash>``: where such a model lives."""
+    return cache_dir() / "models" / task / f"{name}-{fingerprint_config(config)}-{data_fingerprint}"
+
+
+def is_complete(directory: str | Path) -> bool:
+    """True when ``directory`` holds a finished model (its ``meta.json`` exists)."""
+    return (Path(directory) / META).is_file()
+
+
+def write_meta(
+    directory: str | Path,
+    config: Mapping[str, Any],
+    data_fingerprint: str,
+    metrics: Mapping[str, Any] | None = None,
+) -> None:
+    """Write ``meta.json`` (last, marking the directory complete)."""
+    from clarion import __version__
+
+    write_json(
+        Path(directory) / META,
+        {
+            "clarion_version": __version__,
+            "config": dict(config),
+            "data_fingerprint": data_fingerprint,
+            "metrics": dict(metrics or {}),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+    )
+
+
+def read_meta(directory: str | Path) -> dict[str, Any]:
+    """The ``meta.json`` of a model directory; a missing one raises :class:`ModelError`."""
+    path = Path(directory) / META
+    if not path.is_file():
+        raise ModelError(f"{directory}: not a trained model directory (no {META}); train it first")
+    return read_json(path)
