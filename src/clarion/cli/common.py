@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -17,7 +18,8 @@ DataDirOption = Annotated[
 console = Console(stderr=True)
 """Progress bars and tables for humans go to stderr, so stdout stays machine-readable."""
 
-stdout = Console()
+stdout = Console(width=None if sys.stdout.isatty() else 160)
+"""Tables for humans on stdout (wide when piped, so columns are not squeezed)."""
 
 
 def echo_json(obj) -> None:

@@ -1,0 +1,244 @@
+"""``clarion clariq``: rank clarifying questions, predict clarification need, evaluate, benchmark, train."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from clarion.clariq.methods import (
+    DEFAULT_NEED_METHOD,
+    DEFAULT_RANK_METHOD,
+    NEED_METHODS,
+    RANK_METHODS,
+)
+from clarion.cli.common import DataDirOption, console, echo_json, progress, stdout
+
+app = typer.Typer(no_args_is_help=True)
+evaluate_app = typer.Typer(no_args_is_help=True, help="Score a run with the official ClariQ metrics.")
+app.add_typer(evaluate_app, name="evaluate")
+
+RankMethod = Enum("RankMethod", {name: name for name in RANK_METHODS}, type=str)
+NeedMethod = Enum("NeedMethod", {name: name for name in NEED_METHODS}, type=str)
+
+TopicsOption = Annotated[
+    Path,
+    typer.Option("--topics", help="ClariQ TSV with topic_id and initial_request (or 'initial request')."),
+]
+OutOption = Annotated[Path, typer.Option("--out", help="Output file (written atomically).")]
+LabelsOption = Annotated[
+    Path, typer.Option("--labels", help="Labelled ClariQ TSV (train/dev/test_with_labels).")
+]
+RunOption = Annotated[Path, typer.Option("--run", help="The run file to score.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")]
+SplitsOption = Annotated[
+    str, typer.Option("--splits", help="Comma-separated labelled splits to learn from (train, dev).")
+]
+
+
+def _splits(text: str) -> tuple[str, ...]:
+    from clarion.errors import InputError
+
+    splits = tuple(s.strip() for s in text.split(",") if s.strip())
+    bad = [s for s in splits if s not in {"train", "dev"}]
+    if not splits or bad:
+        raise InputError(f"--splits must name train and/or dev, got {text!r}")
+    return splits
+
+
+def _print_metrics(title: str, metrics: dict[str, float], as_json: bool) -> None:
+    if as_json:
+        echo_json({k: round(v, 6) for k, v in metrics.items()})
+        return
+    from rich.table import Table
+
+    table = Table(title=title)
+    for name in metrics:
+        table.add_column(name, justify="right")
+    table.add_row(*(f"{v:.4f}" for v in metrics.values()))
+    stdout.print(table)
+
+
+@app.command()
+def rank(
+    topics: TopicsOption,
+    out: OutOption,
+    method: Annotated[RankMethod, typer.Option(help="Ranking method.")] = DEFAULT_RANK_METHOD,
+    splits: SplitsOption = "train,dev",
+    depth: Annotated[int, typer.Option(min=30, help="Questions per topic (at least 30).")] = 100,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Rank the question bank for every topic; writes a TREC run (topic_id 0 question_id rank score run_id)."""
+    from clarion.data.clariq import ClariQ, read_topics
+    from clarion.data.trec import write_run
+
+    items = read_topics(topics)
+    data = ClariQ.load(data_dir)
+    with console.status(f"ranking {len(items)} topics with {method.value}"):
+        run = _method(RANK_METHODS, method.value)(items, data, _splits(splits))
+    run = {t: dict(list(scores.items())[:depth]) for t, scores in run.items()}
+    write_run(out, run, run_id=f"clarion-{method.value}")
+    console.print(f"wrote {out} ({len(run)} topics)")
+
+
+@app.command()
+def need(
+    topics: TopicsOption,
+    out: OutOption,
+    method: Annotated[NeedMethod, typer.Option(help="Need prediction method.")] = DEFAULT_NEED_METHOD,
+    splits: SplitsOption = "train,dev",
+    data_dir: DataDirOption = None,
+) -> None:
+    """Predict clarification need (1-4) for every topic; writes 'topic_id label' lines."""
+    from clarion.clariq.need_io import write_need_run
+    from clarion.data.clariq import ClariQ, read_topics
+
+    items = read_topics(topics)
+    data = ClariQ.load(data_dir)
+    with console.status(f"predicting need for {len(items)} topics with {method.value}"):
+        labels = _method(NEED_METHODS, method.value)(items, data, _splits(splits))
+    write_need_run(out, {t.id: labels[t.id] for t in items})
+    console.print(f"wrote {out} ({len(items)} topics)")
+
+
+def _method(registry, name):
+    from clarion.clariq.methods import need_method, rank_method
+
+    return rank_method(name) if registry is RANK_METHODS else need_method(name)
+
+
+@evaluate_app.command("need")
+def evaluate_need(labels: LabelsOption, run: RunOption, json: JsonOption = False) -> None:
+    """Weighted precision/recall/F1 of a need run (a topic missing from the run counts as label 0)."""
+    from clarion.clariq.need_io import read_need_run
+    from clarion.data.clariq import read_labels
+    from clarion.evaluate.clariq_official import clarification_need
+
+    gold = read_labels(labels)
+    pred = read_need_run(run, known_topics=set(gold.need))
+    _print_metrics("Clarification need", clarification_need(gold.need, pred).means, json)
+
+
+@evaluate_app.command("questions")
+def evaluate_questions(
+    labels: LabelsOption,
+    run: RunOption,
+    json: JsonOption = False,
+    corrected: Annotated[
+        bool,
+        typer.Option("--corrected", help="Keep questions with tied scores (the official tool drops them)."),
+    ] = False,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Question relevance Recall@5/10/20/30, identical to the official tool (unless --corrected)."""
+    from clarion.data.clariq import read_labels
+    from clarion.evaluate.clariq_official import question_relevance
+
+    gold = read_labels(labels)
+    rows = _checked_rows(run, set(gold.requests), _bank_ids(data_dir))
+    result = question_relevance(gold.questions, rows, drop_tied_scores=not corrected)
+    _print_metrics("Question relevance", result.means, json)
+
+
+@evaluate_app.command("documents")
+def evaluate_documents(
+    run: RunOption,
+    eval_dict: Annotated[
+        Path, typer.Option("--eval-dict", help="Official document-relevance table (*_eval.pkl or JSON).")
+    ],
+    labels: Annotated[
+        Path | None, typer.Option("--labels", help="Labelled TSV (single turn: maps topics to facets).")
+    ] = None,
+    json: JsonOption = False,
+) -> None:
+    """Document relevance of each topic's first question (single turn), or each context's (multi turn:
+    a run in the quoted-question format, no --labels needed)."""
+    from clarion.data.clariq import read_eval_table, read_labels, read_multi_turn_run
+    from clarion.data.io import read_text
+    from clarion.errors import InputError
+    from clarion.evaluate.clariq_official import document_relevance
+
+    table = read_eval_table(eval_dict)
+    multi_turn = '"' in read_text(run).split("\n", 1)[0]
+    if multi_turn:
+        rows = read_multi_turn_run(run)
+        contexts = {r.query_id: [r.query_id] for r in rows}
+    else:
+        if labels is None:
+            raise InputError("--labels is required for a single-turn run (it maps topics to facets)")
+        gold = read_labels(labels)
+        rows = _checked_rows(run, set(gold.requests), None)
+        contexts = gold.facets
+    _print_metrics("Document relevance", document_relevance(table, contexts, rows).means, json)
+
+
+def _bank_ids(data_dir) -> set[str] | None:
+    from clarion.data.clariq import ClariQ
+    from clarion.errors import DataError
+
+    try:
+        return set(ClariQ.load(data_dir).bank)
+    except DataError:
+        return None
+
+
+def _checked_rows(path: Path, topics: set[str], bank: set[str] | None):
+    from clarion.data.trec import read_run_rows
+    from clarion.errors import DataError
+
+    rows = read_run_rows(path)
+    for row in rows:
+        if row.query_id not in topics:
+            raise DataError(path, f"unknown topic {row.query_id!r} (not in the labels file)", row.line)
+        if bank is not None and row.doc_id not in bank:
+            raise DataError(path, f"unknown question id {row.doc_id!r} (not in the question bank)", row.line)
+    return rows
+
+
+@app.command()
+def train(
+    splits: SplitsOption = "train,dev",
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Model directory (default: in the cache).")
+    ] = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Train everything the default pipeline needs (ranker and need model) into a versioned directory."""
+    from clarion.clariq.train import train_models
+    from clarion.data.clariq import ClariQ
+
+    path = train_models(ClariQ.load(data_dir), _splits(splits), out_dir=out)
+    console.print(f"model written to {path}")
+
+
+@app.command()
+def benchmark(
+    split: Annotated[
+        str, typer.Option(help="Labelled split to score (models learn from train only).")
+    ] = "dev",
+    data_dir: DataDirOption = None,
+    json: JsonOption = False,
+) -> None:
+    """Run every method on the split, score it officially, print it beside the published leaderboard."""
+    from clarion.clariq.benchmark import run_benchmark
+    from clarion.cli.benchmark_table import print_benchmark
+    from clarion.data.clariq import ClariQ
+
+    data = ClariQ.load(data_dir)
+    total = len(RANK_METHODS) + len(NEED_METHODS)
+    with progress() as bar:
+        task = bar.add_task(f"ClariQ {split}", total=total)
+
+        def step(name: str) -> None:
+            bar.update(task, description=name)
+
+        def counted(name: str) -> None:
+            if bar.tasks[0].description != f"ClariQ {split}":
+                bar.advance(task)
+            step(name)
+
+        result = run_benchmark(data, split, step=counted)
+        bar.update(task, completed=total, description="done")
+    print_benchmark(result, as_json=json)
