@@ -1,0 +1,221 @@
+"""The `clarion clariq` CLI contract: run formats, JSON output, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import defaultdict
+
+import pytest
+
+from clarion.cli import main
+
+
+def run_cli(args, capsys):
+    """Run the clarion entry point in-process; returns (exit code, stdout, stderr)."""
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code or 0
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def bm25_test_run(tmp_path_factory, clariq_dir):
+    out = tmp_path_factory.mktemp("runs") / "test.run"
+    main_args = ["clariq", "rank", "--topics", str(clariq_dir / "test.tsv"), "--out", str(out), "--method", "bm25"]
+    try:
+        main(main_args)
+    except SystemExit as exit_:
+        assert not exit_.code
+    return out
+
+
+def test_rank_contract(bm25_test_run, clariq_dir):
+    rows = defaultdict(list)
+    for line in bm25_test_run.read_text().splitlines():
+        topic, q0, qid, rank, score, run_id = line.split()
+        rows[topic].append((qid, float(score)))
+    topics = [line.split("\t")[0] for line in (clariq_dir / "test.tsv").read_text().splitlines()[1:] if line]
+    assert set(rows) == set(topics)
+    for ranked in rows.values():
+        assert len({q for q, _ in ranked}) >= 30
+        scores = [s for _, s in ranked]
+        assert all(a > b for a, b in zip(scores, scores[1:], strict=False))
+
+
+def test_evaluate_questions_json(clariq_dir, capsys):
+    code, out, _ = run_cli(
+        [
+            "clariq",
+            "evaluate",
+            "questions",
+            "--labels",
+            str(clariq_dir / "dev.tsv"),
+            "--run",
+            str(clariq_dir / "sample_runs" / "dev_bm25"),
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0
+    metrics = json.loads(out)
+    assert set(metrics) == {"Recall5", "Recall10", "Recall20", "Recall30"}
+    assert round(metrics["Recall30"], 4) == 0.6913
+
+
+def test_need_and_evaluate_need(tmp_path, clariq_dir, capsys):
+    out = tmp_path / "need.txt"
+    code, _, _ = run_cli(
+        [
+            "clariq",
+            "need",
+            "--topics",
+            str(clariq_dir / "dev.tsv"),
+            "--out",
+            str(out),
+            "--method",
+            "majority",
+            "--splits",
+            "train",
+        ],
+        capsys,
+    )
+    assert code == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 50 and all(line.split()[1] in "1234" for line in lines)
+    code, stdout, _ = run_cli(
+        ["clariq", "evaluate", "need", "--labels", str(clariq_dir / "dev.tsv"), "--run", str(out), "--json"], capsys
+    )
+    assert code == 0 and set(json.loads(stdout)) == {"Precision", "Recall", "F1"}
+
+
+def test_evaluate_documents_single_and_multi_turn(tmp_path, clariq_dir, capsys):
+    table = {
+        "MRR100": {"F0001": {"Q1": {"no_answer": 0, "with_answer": 0.5}, "MIN": {"with_answer": 0.1}}},
+        "P1": {"969": {"do you want to know the cost of an appraisal": {"with_answer": 1.0}, "MIN": 0.0}},
+    }
+    (tmp_path / "table.json").write_text(json.dumps(table))
+    labels = tmp_path / "labels.tsv"
+    labels.write_text(
+        "topic_id\tinitial_request\tclarification_need\tfacet_id\tquestion_id\n1\tTell me about x\t2\tF0001\tQ1\n"
+    )
+    (tmp_path / "run").write_text("1 0 Q1 0 2 r\n1 0 Q2 1 1 r\n")
+    code, out, _ = run_cli(
+        [
+            "clariq",
+            "evaluate",
+            "documents",
+            "--labels",
+            str(labels),
+            "--run",
+            str(tmp_path / "run"),
+            "--eval-dict",
+            str(tmp_path / "table.json"),
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0 and json.loads(out)["MRR100"] == 0.5
+    code, out, _ = run_cli(
+        [
+            "clariq",
+            "evaluate",
+            "documents",
+            "--run",
+            str(clariq_dir / "sample_runs" / "dev_bm25_multi_turn"),
+            "--eval-dict",
+            str(tmp_path / "table.json"),
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0 and json.loads(out)["P1"] == 1.0
+
+
+BAD_RUNS = {
+    "wrong field count": ("101 0 Q00001 0 1\n", "expected 6 fields"),
+    "non-numeric score": ("101 0 Q00001 0 high bm25\n", "score is not a number"),
+    "unknown topic": ("101 0 Q00001 0 1 r\n9999 0 Q00002 0 1 r\n", "unknown topic '9999'"),
+    "unknown question": ("101 0 Q99999 0 1 r\n", "unknown question id 'Q99999'"),
+    "empty": ("\n", "file is empty"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_RUNS))
+def test_bad_run_one_line_error(case, tmp_path, clariq_dir, capsys):
+    text, message = BAD_RUNS[case]
+    run = tmp_path / "bad.run"
+    run.write_text(text)
+    code, out, err = run_cli(
+        ["clariq", "evaluate", "questions", "--labels", str(clariq_dir / "dev.tsv"), "--run", str(run)], capsys
+    )
+    assert code == 2
+    assert message in err and str(run) in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert out == ""
+
+
+def test_bad_topics_leave_no_output(tmp_path, capsys):
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("topic_id\trequest\n1\tTell me about dinosaurs\n")
+    out = tmp_path / "out.run"
+    code, _, err = run_cli(["clariq", "rank", "--topics", str(topics), "--out", str(out), "--method", "bm25"], capsys)
+    assert code == 2 and "missing column(s) initial_request" in err and f"{topics}:1" in err
+    assert not out.exists()
+    code, _, err = run_cli(
+        ["clariq", "rank", "--topics", str(tmp_path / "absent.tsv"), "--out", str(out), "--method", "bm25"], capsys
+    )
+    assert code == 2 and "no such file" in err and not out.exists()
+
+
+def test_bad_need_run(tmp_path, clariq_dir, capsys):
+    run = tmp_path / "need"
+    run.write_text("101 2\n106 seven\n")
+    code, _, err = run_cli(
+        ["clariq", "evaluate", "need", "--labels", str(clariq_dir / "dev.tsv"), "--run", str(run)], capsys
+    )
+    assert code == 2 and f"{run}:2" in err and "label must be an integer 1-4" in err
+
+
+def test_bad_eval_dict(tmp_path, clariq_dir, capsys):
+    (tmp_path / "table.json").write_text('{"MRR100": [1, 2]}')
+    code, _, err = run_cli(
+        [
+            "clariq",
+            "evaluate",
+            "documents",
+            "--labels",
+            str(clariq_dir / "dev.tsv"),
+            "--run",
+            str(clariq_dir / "sample_runs" / "dev_bm25"),
+            "--eval-dict",
+            str(tmp_path / "table.json"),
+        ],
+        capsys,
+    )
+    assert code == 2 and "expected a dict of contexts" in err
+
+
+def test_console_script_exit_code_without_traceback(tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "clarion",
+            "clariq",
+            "evaluate",
+            "need",
+            "--labels",
+            str(tmp_path / "x.tsv"),
+            "--run",
+            str(tmp_path / "y"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("error:") and "Traceback" not in result.stderr

@@ -1,0 +1,142 @@
+"""Readers of every ClariQ file and the TREC formats, and their one-line errors on bad input."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import pytest
+
+from clarion.data.clariq import (
+    read_conversations,
+    read_eval_json,
+    read_eval_table,
+    read_labels,
+    read_multi_turn_run,
+    read_question_bank,
+    read_topics,
+)
+from clarion.data.safe_pickle import load_pickle
+from clarion.data.trec import read_qrels, read_run, read_run_rows, write_qrels, write_run
+from clarion.errors import DataError
+
+
+def test_real_clariq_files(clariq_dir):
+    train, dev = read_labels(clariq_dir / "train.tsv"), read_labels(clariq_dir / "dev.tsv")
+    assert (len(train.requests), len(dev.requests)) == (187, 50)
+    assert set(dev.need.values()) <= {1, 2, 3, 4}
+    test = read_topics(clariq_dir / "test.tsv")  # header "initial request" with a space
+    assert len(test) == 61 and test[0].id == "201" and test[0].request
+    bank = read_question_bank(clariq_dir / "question_bank.tsv")
+    assert len(bank) == 3941 and bank["Q00001"] == ""
+    assert len(read_qrels(clariq_dir / "dev.qrel")) > 100
+    rows = read_multi_turn_run(clariq_dir / "sample_runs" / "dev_bm25_multi_turn")
+    assert rows[0].doc_id == "do you want to know the cost of an appraisal" and rows[0].score == 5
+    assert set(read_eval_json(clariq_dir / "sample_runs" / "dev_bm25.eval")) >= {"MRR100", "NDCG1"}
+
+
+def test_trec_round_trip(tmp_path):
+    run = {"q1": {"a": 0.5, "b": 2.0}, "q2": {"c": 1.0}}
+    write_run(tmp_path / "run", run, run_id="x")
+    assert read_run(tmp_path / "run") == run
+    lines = (tmp_path / "run").read_text().splitlines()
+    assert lines[0].split()[:3] == ["q1", "Q0", "b"]
+    write_qrels(tmp_path / "qrel", {"q": {"a": 2}})
+    assert read_qrels(tmp_path / "qrel") == {"q": {"a": 2}}
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+LABEL_HEADER = (
+    "topic_id\tinitial_request\ttopic_desc\tclarification_need\tfacet_id\tfacet_desc\tquestion_id\tquestion\tanswer\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("reader", "text", "message", "line"),
+    [
+        (read_labels, "topic_id\tinitial_request\n1\tx\n", "missing column", 1),
+        (read_labels, LABEL_HEADER + "1\tx\td\t2\tF1\tf\tQ1\tq\n", "expected 9 fields, found 8", 2),
+        (read_labels, LABEL_HEADER + "1\tx\td\tnine\tF1\tf\tQ1\tq\ta\n", "clarification_need must be 1-4", 2),
+        (read_labels, LABEL_HEADER, "no data rows", None),
+        (read_topics, "topic_id\tinitial_request\n1\t \n", "empty initial_request", 2),
+        (read_question_bank, "question_id\tquestion\nQ1\ta\nQ1\tb\n", "duplicate question_id", 3),
+        (read_run_rows, "1 Q0 Q1 0 1.0 r\n1 Q0 Q2 1 high r\n", "score is not a number", 2),
+        (read_run_rows, "1 Q0 Q1 0 1.0\n", "expected 6 fields", 1),
+        (read_run_rows, "1 Q0 Q1 0 nan r\n", "not finite", 1),
+        (read_qrels, "1 0 d\n", "expected 4 fields", 1),
+        (read_qrels, "1 0 d x\n", "relevance is not a number", 1),
+        (read_multi_turn_run, "1 0 unquoted 0 1 r\n", "expected: context_id", 1),
+        (read_eval_json, '{"MRR100": {"F1": "high"}}', "not a number", None),
+        (read_eval_json, '{"MRR100": \n [1, 2}', "invalid JSON", 2),
+    ],
+)
+def test_malformed_input_names_file_and_line(tmp_path, reader, text, message, line):
+    path = _write(tmp_path, "input.txt", text)
+    with pytest.raises(DataError, match=message) as err:
+        reader(path)
+    assert str(path) in str(err.value)
+    assert err.value.line == line
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("reader", [read_labels, read_run_rows, read_qrels, read_topics, read_eval_json])
+def test_empty_and_missing_files(tmp_path, reader):
+    with pytest.raises(DataError, match="empty"):
+        reader(_write(tmp_path, "empty", "  \n"))
+    with pytest.raises(DataError, match="no such file"):
+        reader(tmp_path / "absent")
+    with pytest.raises(DataError, match="directory"):
+        reader(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
+def test_unreadable_file(tmp_path):
+    path = _write(tmp_path, "secret", "1 0 d 1\n")
+    path.chmod(0)
+    with pytest.raises(DataError, match="permission denied"):
+        read_qrels(path)
+
+
+class Evil:
+    def __reduce__(self):
+        return (os.system, ("echo pwned",))
+
+
+def test_restricted_unpickler(tmp_path):
+    table = {"MRR100": {"F1": {"Q1": {"no_answer": 0.1, "with_answer": 0.2}, "MIN": {"with_answer": 0.0}}}}
+    (tmp_path / "ok.pkl").write_bytes(pickle.dumps(table))
+    assert read_eval_table(tmp_path / "ok.pkl") == table
+    (tmp_path / "evil.pkl").write_bytes(pickle.dumps(Evil()))
+    with pytest.raises(DataError, match="refused to load posix.system|refused to load os.system"):
+        load_pickle(tmp_path / "evil.pkl")
+    (tmp_path / "bad.pkl").write_bytes(b"not a pickle")
+    with pytest.raises(DataError, match="pickle"):
+        load_pickle(tmp_path / "bad.pkl")
+
+
+def test_conversations(tmp_path):
+    conv = {
+        968: {
+            "topic_id": 8,
+            "facet_id": "F0968",
+            "initial_request": "I want to know about appraisals.",
+            "conversation_context": [{"question": "what kind of appraisals", "answer": "home"}],
+        }
+    }
+    (tmp_path / "conv.pkl").write_bytes(pickle.dumps(conv))
+    assert read_conversations(tmp_path / "conv.pkl")["968"]["facet_id"] == "F0968"
+    conv[968]["conversation_context"] = "oops"
+    (tmp_path / "bad.pkl").write_bytes(pickle.dumps(conv))
+    with pytest.raises(DataError, match="conversation_context"):
+        read_conversations(tmp_path / "bad.pkl")
+
+
+def test_writer_leaves_nothing_on_error(tmp_path):
+    with pytest.raises(DataError):
+        write_run(tmp_path / "run", {"q": {"a": 1.0}}, run_id="two words")
+    assert list(tmp_path.iterdir()) == []
