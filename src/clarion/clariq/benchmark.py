@@ -27,6 +27,8 @@ class BenchmarkResult:
     """(row name, Recall@k means, seconds)"""
     need: list[tuple[str, dict[str, float], float]] = field(default_factory=list)
     confusion: dict[str, list[list[int]]] = field(default_factory=dict)
+    documents: list[tuple[str, dict[str, float]]] = field(default_factory=list)
+    """(official run, document-relevance means on the table its published .eval files imply)"""
 
 
 def run_rows(run) -> list[RunRow]:
@@ -43,14 +45,35 @@ def confusion(gold: dict[str, int], pred: dict[str, int]) -> list[list[int]]:
     return matrix
 
 
+def official_document_relevance(data: ClariQ, split: str) -> list[tuple[str, dict[str, float]]]:
+    """The organisers' runs re-scored on the partial table their own ``.eval`` files imply (see
+    :mod:`clarion.clariq.eval_table`); shows the document-relevance scorer reproducing them."""
+    from clarion.clariq.eval_table import partial_table
+    from clarion.data.clariq import read_eval_json
+    from clarion.evaluate.clariq_official import document_relevance
+
+    names = [f"{split}_no_q", f"{split}_bm25", f"{split}_worst_q"]
+    folder = data.path("sample_runs")
+    if not all((folder / n).exists() and (folder / f"{n}.eval").exists() for n in names):
+        return []
+    facets = data.labels(split).facets
+    runs = {n: (read_run_rows(folder / n), read_eval_json(folder / f"{n}.eval")) for n in names}
+    table = partial_table(facets, list(runs.values()))
+    return [(f"official run {n}", document_relevance(table, facets, rows).means) for n, (rows, _) in runs.items()]
+
+
 def run_benchmark(
     data: ClariQ,
     split: str = "dev",
     rank_methods: list[str] | None = None,
     need_methods: list[str] | None = None,
     step: Callable[[str], None] | None = None,
+    done: Callable[[], None] | None = None,
 ) -> BenchmarkResult:
-    """Score every rank and need method (and the official sample runs) on ``split``."""
+    """Score every rank and need method (and the official sample runs) on ``split``.
+
+    ``step(name)`` is called before each method and ``done()`` after it (for progress bars).
+    """
     labels = data.labels(split)
     topics, train = labels.topics, TRAIN_FOR.get(split, ("train",))
     result = BenchmarkResult(split)
@@ -61,11 +84,14 @@ def run_benchmark(
         run = rank_method(name)(topics, data, train)
         scores = question_relevance(labels.questions, run_rows(run)).means
         result.questions.append((name, scores, time.perf_counter() - start))
+        if done:
+            done()
     for sample in SAMPLE_RUNS.get(split, ()):
         path = data.path("sample_runs") / sample
         if path.exists():
             scores = question_relevance(labels.questions, read_run_rows(path)).means
             result.questions.append((f"official run {sample}", scores, 0.0))
+    result.documents = official_document_relevance(data, split)
     for name in need_methods if need_methods is not None else list(NEED_METHODS):
         if step:
             step(f"need: {name}")
@@ -74,4 +100,6 @@ def run_benchmark(
         scores = clarification_need(labels.need, pred).means
         result.need.append((name, scores, time.perf_counter() - start))
         result.confusion[name] = confusion(labels.need, pred)
+        if done:
+            done()
     return result

@@ -21,6 +21,7 @@ def print_benchmark(result: BenchmarkResult, as_json: bool = False) -> None:
                 "questions": {n: s for n, s, _ in result.questions},
                 "need": {n: s for n, s, _ in result.need},
                 "confusion": result.confusion,
+                "documents": dict(result.documents),
             }
         )
         return
@@ -40,14 +41,23 @@ def print_benchmark(result: BenchmarkResult, as_json: bool = False) -> None:
     for col in ("method", "split", "Precision", "Recall", "F1", "time (s)"):
         need.add_column(col, justify="left" if col in ("method", "split") else "right")
     for name, s, secs in result.need:
-        need.add_row(
-            name, result.split, _fmt(s["Precision"]), _fmt(s["Recall"]), _fmt(s["F1"]), f"{secs:.1f}"
-        )
+        need.add_row(name, result.split, _fmt(s["Precision"]), _fmt(s["Recall"]), _fmt(s["F1"]), f"{secs:.1f}")
     need.add_section()
     for name, split, *vals in leaderboard.NEED_ROWS:
         need.add_row(f"[dim]{name}[/dim]", split, *map(_fmt, vals), "")
     need.caption = f"Leaderboard rows quoted from: {leaderboard.SOURCE}"
     stdout.print(need)
+
+    if result.documents:
+        docs = Table(title=f"ClariQ document relevance ({result.split}, official scorer, facets with judgements)")
+        metrics = ("MRR100", "P1", "NDCG1", "NDCG3", "NDCG5", "NDCG20")
+        docs.add_column("run")
+        for metric in metrics:
+            docs.add_column(metric, justify="right")
+        for name, means in result.documents:
+            docs.add_row(name, *(_fmt(means.get(m)) for m in metrics))
+        docs.caption = "Scored on the lookup table implied by the organisers' published .eval files"
+        stdout.print(docs)
 
     for name, matrix in result.confusion.items():
         cm = Table(title=f"Confusion matrix of need method {name!r} (rows: gold 1-4, columns: predicted 1-4)")

@@ -28,9 +28,7 @@ TopicsOption = Annotated[
     typer.Option("--topics", help="ClariQ TSV with topic_id and initial_request (or 'initial request')."),
 ]
 OutOption = Annotated[Path, typer.Option("--out", help="Output file (written atomically).")]
-LabelsOption = Annotated[
-    Path, typer.Option("--labels", help="Labelled ClariQ TSV (train/dev/test_with_labels).")
-]
+LabelsOption = Annotated[Path, typer.Option("--labels", help="Labelled ClariQ TSV (train/dev/test_with_labels).")]
 RunOption = Annotated[Path, typer.Option("--run", help="The run file to score.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")]
 SplitsOption = Annotated[
@@ -200,9 +198,7 @@ def _checked_rows(path: Path, topics: set[str], bank: set[str] | None):
 @app.command()
 def train(
     splits: SplitsOption = "train,dev",
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Model directory (default: in the cache).")
-    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Model directory (default: in the cache).")] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Train everything the default pipeline needs (ranker and need model) into a versioned directory."""
@@ -215,9 +211,13 @@ def train(
 
 @app.command()
 def benchmark(
-    split: Annotated[
-        str, typer.Option(help="Labelled split to score (models learn from train only).")
-    ] = "dev",
+    split: Annotated[str, typer.Option(help="Labelled split to score (models learn from train only).")] = "dev",
+    rank_methods: Annotated[
+        list[RankMethod] | None, typer.Option("--rank-method", help="Only these rank methods (repeatable).")
+    ] = None,
+    need_methods: Annotated[
+        list[NeedMethod] | None, typer.Option("--need-method", help="Only these need methods (repeatable).")
+    ] = None,
     data_dir: DataDirOption = None,
     json: JsonOption = False,
 ) -> None:
@@ -227,18 +227,17 @@ def benchmark(
     from clarion.data.clariq import ClariQ
 
     data = ClariQ.load(data_dir)
-    total = len(RANK_METHODS) + len(NEED_METHODS)
+    ranks = [m.value for m in rank_methods] if rank_methods else list(RANK_METHODS)
+    needs = [m.value for m in need_methods] if need_methods else list(NEED_METHODS)
     with progress() as bar:
-        task = bar.add_task(f"ClariQ {split}", total=total)
-
-        def step(name: str) -> None:
-            bar.update(task, description=name)
-
-        def counted(name: str) -> None:
-            if bar.tasks[0].description != f"ClariQ {split}":
-                bar.advance(task)
-            step(name)
-
-        result = run_benchmark(data, split, step=counted)
-        bar.update(task, completed=total, description="done")
+        task = bar.add_task(f"ClariQ {split}", total=len(ranks) + len(needs))
+        result = run_benchmark(
+            data,
+            split,
+            ranks,
+            needs,
+            step=lambda name: bar.update(task, description=name),
+            done=lambda: bar.advance(task),
+        )
+        bar.update(task, description="done")
     print_benchmark(result, as_json=json)
