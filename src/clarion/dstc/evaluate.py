@@ -1,0 +1,48 @@
+"""Score a prediction file against a DSTC data directory with the track's official-compatible scorer.
+
+The format (DSTC9/10 or DSTC11) is detected from ``knowledge.json``; the scorer is looked up in :data:`SCORERS`
+(:func:`clarion.evaluate.dstc9.score`, :func:`clarion.evaluate.dstc11.score`). Both files are validated first:
+the prediction list must have one entry per ``logs.json`` context and every referenced snippet must exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from clarion.data.io import read_json
+from clarion.dstc.io import KNOWLEDGE, LABELS, LOGS, parse_labels, read_knowledge, read_logs
+from clarion.dstc.schema import Format
+from clarion.errors import DataError
+from clarion.evaluate import dstc9, dstc11
+
+SCORERS: dict[Format, Callable[..., dict[str, Any]]] = {
+    Format.DSTC9: dstc9.score,
+    Format.DSTC11: dstc11.score,
+}
+
+
+def load_for_scoring(data_dir: str | Path, pred_path: str | Path) -> tuple[Format, list[dict], list[dict]]:
+    """The format, the validated ``labels.json`` objects and the validated prediction objects."""
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        raise DataError(data_dir, "data directory does not exist")
+    knowledge = read_knowledge(data_dir / KNOWLEDGE)
+    n = len(read_logs(data_dir / LOGS))
+    fmt = knowledge.format
+    refs = read_json(data_dir / LABELS)
+    parse_labels(refs, fmt, data_dir / LABELS, n_contexts=n, knowledge=knowledge)
+    hyps = read_json(pred_path)
+    parse_labels(hyps, fmt, pred_path, n_contexts=n, knowledge=knowledge)
+    return fmt, refs, hyps
+
+
+def evaluate_predictions(data_dir: str | Path, pred_path: str | Path, **options: Any) -> dict[str, Any]:
+    """Official-compatible scores of ``pred_path`` on ``data_dir`` (``logs.json``, ``knowledge.json``,
+    ``labels.json``), in the track's JSON shape (``{"detection": ..., "selection": ..., "generation": ...}``).
+
+    ``options`` go to the scorer (``meteor=False`` skips DSTC11's Java METEOR; ``wordnet=`` for DSTC9).
+    """
+    fmt, refs, hyps = load_for_scoring(data_dir, pred_path)
+    return SCORERS[fmt](refs, hyps, **options)

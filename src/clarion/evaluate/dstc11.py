@@ -1,0 +1,155 @@
+"""DSTC11 Track 5 scoring (subjective-knowledge dialogue), reproducing the track's ``scripts/scores.py``.
+
+Source: ``scripts/scores.py`` of github.com/alexa/dstc11-track5 (Zhao et al., "What do others think?":
+Task-Oriented Conversational Modeling with Subjective Knowledge, SIGDIAL 2023). Over the turns, in order:
+
+- **detection**: TP/FP/FN of ``target``; precision, recall, F1.
+- **selection**: micro precision/recall/F1 over snippets, on every turn where the gold or the predicted list is
+  non-empty, *not* weighted by detection. A review snippet is ``(domain, entity_id, doc_id, sent_id)``, an FAQ
+  ``(domain, entity_id, doc_id)``; predictions are de-duplicated (a set per turn); a turn whose prediction has
+  ``target: false`` predicts no snippet. ``em_acc``: the share of those turns whose predicted set equals the gold
+  set.
+- **generation** (on detection true positives only): corpus BLEU (``sacrebleu.corpus_bleu`` defaults, /100),
+  METEOR (the ``meteor-1.5.jar`` shipped in the ``pycocoevalcap`` wheel, ``-l en -norm``, corpus score over the
+  turns), ROUGE-1/2/L F-measure (``rouge-score``, stemmer on) averaged over the turns; each multiplied by the
+  detection F1.
+
+The official scorer zips predictions with labels and silently drops a longer list's tail; here lists of different
+lengths are refused. Assumptions are listed in ``docs/dstc_scoring.md``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from typing import Any
+
+from clarion.errors import ClarionError, InputError
+
+
+def knowledge_key(item: dict[str, Any]) -> tuple:
+    """``(domain, entity_id, doc_id, sent_id)`` for a review sentence, ``(domain, entity_id, doc_id)`` for an FAQ."""
+    base = (item["domain"], item["entity_id"], item["doc_id"])
+    return (*base, item["sent_id"]) if item.get("doc_type") == "review" else base
+
+
+def _selected(obj: dict[str, Any]) -> set[tuple]:
+    return {knowledge_key(k) for k in obj.get("knowledge", [])} if obj.get("target") is True else set()
+
+
+def selection_counts(refs: Sequence[dict[str, Any]], hyps: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Micro counts over the turns where the gold or the predicted snippet set is non-empty."""
+    counts = {"tp": 0, "fp": 0, "fn": 0, "exact": 0, "turns": 0}
+    for ref, hyp in zip(refs, hyps, strict=True):
+        gold, pred = _selected(ref), _selected(hyp)
+        if not gold and not pred:
+            continue
+        counts["tp"] += len(gold & pred)
+        counts["fp"] += len(pred - gold)
+        counts["fn"] += len(gold - pred)
+        counts["exact"] += int(gold == pred)
+        counts["turns"] += 1
+    return counts
+
+
+def _prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
+    p = tp / (tp + fp) if tp + fp > 0 else 0.0
+    r = tp / (tp + fn) if tp + fn > 0 else 0.0
+    f = 2 * p * r / (p + r) if p + r > 0 else 0.0
+    return p, r, f
+
+
+def corpus_bleu(hyps: Sequence[str], refs: Sequence[str]) -> float:
+    """sacrebleu's corpus BLEU with its default settings, on a 0-1 scale."""
+    import sacrebleu
+
+    return sacrebleu.corpus_bleu(list(hyps), [list(refs)]).score / 100.0
+
+
+def corpus_meteor(hyps: Sequence[str], refs: Sequence[str]) -> float:
+    """METEOR 1.5 (``java -jar meteor-1.5.jar - - -stdio -l en -norm``, pycocoevalcap's wrapper), corpus score.
+
+    Newlines inside a text would break the jar's line protocol; they are replaced by spaces.
+    """
+    if not hyps:
+        return 0.0
+    if shutil.which("java") is None:
+        raise ClarionError("DSTC11 METEOR needs Java (the meteor-1.5 jar): apt-get install default-jre-headless")
+    from pycocoevalcap.meteor.meteor import Meteor
+
+    def clean(text: str) -> str:
+        return " ".join(text.split("\n"))
+
+    scorer = Meteor()
+    try:
+        gts = {i: [clean(r)] for i, r in enumerate(refs)}
+        res = {i: [clean(h)] for i, h in enumerate(hyps)}
+        corpus, _ = scorer.compute_score(gts, res)
+    finally:
+        scorer.meteor_p.stdin.close()
+        scorer.meteor_p.kill()
+        scorer.meteor_p.wait()
+        scorer.meteor_p.stdout.close()
+        scorer.meteor_p.stderr.close()
+    return float(corpus)
+
+
+def rouge_sums(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, float]:
+    """ROUGE-1/2/L F-measure (``rouge_score``, Porter stemmer) summed over the turns."""
+    from rouge_score import rouge_scorer
+
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+    sums = {"rouge_1": 0.0, "rouge_2": 0.0, "rouge_l": 0.0}
+    for hyp, ref in zip(hyps, refs, strict=True):
+        scores = scorer.score(ref, hyp)
+        sums["rouge_1"] += scores["rouge1"].fmeasure
+        sums["rouge_2"] += scores["rouge2"].fmeasure
+        sums["rouge_l"] += scores["rougeL"].fmeasure
+    return sums
+
+
+def generation_scores(hyps: Sequence[str], refs: Sequence[str], meteor: bool = True) -> dict[str, float]:
+    """Unweighted generation scores of the detection true positives (BLEU, METEOR, mean ROUGE F)."""
+    n = len(hyps)
+    scores = {"bleu": corpus_bleu(hyps, refs) if n else 0.0}
+    if meteor:
+        scores["meteor"] = corpus_meteor(hyps, refs)
+    scores.update({k: (v / n if n else 0.0) for k, v in rouge_sums(hyps, refs).items()})
+    return scores
+
+
+def score(refs: Sequence[dict[str, Any]], hyps: Sequence[dict[str, Any]], *, meteor: bool = True) -> dict:
+    """Official DSTC11 Track 5 scores of ``hyps`` (system output objects) against ``refs`` (``labels.json``).
+
+    Returns ``{"detection": {prec, rec, f1}, "selection": {prec, rec, f1, em_acc},
+    "generation": {bleu, meteor, rouge_1, rouge_2, rouge_l}}``. ``meteor=False`` skips the Java run (and the
+    ``meteor`` entry). Lists of different lengths are refused.
+    """
+    if len(refs) != len(hyps):
+        raise InputError(f"{len(hyps)} predictions for {len(refs)} labelled turns; one per turn is required")
+    tp = fp = fn = 0
+    gen_refs: list[str] = []
+    gen_hyps: list[str] = []
+    for ref, hyp in zip(refs, hyps, strict=True):
+        if ref["target"] is True and hyp["target"] is True:
+            tp += 1
+            gen_refs.append(ref["response"])
+            gen_hyps.append(hyp["response"])
+        elif ref["target"] is True:
+            fn += 1
+        elif hyp["target"] is True:
+            fp += 1
+    det_p, det_r, det_f = _prf(tp, fp, fn)
+    sel = selection_counts(refs, hyps)
+    sel_p, sel_r, sel_f = _prf(sel["tp"], sel["fp"], sel["fn"])
+    gen = generation_scores(gen_hyps, gen_refs, meteor=meteor)
+    return {
+        "detection": {"prec": det_p, "rec": det_r, "f1": det_f},
+        "selection": {
+            "prec": sel_p,
+            "rec": sel_r,
+            "f1": sel_f,
+            "em_acc": sel["exact"] / sel["turns"] if sel["turns"] else 0.0,
+        },
+        "generation": {name: value * det_f for name, value in gen.items()},
+    }
