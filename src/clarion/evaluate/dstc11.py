@@ -4,11 +4,11 @@ Source: ``scripts/scores.py`` of github.com/alexa/dstc11-track5 (Zhao et al., "W
 Task-Oriented Conversational Modeling with Subjective Knowledge, SIGDIAL 2023). Over the turns, in order:
 
 - **detection**: TP/FP/FN of ``target``; precision, recall, F1.
-- **selection**: micro precision/recall/F1 over snippets, on every turn where the gold or the predicted list is
-  non-empty, *not* weighted by detection. A review snippet is ``(domain, entity_id, doc_id, sent_id)``, an FAQ
-  ``(domain, entity_id, doc_id)``; predictions are de-duplicated (a set per turn); a turn whose prediction has
-  ``target: false`` predicts no snippet. ``em_acc``: the share of those turns whose predicted set equals the gold
-  set.
+- **selection**: micro precision/recall/F1 over snippets, on every turn where the gold or the predicted list
+  is non-empty, *not* weighted by detection. A review snippet is ``(domain, entity_id, doc_id, sent_id)``, an
+  FAQ ``(domain, entity_id, doc_id)``; predictions are de-duplicated (a set per turn); the ``knowledge`` lists
+  are read as given, whatever ``target`` says (gold labels only carry one when ``target`` is true).
+  ``em_acc``: the share of those turns whose predicted set equals the gold set.
 - **generation** (on detection true positives only): corpus BLEU (``sacrebleu.corpus_bleu`` defaults, /100),
   METEOR (the ``meteor-1.5.jar`` shipped in the ``pycocoevalcap`` wheel, ``-l en -norm``, corpus score over the
   turns), ROUGE-1/2/L F-measure (``rouge-score``, stemmer on) averaged over the turns; each multiplied by the
@@ -34,7 +34,7 @@ def knowledge_key(item: dict[str, Any]) -> tuple:
 
 
 def _selected(obj: dict[str, Any]) -> set[tuple]:
-    return {knowledge_key(k) for k in obj.get("knowledge", [])} if obj.get("target") is True else set()
+    return {knowledge_key(k) for k in obj.get("knowledge") or []}
 
 
 def selection_counts(refs: Sequence[dict[str, Any]], hyps: Sequence[dict[str, Any]]) -> dict[str, int]:

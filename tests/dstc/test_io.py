@@ -1,0 +1,291 @@
+"""Readers, writers, schema errors and the dialogue split of the DSTC data layer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from clarion.dstc.io import (
+    Label,
+    detect_format,
+    key_of_ref,
+    load_dataset,
+    read_labels,
+    ref_from_key,
+    write_predictions,
+)
+from clarion.dstc.schema import Format
+from clarion.dstc.split import Part, dialogue_ids, split_dataset, split_indices
+from clarion.errors import DataError, InputError
+
+# ------------------------------------------------------------------------------------------- real data
+
+
+def test_dstc10_val_reads(dstc9_data):
+    ds = dstc9_data
+    assert ds.format is Format.DSTC9
+    assert len(ds.contexts) == len(ds.labels) == 263
+    assert sum(label.target for label in ds.labels) == 104
+    assert ds.contexts[0].turns[0].nbest  # spoken: ASR n-best on user turns
+    snippets = ds.knowledge.snippets()
+    assert snippets[0].key == ("hotel", 0, 0)
+    assert snippets[0].doc_type is None and snippets[0].sent_id is None
+    assert ("taxi", "*") in ds.knowledge.entity_names  # domain-wide docs keep the "*" entity id
+    assert len({s.key for s in snippets}) == len(snippets)
+    for label in ds.labels:
+        assert all(key in ds.knowledge for key in label.knowledge)
+
+
+def test_dstc11_val_reads(dstc11_data):
+    ds = dstc11_data
+    assert ds.format is Format.DSTC11
+    assert len(ds.contexts) == len(ds.labels) == 3048
+    assert sum(label.target for label in ds.labels) == 1546
+    first = ds.knowledge.snippets()[0]
+    assert first.key == ("hotel", 0, 0, 0) and first.doc_type == "review"
+    assert first.entity_name == "A AND B GUEST HOUSE" and first.traveler_type == "Solo travelers"
+    faqs = [s for s in ds.knowledge.snippets() if s.doc_type == "faq"]
+    assert faqs and all(len(s.key) == 3 and s.title for s in faqs)
+    first_target = next(label for label in ds.labels if label.target)
+    assert first_target.knowledge == (("hotel", 20, 9, 4), ("hotel", 20, 6, 4), ("hotel", 20, 4, 2))
+    assert first_target.response.startswith("Yes, most of the guests at Hobsons House")
+    assert all(c.turns[-1].speaker == "U" and c.last_user_text for c in ds.contexts)
+
+
+# ------------------------------------------------------------------------------------------ tiny round trip
+
+
+def test_tiny_round_trip(tmp_path, tiny_format, tiny):
+    root = tiny.write_dir(tmp_path / "d", tiny_format)
+    ds = load_dataset(root)
+    assert ds.format.value == tiny_format
+    assert [label.target for label in ds.labels] == [False, True]
+    out = tmp_path / "pred.json"
+    write_predictions(out, ds.labels, ds.format, n_contexts=len(ds.contexts))
+    expected = tiny.LABELS9 if tiny_format == "dstc9" else tiny.LABELS11
+    assert json.loads(out.read_text()) == expected
+    assert read_labels(out, ds.format, n_contexts=2, knowledge=ds.knowledge) == ds.labels
+
+
+def test_labels_optional(tmp_path, tiny):
+    root = tiny.write_dir(tmp_path / "d", "dstc11", raw={"labels.json": None})
+    assert load_dataset(root).labels is None
+    with pytest.raises(DataError, match="labels.json: no such file"):
+        load_dataset(root, labels=True)
+
+
+def test_snippet_lookup_and_refs(tiny):
+    ds_knowledge = {"hotel": tiny.KNOWLEDGE11["hotel"]}
+    from clarion.dstc.io import parse_knowledge
+
+    kb = parse_knowledge(ds_knowledge)
+    assert [s.key for s in kb.snippets()] == [("hotel", 1, 0, 0), ("hotel", 1, 0, 1), ("hotel", 1, 0)]
+    assert kb.snippet(("hotel", 1, 0)).text == "Is there parking? Yes, free parking."
+    assert kb.snippet(("hotel", 1, 0, 1)).text == "Noisy bar."
+    assert kb.snippet(("hotel", 1, 0, 1)).to_ref() == {
+        "domain": "hotel",
+        "entity_id": 1,
+        "doc_type": "review",
+        "doc_id": 0,
+        "sent_id": 1,
+    }
+    assert kb.entity_snippets("hotel", 1)[0].entity_name == "Alpha Hotel"
+    # an FAQ's key ignores a stray sent_id; DSTC9 refs carry no doc_type
+    assert key_of_ref({"domain": "h", "entity_id": 1, "doc_type": "faq", "doc_id": 2, "sent_id": 7}) == ("h", 1, 2)
+    assert ref_from_key(("taxi", "*", 0), Format.DSTC9) == {"domain": "taxi", "entity_id": "*", "doc_id": 0}
+    assert Label(False, (("h", 1, 2),), "x").to_json(Format.DSTC9) == {"target": False}
+
+
+def test_detect_format(tiny):
+    assert detect_format(tiny.KNOWLEDGE9) is Format.DSTC9
+    assert detect_format(tiny.KNOWLEDGE11) is Format.DSTC11
+    with pytest.raises(DataError, match="cannot tell the format"):
+        detect_format({"hotel": {"1": {"name": "x"}}}, "knowledge.json")
+
+
+# ------------------------------------------------------------------------------------------- bad input
+
+_BAD_TURN = [[{"speaker": "U"}]]
+_REVIEW_NO_SENT = [
+    {
+        "target": True,
+        "response": "r",
+        "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_type": "review", "doc_id": 0}],
+    }
+]
+
+BAD = [
+    # (format, file, content (object or raw text), expected message fragment)
+    ("dstc9", "logs.json", {"a": 1}, "logs.json: top level: {'a': 1} is not of type 'array'"),
+    ("dstc9", "logs.json", _BAD_TURN, "logs.json: entry 0, field [0]: 'text' is a required property"),
+    ("dstc9", "logs.json", [[{"speaker": "X", "text": "hi"}]], "entry 0, field [0].speaker: 'X' is not one of"),
+    ("dstc9", "logs.json", [[]], "entry 0: [] should be non-empty"),
+    (
+        "dstc11",
+        "logs.json",
+        [[{"speaker": "U", "text": "a"}, {"speaker": "S", "text": "b"}]],
+        "entry 0: the last turn must be a user turn",
+    ),
+    ("dstc9", "logs.json", "[[{", "logs.json:1: invalid JSON"),
+    ("dstc9", "logs.json", "", "logs.json: file is empty"),
+    (
+        "dstc9",
+        "labels.json",
+        [{"target": "yes"}, {"target": False}],
+        "labels.json: entry 0, field target: 'yes' is not of type 'boolean'",
+    ),
+    (
+        "dstc9",
+        "labels.json",
+        [{"target": False}, {"target": True, "knowledge": []}],
+        "labels.json: entry 1: 'response' is a required property",
+    ),
+    (
+        "dstc9",
+        "labels.json",
+        [{"target": False}, {"target": True, "response": "r", "knowledge": [{"domain": "hotel", "entity_id": 1}]}],
+        "entry 1, field knowledge[0]: 'doc_id' is a required property",
+    ),
+    (
+        "dstc9",
+        "labels.json",
+        [
+            {"target": False},
+            {"target": True, "response": "r", "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_id": "0"}]},
+        ],
+        "entry 1, field knowledge[0].doc_id: '0' is not of type 'integer'",
+    ),
+    ("dstc9", "labels.json", [{"target": False}], "has 1 entries but logs.json has 2 contexts"),
+    (
+        "dstc9",
+        "labels.json",
+        [
+            {"target": False},
+            {"target": True, "response": "r", "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_id": 9}]},
+        ],
+        "entry 1, field knowledge[0]: no snippet ('hotel', 1, 9) in knowledge.json",
+    ),
+    (
+        "dstc11",
+        "labels.json",
+        [{"target": False}, *_REVIEW_NO_SENT],
+        "entry 1, field knowledge[0]: 'sent_id' is a required property",
+    ),
+    (
+        "dstc11",
+        "labels.json",
+        [
+            {"target": False},
+            {
+                "target": True,
+                "response": "r",
+                "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_type": "blog", "doc_id": 0}],
+            },
+        ],
+        "field knowledge[0].doc_type: 'blog' is not one of ['review', 'faq']",
+    ),
+    (
+        "dstc9",
+        "knowledge.json",
+        {"hotel": {"1": {"name": "A", "docs": {"0": {"title": "t"}}}}},
+        "knowledge.json: field hotel.1.docs.0: 'body' is a required property",
+    ),
+    (
+        "dstc9",
+        "knowledge.json",
+        {"hotel": {"1": {"name": "A", "docs": {"x": {"title": "t", "body": "b"}}}}},
+        "knowledge.json: field hotel.1.docs: 'x' does not match",
+    ),
+    (
+        "dstc11",
+        "knowledge.json",
+        {"hotel": {"1": {"name": "A", "reviews": {"0": {"sentences": {"0": 5}}}}}},
+        "field hotel.1.reviews.0.sentences.0: 5 is not of type 'string'",
+    ),
+    (
+        "dstc11",
+        "knowledge.json",
+        {"hotel": {"1": {"name": "A", "faqs": {"0": {"question": "q"}}}}},
+        "field hotel.1.faqs.0: 'answer' is a required property",
+    ),
+    ("dstc9", "knowledge.json", [1, 2], "knowledge.json: cannot tell the format"),
+]
+
+
+@pytest.mark.parametrize(("fmt", "name", "content", "message"), BAD, ids=[f"{b[1]}-{i}" for i, b in enumerate(BAD)])
+def test_bad_input_is_a_one_line_data_error(tmp_path, fmt, name, content, message, tiny):
+    text = content if isinstance(content, str) else json.dumps(content)
+    root = tiny.write_dir(tmp_path / "d", fmt, raw={name: text})
+    with pytest.raises(DataError) as err:
+        load_dataset(root)
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+    assert str(err.value).startswith(str(root / name))
+
+
+def test_missing_directory(tmp_path):
+    with pytest.raises(DataError, match="data directory does not exist"):
+        load_dataset(tmp_path / "nope")
+
+
+def test_write_predictions_refuses_bad_lists(tmp_path):
+    out = tmp_path / "pred.json"
+    with pytest.raises(DataError, match="has 1 entries but logs.json has 2 contexts"):
+        write_predictions(out, [Label(False)], Format.DSTC9, n_contexts=2)
+    with pytest.raises(DataError, match="entry 0: 'response' is a required property"):
+        write_predictions(out, [{"target": True, "knowledge": []}], Format.DSTC11)
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []  # no temporary file left behind
+
+
+# ------------------------------------------------------------------------------------------------- split
+
+
+def test_split_groups_dialogues_by_opening(tmp_path):
+    from clarion.dstc.io import parse_logs
+
+    logs = [
+        [{"speaker": "U", "text": "Hi, a hotel please."}],
+        [
+            {"speaker": "U", "text": "Hi, a hotel please."},
+            {"speaker": "S", "text": "Where?"},
+            {"speaker": "U", "text": "North."},
+        ],
+        [
+            {"speaker": "U", "text": "hi,  a hotel please."},
+            {"speaker": "S", "text": "Where?"},
+            {"speaker": "U", "text": "Is it quiet?"},
+        ],  # a knowledge branch, re-serialised whitespace
+        [
+            {"speaker": "U", "text": "A taxi."},
+            {"speaker": "S", "text": "To where?"},
+            {"speaker": "U", "text": "Station."},
+        ],
+    ]
+    ids = dialogue_ids(parse_logs(logs))
+    assert ids[0] == ids[1] == ids[2] != ids[3]
+
+
+def test_split_is_deterministic_and_disjoint(dstc11_data):
+    parts = split_indices(dstc11_data.contexts)
+    train, dev = parts[Part.TRAIN], parts[Part.DEV]
+    assert sorted(train + dev) == list(range(3048))
+    assert (len(train), len(dev)) == (2455, 593)
+    ids = dialogue_ids(dstc11_data.contexts)
+    assert not {ids[i] for i in train} & {ids[i] for i in dev}
+    assert split_indices(dstc11_data.contexts) == parts
+    dev_data = split_dataset(dstc11_data, "dev")
+    assert sum(label.target for label in dev_data.labels) == 299
+    assert dev_data.knowledge is dstc11_data.knowledge
+
+
+def test_split_bad_parameters(dstc11_data):
+    with pytest.raises(InputError, match="unknown split part 'test'"):
+        split_dataset(dstc11_data, "test")
+    with pytest.raises(InputError, match="dev_percent"):
+        split_indices(dstc11_data.contexts, 0)
+
+
+def test_tiny_logs_and_labels_constants(tiny):
+    assert len(tiny.LOGS) == len(tiny.LABELS9) == len(tiny.LABELS11) == 2
