@@ -1,0 +1,102 @@
+"""Standard rank fusions and score normalisations, through ranx (not re-implemented).
+
+Bassani & Romelli, "ranx.fuse: A Python Library for Metasearch", CIKM 2022. RRF: Cormack et al., SIGIR 2009;
+CombSUM/CombMNZ: Fox & Shaw, TREC-2 1994; ISR/log-ISR: Mourão et al. 2014; RBC: Bailey et al. 2017.
+
+ranx needs every run to hold the same queries and writes into the runs it is given; the wrappers here add
+empty rankings for missing queries, hand ranx copies, and return plain :data:`~clarion.types.Run` dicts.
+Candidates absent from a run get nothing from it (ranx's convention: 0 after normalisation).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from enum import Enum
+
+from clarion.errors import InputError
+from clarion.types import Run
+
+
+class Norm(str, Enum):
+    """Per-query score normalisations (ranx names in :data:`RANX_NORM`)."""
+
+    MIN_MAX = "min-max"
+    Z_SCORE = "z-score"
+    MAX = "max"
+    SUM = "sum"
+    RANK = "rank"
+    BORDA = "borda"
+    NONE = "none"
+
+
+RANX_NORM = {
+    Norm.MIN_MAX: "min-max",
+    Norm.Z_SCORE: "zmuv",
+    Norm.MAX: "max",
+    Norm.SUM: "sum",
+    Norm.RANK: "rank",
+    Norm.BORDA: "borda",
+    Norm.NONE: None,
+}
+
+
+def as_norm(norm: Norm | str) -> Norm:
+    try:
+        return Norm(norm)
+    except ValueError:
+        allowed = ", ".join(n.value for n in Norm)
+        raise InputError(f"unknown normalisation {norm!r}; choose one of: {allowed}") from None
+
+
+def _to_ranx(runs: Sequence[Run]):
+    from ranx import Run as RRun
+
+    queries: dict[str, None] = {}
+    for run in runs:
+        queries.update(dict.fromkeys(run))
+    return [
+        RRun({q: {d: float(s) for d, s in run.get(q, {}).items()} for q in queries}, name=f"run{i}")
+        for i, run in enumerate(runs)
+    ]
+
+
+def _from_ranx(rrun) -> Run:
+    return {q: {d: float(s) for d, s in docs.items()} for q, docs in rrun.to_dict().items()}
+
+
+def normalize(run: Run, norm: Norm | str = Norm.MIN_MAX) -> Run:
+    """``run`` with each query's scores normalised by ranx (``norm='none'`` returns a copy)."""
+    norm = as_norm(norm)
+    if norm is Norm.NONE or not run:
+        return {q: dict(c) for q, c in run.items()}
+    if norm is Norm.BORDA:
+        raise InputError("borda normalisation needs several runs; use it through ranx_fuse")
+    from ranx import normalize as ranx_normalize
+
+    with warnings.catch_warnings():  # ranx's numba kernels warn about integer casts
+        warnings.simplefilter("ignore")
+        return _from_ranx(ranx_normalize(_to_ranx([run])[0], RANX_NORM[norm]))
+
+
+def ranx_fuse(runs: Sequence[Run], method: str, norm: Norm | str = Norm.MIN_MAX, params: dict | None = None) -> Run:
+    """Fuse ``runs`` with ranx fusion ``method`` (``rrf``, ``sum``, ``mnz``, ``wsum``, ...) after ``norm``.
+
+    >>> fused = ranx_fuse([{"q": {"a": 2, "b": 1}}, {"q": {"b": 2, "c": 1}}], "mnz")
+    >>> sorted(fused["q"], key=fused["q"].get, reverse=True)[0]
+    'b'
+    """
+    from ranx import fuse
+
+    norm = as_norm(norm)
+    if len(runs) < 2:
+        raise InputError(f"{method} fuses at least two runs, got {len(runs)}")
+    if not any(runs):
+        raise InputError("every run is empty: nothing to fuse")
+    with warnings.catch_warnings():  # ranx's numba kernels warn about integer casts
+        warnings.simplefilter("ignore")
+        try:
+            fused = fuse(_to_ranx(runs), norm=RANX_NORM[norm], method=method, params=dict(params or {}))
+        except (AssertionError, ValueError, ZeroDivisionError) as err:
+            raise InputError(f"ranx {method} with {params or {}}: {err}") from None
+    return _from_ranx(fused)
