@@ -118,12 +118,18 @@ def generation_scores(hyps: Sequence[str], refs: Sequence[str], meteor: bool = T
     return scores
 
 
-def score(refs: Sequence[dict[str, Any]], hyps: Sequence[dict[str, Any]], *, meteor: bool = True) -> dict:
+def score(
+    refs: Sequence[dict[str, Any]],
+    hyps: Sequence[dict[str, Any]],
+    *,
+    meteor: bool = True,
+    generation: bool = True,
+) -> dict:
     """Official DSTC11 Track 5 scores of ``hyps`` (system output objects) against ``refs`` (``labels.json``).
 
     Returns ``{"detection": {prec, rec, f1}, "selection": {prec, rec, f1, em_acc},
     "generation": {bleu, meteor, rouge_1, rouge_2, rouge_l}}``. ``meteor=False`` skips the Java run (and the
-    ``meteor`` entry). Lists of different lengths are refused.
+    ``meteor`` entry); ``generation=False`` leaves out the generation block. Lists of different lengths are refused.
     """
     if len(refs) != len(hyps):
         raise InputError(f"{len(hyps)} predictions for {len(refs)} labelled turns; one per turn is required")
@@ -142,8 +148,7 @@ def score(refs: Sequence[dict[str, Any]], hyps: Sequence[dict[str, Any]], *, met
     det_p, det_r, det_f = _prf(tp, fp, fn)
     sel = selection_counts(refs, hyps)
     sel_p, sel_r, sel_f = _prf(sel["tp"], sel["fp"], sel["fn"])
-    gen = generation_scores(gen_hyps, gen_refs, meteor=meteor)
-    return {
+    scores = {
         "detection": {"prec": det_p, "rec": det_r, "f1": det_f},
         "selection": {
             "prec": sel_p,
@@ -151,5 +156,8 @@ def score(refs: Sequence[dict[str, Any]], hyps: Sequence[dict[str, Any]], *, met
             "f1": sel_f,
             "em_acc": sel["exact"] / sel["turns"] if sel["turns"] else 0.0,
         },
-        "generation": {name: value * det_f for name, value in gen.items()},
     }
+    if generation:
+        gen = generation_scores(gen_hyps, gen_refs, meteor=meteor)
+        scores["generation"] = {name: value * det_f for name, value in gen.items()}
+    return scores

@@ -165,14 +165,18 @@ GENERATION = ("bleu-1", "bleu-2", "bleu-3", "bleu-4", "meteor", "rouge_1", "roug
 SELECTION = ("mrr@5", "r@1", "r@5")
 
 
-def turn_scores(ref: dict[str, Any], hyp: dict[str, Any], wordnet: Any = None) -> dict[str, float]:
-    """Selection and generation scores of one detection true positive."""
+def turn_scores(
+    ref: dict[str, Any], hyp: dict[str, Any], wordnet: Any = None, generation: bool = True
+) -> dict[str, float]:
+    """Selection (and generation) scores of one detection true positive."""
     ref_k, hyp_k = ref.get("knowledge", []), hyp.get("knowledge", [])
     scores = {
         "mrr@5": reciprocal_rank(ref_k, hyp_k, 5),
         "r@1": recall_at_k(ref_k, hyp_k, 1),
         "r@5": recall_at_k(ref_k, hyp_k, 5),
     }
+    if not generation:
+        return scores
     for n in (1, 2, 3, 4):
         scores[f"bleu-{n}"] = bleu(ref["response"], hyp["response"], n)
     scores["meteor"] = meteor(ref["response"], hyp["response"], wordnet)
@@ -188,11 +192,18 @@ def prf(score_sum: float, tp: float, fp: float, fn: float) -> tuple[float, float
     return p, r, f
 
 
-def score(refs: Sequence[dict[str, Any]], hyps: Sequence[dict[str, Any]], *, wordnet: Any = None) -> dict:
+def score(
+    refs: Sequence[dict[str, Any]],
+    hyps: Sequence[dict[str, Any]],
+    *,
+    wordnet: Any = None,
+    generation: bool = True,
+) -> dict:
     """Official DSTC9/10 scores of ``hyps`` (system output objects) against ``refs`` (``labels.json`` objects).
 
     Returns the official JSON shape: ``{"detection": {prec, rec, f1}, "selection": {mrr@5, r@1, r@5},
-    "generation": {bleu-1..4, meteor, rouge_1, rouge_2, rouge_l}}``. Lists of different lengths are refused.
+    "generation": {bleu-1..4, meteor, rouge_1, rouge_2, rouge_l}}``; ``generation=False`` leaves out the
+    generation block (fast). ``wordnet`` overrides :func:`debian_wordnet`. Lists of different lengths are refused.
     """
     if len(refs) != len(hyps):
         raise InputError(f"{len(hyps)} predictions for {len(refs)} labelled turns; one per turn is required")
@@ -201,15 +212,17 @@ def score(refs: Sequence[dict[str, Any]], hyps: Sequence[dict[str, Any]], *, wor
     for ref, hyp in zip(refs, hyps, strict=True):
         if ref["target"] is True and hyp["target"] is True:
             tp += 1
-            for name, value in turn_scores(ref, hyp, wordnet).items():
+            for name, value in turn_scores(ref, hyp, wordnet, generation).items():
                 sums[name] += value
         elif ref["target"] is True:
             fn += 1
         elif hyp["target"] is True:
             fp += 1
     p, r, f = prf(tp, tp, fp, fn)
-    return {
+    scores = {
         "detection": {"prec": p, "rec": r, "f1": f},
         "selection": {name: prf(sums[name], tp, fp, fn)[2] for name in SELECTION},
-        "generation": {name: prf(sums[name], tp, fp, fn)[2] for name in GENERATION},
     }
+    if generation:
+        scores["generation"] = {name: prf(sums[name], tp, fp, fn)[2] for name in GENERATION}
+    return scores

@@ -1,0 +1,141 @@
+"""DSTC9/10 scoring pinned on hand-made examples (values worked out by hand in the comments)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from clarion.dstc.evaluate import evaluate_predictions
+from clarion.errors import DataError, InputError
+from clarion.evaluate import dstc9
+from clarion.evaluate.dstc9 import bleu, normalize_text, recall_at_k, reciprocal_rank, score
+
+needs_rouge = pytest.mark.skipif(
+    __import__("importlib").util.find_spec("rouge") is None, reason="pip install rouge==1.0.1"
+)
+needs_wordnet = pytest.mark.skipif(
+    not (Path("/usr/share/wordnet") / "data.noun").is_file(), reason="apt-get install wordnet-base"
+)
+
+
+def k(entity, doc, domain="hotel"):
+    return {"domain": domain, "entity_id": entity, "doc_id": doc}
+
+
+def test_normalize_text():
+    assert normalize_text("The check-in starts at 3:00, right?") == "check in starts at 3 00 right"
+    assert normalize_text("An apple a day; THE end") == "apple day end"
+    assert normalize_text("they're_here") == "they re here"  # apostrophe and underscore are punctuation
+    assert normalize_text("theater another") == "theater another"  # articles only as whole words
+
+
+def test_ranking_metrics():
+    gold = [k(1, 3)]
+    ranked = [k(1, 0), k(1, 3), k(2, 3)]
+    assert reciprocal_rank(gold, ranked) == 0.5
+    assert reciprocal_rank(gold, ranked, k=1) == 0.0
+    assert recall_at_k(gold, ranked, 1) == 0.0 and recall_at_k(gold, ranked, 5) == 1.0
+    assert reciprocal_rank(gold, [k(9, 9)] * 5 + [k(1, 3)]) == 0.0  # only the top 5 count
+    assert reciprocal_rank(gold, [k("1", 3)]) == 0.0  # ids compared as JSON values: "1" != 1
+    assert reciprocal_rank([k("*", 2, "taxi")], [k("*", 2, "taxi")]) == 1.0
+
+
+def test_sentence_bleu_by_hand():
+    # ref "hotel has free parking" (4 tokens), hyp "hotel has parking" (3): p1 = 3/3, p2 = 1/2, BP = e^(1-4/3)
+    bp = math.exp(1 - 4 / 3)
+    assert bleu("The hotel has free parking.", "hotel has parking", 1) == pytest.approx(bp)
+    assert bleu("The hotel has free parking.", "hotel has parking", 2) == pytest.approx(bp * math.sqrt(0.5))
+    # no trigram match and no smoothing: nltk puts the smallest float for p3, so BLEU-3 is ~1e-103, not 0
+    assert 0 < bleu("The hotel has free parking.", "hotel has parking", 3) < 1e-100
+    assert bleu("same words here", "", 1) == 0.0
+
+
+@needs_rouge
+def test_rouge_is_pltrdy_rouge_on_normalised_text():
+    # pltrdy's ROUGE-N counts distinct n-grams: hyp {parking} vs ref {parking, is, free} -> P 1, R 1/3, F 0.5
+    # (rouge-score, counting repeats, would give 1/3)
+    scores = dstc9.rouge("Parking is free.", "parking parking parking")
+    assert scores["rouge_1"] == pytest.approx(0.5, abs=1e-7)
+    assert dstc9.rouge("a b", "") == {"rouge_1": 0.0, "rouge_2": 0.0, "rouge_l": 0.0}
+    assert dstc9.rouge("The Parking is free!", "parking is free")["rouge_l"] == pytest.approx(1.0, abs=1e-7)
+
+
+@needs_wordnet
+def test_meteor_uses_debian_wordnet():
+    # identical 5 tokens: one chunk, frag 1/5, penalty 0.5 * (1/5)^3 = 0.004
+    assert dstc9.meteor("free parking is available today", "free parking is available today") == pytest.approx(0.996)
+    # "car" ~ "auto" only through WordNet synonyms: 3 matches in one chunk -> 1 - 0.5 * (1/3)^3
+    assert dstc9.meteor("The car is fast", "the auto is fast") == pytest.approx(1 - 0.5 / 27)
+    # nltk >= 3.6.6 quirk, kept: the synonym step looks up the *stemmed* leftovers ("automobil"), so
+    # "automobile" misses "car": 2 matches of 3 in one chunk -> (2/3) * (1 - 0.5 * (1/2)^3) = 0.625
+    assert dstc9.meteor("The car is fast", "the automobile is fast") == pytest.approx(0.625)
+    assert dstc9.meteor("one two", "three four") == 0.0
+
+
+REFS = [
+    {"target": True, "knowledge": [k(1, 0)], "response": "Free parking is available today."},
+    {"target": True, "knowledge": [k(1, 1)], "response": "Pets are welcome there."},
+    {"target": True, "knowledge": [k(1, 2)], "response": "x"},
+    {"target": True, "knowledge": [k(1, 3)], "response": "y"},
+    {"target": False},
+]
+HYPS = [
+    {"target": True, "knowledge": [k(1, 0)], "response": "free parking is available today"},  # TP, rank 1
+    {"target": True, "knowledge": [k(9, 9), k(1, 1)], "response": "zzz qqq"},  # TP, rank 2, disjoint text
+    {"target": False},  # FN
+    {"target": False},  # FN
+    {"target": True, "knowledge": [k(1, 0)], "response": "r"},  # FP
+]
+
+
+def test_detection_weighting_of_selection():
+    # TP 2, FP 1, FN 2: a summed score s is reported as F(s/3, s/4)
+    scores = score(REFS, HYPS, generation=False)
+    assert scores["detection"] == pytest.approx({"prec": 2 / 3, "rec": 0.5, "f1": 4 / 7})
+    assert "generation" not in scores
+    # MRR@5 sum 1 + 1/2 = 1.5 -> F(0.5, 0.375) = 3/7; R@1 sum 1 -> F(1/3, 1/4) = 2/7; R@5 sum 2 -> 4/7
+    assert scores["selection"] == pytest.approx({"mrr@5": 3 / 7, "r@1": 2 / 7, "r@5": 4 / 7})
+
+
+@needs_rouge
+@needs_wordnet
+def test_detection_weighting_of_generation():
+    gen = score(REFS, HYPS)["generation"]
+    # turn 0 identical after normalisation (every score 1, METEOR 0.996), turn 1 disjoint (all 0): F(s/3, s/4)
+    for name in ("bleu-1", "bleu-2", "bleu-3", "bleu-4", "rouge_1", "rouge_2", "rouge_l"):
+        assert gen[name] == pytest.approx(2 / 7, abs=1e-7), name
+    assert gen["meteor"] == pytest.approx(0.996 * 2 / 7)
+
+
+def test_prf_and_empty_cases():
+    assert dstc9.prf(0.0, 0, 0, 0) == (0.0, 0.0, 0.0)
+    nothing = score([{"target": False}], [{"target": False}])
+    assert nothing["detection"] == {"prec": 0.0, "rec": 0.0, "f1": 0.0}
+    assert nothing["generation"]["bleu-4"] == 0.0
+    with pytest.raises(InputError, match="2 predictions for 1 labelled turns"):
+        score([{"target": False}], [{"target": False}] * 2)
+
+
+def test_gold_as_prediction_on_dstc10_val(dstc9_dir):
+    scores = evaluate_predictions(dstc9_dir, dstc9_dir / "labels.json", generation=False)
+    assert scores["detection"] == {"prec": 1.0, "rec": 1.0, "f1": 1.0}
+    assert scores["selection"] == {"mrr@5": 1.0, "r@1": 1.0, "r@5": 1.0}
+
+
+def test_evaluate_predictions_tiny(tmp_path, tiny):
+    root = tiny.write_dir(tmp_path / "d", "dstc9")
+    pred = tmp_path / "pred.json"
+    pred.write_text(json.dumps([{"target": True, "knowledge": [k(1, 1)], "response": "x"}, {"target": False}]))
+    scores = evaluate_predictions(root, pred, generation=False)
+    assert scores["detection"] == {"prec": 0.0, "rec": 0.0, "f1": 0.0}  # one FP, one FN
+    pred.write_text(json.dumps([{"target": False}]))
+    with pytest.raises(DataError, match="pred.json: has 1 entries but logs.json has 2 contexts"):
+        evaluate_predictions(root, pred)
+    pred.write_text(json.dumps([{"target": False}, {"target": True, "knowledge": [k(7, 0)], "response": ""}]))
+    with pytest.raises(DataError, match=r"pred.json: entry 1, field knowledge\[0\]: no snippet \('hotel', 7, 0\)"):
+        evaluate_predictions(root, pred)
+    with pytest.raises(DataError, match="missing.json: no such file"):
+        evaluate_predictions(root, tmp_path / "missing.json")
