@@ -1,0 +1,125 @@
+"""DSTC11 Track 5 scoring pinned on hand-made examples (values worked out by hand in the comments)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import pytest
+
+from clarion.dstc.evaluate import evaluate_predictions
+from clarion.errors import DataError, InputError
+from clarion.evaluate import dstc11
+from clarion.evaluate.dstc11 import knowledge_key, score, selection_counts
+
+
+def review(doc, sent, entity=1):
+    return {"domain": "hotel", "entity_id": entity, "doc_type": "review", "doc_id": doc, "sent_id": sent}
+
+
+def faq(doc, entity=1, **extra):
+    return {"domain": "hotel", "entity_id": entity, "doc_type": "faq", "doc_id": doc, **extra}
+
+
+def test_keys_of_reviews_and_faqs():
+    assert knowledge_key(review(0, 3)) == ("hotel", 1, 0, 3)
+    assert knowledge_key(faq(0)) == ("hotel", 1, 0)
+    assert knowledge_key(faq(0, sent_id=5)) == ("hotel", 1, 0)  # an FAQ's sent_id is ignored
+    assert knowledge_key(review(0, 0)) != knowledge_key(faq(0))  # review 0 sentence 0 is not FAQ 0
+
+
+REFS = [
+    {"target": True, "knowledge": [review(0, 0), review(0, 1), faq(0)], "response": "free parking is available today"},
+    {"target": True, "knowledge": [review(2, 0)], "response": "quiet rooms"},
+    {"target": False},
+    {"target": False},
+    {"target": True, "knowledge": [faq(3)], "response": "bar noisy at night"},
+]
+HYPS = [
+    # TP; {r00, f0, r02} vs gold {r00, r01, f0}: duplicates and the FAQ's stray sent_id collapse -> tp 2, fp 1, fn 1
+    {
+        "target": True,
+        "knowledge": [review(0, 0), review(0, 0), faq(0, sent_id=5), review(0, 2)],
+        "response": "free parking is available today",
+    },
+    {"target": False},  # FN: gold non-empty, nothing predicted -> fn 1
+    {"target": False},  # both empty: the turn does not count for selection
+    {"target": True, "knowledge": [review(2, 0)], "response": "x"},  # FP: fp 1
+    {"target": True, "knowledge": [faq(3)], "response": "nothing here"},  # TP, exact selection match
+]
+
+
+def test_selection_is_micro_over_turns_with_knowledge():
+    assert selection_counts(REFS, HYPS) == {"tp": 3, "fp": 2, "fn": 2, "exact": 1, "turns": 4}
+    scores = score(REFS, HYPS, generation=False)
+    # detection: TP 2, FP 1, FN 1 -> 2/3 each
+    assert scores["detection"] == pytest.approx({"prec": 2 / 3, "rec": 2 / 3, "f1": 2 / 3})
+    # selection is NOT weighted by detection: P = 3/5, R = 3/5, EM = 1/4
+    assert scores["selection"] == pytest.approx({"prec": 0.6, "rec": 0.6, "f1": 0.6, "em_acc": 0.25})
+    assert "generation" not in scores
+
+
+def test_selection_reads_knowledge_lists_as_given():
+    refs = [{"target": False}, {"target": True, "knowledge": [faq(1)], "response": "r"}]
+    hyps = [{"target": False, "knowledge": [faq(1)]}, {"target": True, "knowledge": [faq(1)], "response": "r"}]
+    assert selection_counts(refs, hyps) == {"tp": 1, "fp": 1, "fn": 0, "exact": 1, "turns": 2}
+    assert score([{"target": False}], [{"target": False}], generation=False)["selection"]["em_acc"] == 0.0
+
+
+def test_generation_on_true_positives_times_detection_f1():
+    gen = score(REFS, HYPS, meteor=False)["generation"]
+    assert "meteor" not in gen
+    # TPs: turn 0 identical (5 tokens), turn 4 "nothing here" vs "bar noisy at night" (disjoint).
+    # Corpus BLEU: matches 5/7, 4/5, 3/3, 2/2; BP = exp(1 - 9/7); times detection F1 2/3
+    bleu = math.exp(1 - 9 / 7) * (5 / 7 * 4 / 5) ** 0.25
+    assert gen["bleu"] == pytest.approx(bleu * 2 / 3)
+    # ROUGE F averaged over the TPs: (1 + 0) / 2, times 2/3
+    assert gen["rouge_1"] == pytest.approx(1 / 3)
+    assert gen["rouge_2"] == pytest.approx(1 / 3)
+    assert gen["rouge_l"] == pytest.approx(1 / 3)
+
+
+def test_rouge_uses_the_porter_stemmer():
+    # stems: room/room, were/wa, clean/clean -> 2 of 3 unigrams on each side
+    assert dstc11.rouge_sums(["room was clean"], ["rooms were cleaned"])["rouge_1"] == pytest.approx(2 / 3)
+
+
+def test_empty_and_mismatched_inputs():
+    nothing = score([{"target": False}], [{"target": False}], meteor=False)
+    assert nothing["detection"]["f1"] == 0.0 and nothing["generation"]["bleu"] == 0.0
+    with pytest.raises(InputError, match="1 predictions for 2 labelled turns"):
+        score([{"target": False}] * 2, [{"target": False}])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("java") is None, reason="needs Java for the METEOR 1.5 jar")
+def test_meteor_jar_corpus_score():
+    # one JVM run (slow: it loads the paraphrase table); frozen output of meteor-1.5.jar -l en -norm
+    corpus = dstc11.corpus_meteor(
+        ["free parking is available today", "nothing here"], ["free parking is available today", "bar noisy"]
+    )
+    assert corpus == pytest.approx(0.6842105263157894, abs=1e-9)
+    gen = score(REFS, HYPS)["generation"]
+    assert 0 < gen["meteor"] < 2 / 3
+
+
+def test_gold_as_prediction_on_dstc11_val(dstc11_dir):
+    scores = evaluate_predictions(dstc11_dir, dstc11_dir / "labels.json", generation=False)
+    assert scores["detection"] == {"prec": 1.0, "rec": 1.0, "f1": 1.0}
+    assert scores["selection"] == {"prec": 1.0, "rec": 1.0, "f1": 1.0, "em_acc": 1.0}
+
+
+def test_evaluate_predictions_tiny(tmp_path, tiny):
+    root = tiny.write_dir(tmp_path / "d", "dstc11")
+    pred = tmp_path / "pred.json"
+    pred.write_text(json.dumps([{"target": False}, {"target": True, "knowledge": [faq(0)], "response": "x"}]))
+    scores = evaluate_predictions(root, pred, meteor=False)
+    assert scores["detection"]["f1"] == 1.0
+    assert scores["selection"] == pytest.approx({"prec": 1.0, "rec": 0.5, "f1": 2 / 3, "em_acc": 0.0})
+    pred.write_text(json.dumps([{"target": False}, {"target": True, "knowledge": [review(0, 0)]}]))
+    with pytest.raises(DataError, match="pred.json: entry 1: 'response' is a required property"):
+        evaluate_predictions(root, pred)
+    pred.write_text(json.dumps([{"target": False}] * 3))
+    with pytest.raises(DataError, match="pred.json: has 3 entries but logs.json has 2 contexts"):
+        evaluate_predictions(root, pred)
