@@ -19,9 +19,6 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft7Validator
-from jsonschema.exceptions import best_match
-
 from clarion.errors import DataError
 
 
@@ -189,6 +186,9 @@ def validate(data: Any, schema: dict[str, Any], path: str | Path | None) -> None
     Traceback (most recent call last):
     clarion.errors.DataError: labels.json: entry 0, field target: 'yes' is not of type 'boolean'
     """
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import best_match
+
     validator = Draft7Validator(schema)
     error = best_match(validator.iter_errors(data))
     if error is None:
