@@ -26,8 +26,9 @@ RANK_METHODS: dict[str, str] = {
     "bm25": "clarion.clariq.baselines:rank_bm25",
     "dense": "clarion.clariq.baselines:rank_dense",
     "no-question": "clarion.clariq.baselines:rank_no_question",
+    "full": "clarion.clariq.train:rank_full",
 }
-DEFAULT_RANK_METHOD = "dense"
+DEFAULT_RANK_METHOD = "full"
 
 NEED_METHODS: dict[str, str] = {
     "majority": "clarion.clariq.baselines:need_majority",

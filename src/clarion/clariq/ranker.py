@@ -1,0 +1,255 @@
+"""The multi-stage ClariQ clarifying-question ranker.
+
+Stages (the pipeline shape of docs/architecture.md):
+
+1. **retrieve** — MiniLM cosine, character TF-IDF and BM25 of the request against the 3,940-question bank,
+   plus each question's *preference* for this request over every other known request (a per-question
+   softmax, temperature 0.05, over the requests of the train, dev and test topics; labels unused).
+   A cheap first-stage score picks a shortlist (``config.shortlist`` questions);
+2. **rerank** — a LightGBM LambdaMART over :data:`clarion.rerank.features.FEATURES` scores the shortlist;
+3. **"no question"** — ``Q00001`` is relevant for 85% of the training topics, so it is inserted at the
+   position that maximised mean Recall@5/10/20/30 in cross-validation on the training topics.
+
+Training features are computed out of fold (5 folds over the labelled topics): the questions of a held-out
+fold are not "attached", exactly as the questions of a new topic are not, so the combiner learns from the
+situation it meets at test time.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from clarion.clariq.constants import NO_QUESTION
+from clarion.data.clariq import ClariQ
+from clarion.data.io import read_json, write_json
+from clarion.errors import InputError, ModelError
+from clarion.rerank.features import FEATURES, Space, first_stage
+from clarion.rerank.lambdamart import LambdaMART
+
+MAX_REQUEST_CHARS = 1000
+POOL_SPLITS = ("train", "dev", "test")
+"""Splits whose (unlabelled) requests form the pool of known requests."""
+
+
+@dataclass(frozen=True)
+class RankerConfig:
+    """Everything that defines a trained ranker (hashed into the model directory name)."""
+
+    temperature: float = 0.05
+    shortlist: int = 100
+    folds: int = 5
+    seed: int = 13
+    rounds: int = 300
+    learning_rate: float = 0.05
+    num_leaves: int = 15
+    min_data_in_leaf: int = 50
+    chunk: int = 64
+
+    @classmethod
+    def tiny(cls) -> RankerConfig:
+        return cls(shortlist=40, folds=3, rounds=30)
+
+    def lambdamart(self) -> LambdaMART:
+        params = {
+            "learning_rate": self.learning_rate,
+            "num_leaves": self.num_leaves,
+            "min_data_in_leaf": self.min_data_in_leaf,
+            "seed": self.seed,
+        }
+        return LambdaMART(self.rounds, params, categorical=(FEATURES.index("form"),))
+
+
+def validate_request(request: object) -> str:
+    """The stripped request, or :class:`InputError` for a non-string, empty or oversized one."""
+    if not isinstance(request, str):
+        raise InputError(f"request must be a string, got {type(request).__name__}")
+    text = request.strip()
+    if not text:
+        raise InputError("request is empty: give the user's initial request as text")
+    if len(text) > MAX_REQUEST_CHARS:
+        raise InputError(f"request has {len(text)} characters; at most {MAX_REQUEST_CHARS} are accepted")
+    return text
+
+
+def bank_of(data: ClariQ) -> tuple[list[str], list[str]]:
+    """Ids and texts of the bank's real questions (``Q00001`` left out)."""
+    ids = [q for q in data.bank if q != NO_QUESTION]
+    return ids, [data.bank[q] for q in ids]
+
+
+@dataclass
+class Context:
+    """The bank, the known requests and which of them are labelled (with their questions)."""
+
+    bank_ids: list[str]
+    bank_texts: list[str]
+    pool_texts: list[str]
+    owned: dict[int, list[str]]
+    """pool index of a labelled request -> the bank ids of its relevant questions."""
+
+    def space(self, temperature: float) -> Space:
+        from clarion.retrieve.dense import encode_cached
+
+        pos = {q: i for i, q in enumerate(self.bank_ids)}
+        owned = {u: np.asarray([pos[q] for q in qs if q in pos], dtype=int) for u, qs in self.owned.items()}
+        labelled = np.zeros(len(self.pool_texts), dtype=bool)
+        labelled[list(owned)] = True
+        return Space(
+            self.bank_texts,
+            encode_cached(self.bank_texts, name="clariq-bank"),
+            self.pool_texts,
+            encode_cached(self.pool_texts, name="clariq-requests"),
+            labelled,
+            owned,
+            temperature,
+        )
+
+
+def make_context(data: ClariQ, labelled: dict[str, set[str]], requests: dict[str, str]) -> Context:
+    """The context where the topics in ``labelled`` (topic id -> relevant ids) are known."""
+    ids, texts = bank_of(data)
+    pool = [t.request for t in data.known_requests(POOL_SPLITS)]
+    index = {r: i for i, r in enumerate(pool)}
+    for request in requests.values():
+        if request not in index:
+            index[request] = len(pool)
+            pool.append(request)
+    owned = {index[requests[t]]: sorted(qs - {NO_QUESTION}) for t, qs in labelled.items()}
+    return Context(ids, texts, pool, owned)
+
+
+def labelled_topics(data: ClariQ, splits: Sequence[str]) -> tuple[dict[str, set[str]], dict[str, str]]:
+    """Relevant questions and requests of every topic of ``splits`` (keys ``split/topic``)."""
+    rel, req = {}, {}
+    for split in splits:
+        labels = data.labels(split)
+        for tid, qs in labels.questions.items():
+            rel[f"{split}/{tid}"] = set(qs)
+            req[f"{split}/{tid}"] = labels.requests[tid]
+    return rel, req
+
+
+def shortlist(space: Space, requests: Sequence[str], size: int, chunk: int = 64):
+    """Yield ``(candidates (n, size), features (n, size, F))`` per chunk of requests."""
+    from clarion.retrieve.dense import encode
+
+    for start in range(0, len(requests), chunk):
+        part = list(requests[start : start + chunk])
+        block = space.features(part, encode(part))
+        s1 = first_stage(block)
+        top = np.argsort(-s1, axis=1, kind="stable")[:, :size]
+        yield top, np.take_along_axis(block, top[..., None], axis=1)
+
+
+def insert_no_question(ranked: list[tuple[str, float]], position: int) -> list[tuple[str, float]]:
+    """``ranked`` with ``Q00001`` at 0-based ``position``, its score halfway between its neighbours."""
+    position = min(position, len(ranked))
+    above = ranked[position - 1][1] if position > 0 else None
+    below = ranked[position][1] if position < len(ranked) else None
+    if above is None:
+        score = (below if below is not None else 0.0) + 1.0
+    elif below is None:
+        score = above - 1.0
+    else:
+        score = (above + below) / 2.0
+    return ranked[:position] + [(NO_QUESTION, score)] + ranked[position:]
+
+
+class QuestionRanker:
+    """Train with :meth:`train`, persist with :meth:`save`/:meth:`load`, use with :meth:`rank`."""
+
+    def __init__(self, config: RankerConfig, context: Context, model: LambdaMART, no_question_at: int):
+        self.config = config
+        self.context = context
+        self.model = model
+        self.no_question_at = no_question_at
+        self._space: Space | None = None
+        self.cv_metrics: dict[str, float] = {}
+
+    @property
+    def space(self) -> Space:
+        if self._space is None:
+            self._space = self.context.space(self.config.temperature)
+        return self._space
+
+    @classmethod
+    def train(
+        cls, data: ClariQ, splits: Sequence[str] = ("train", "dev"), tiny: bool = False, progress=None
+    ) -> QuestionRanker:
+        """Train on the labelled topics of ``splits`` (out-of-fold features, LambdaMART, Q00001 slot)."""
+        from clarion.clariq.ranker_training import fit_ranker
+
+        config = RankerConfig.tiny() if tiny else RankerConfig()
+        return fit_ranker(cls, data, splits, config, progress=progress)
+
+    def score_shortlist(self, requests: Sequence[str]) -> list[list[tuple[str, float]]]:
+        """Each request's shortlist, reranked by the combiner, best first (no ``Q00001``)."""
+        ids = self.context.bank_ids
+        out = []
+        for top, feats in shortlist(self.space, requests, self.config.shortlist, self.config.chunk):
+            scores = self.model.predict(feats.reshape(-1, feats.shape[-1])).reshape(top.shape)
+            for cand, score in zip(top, scores, strict=True):
+                order = np.lexsort((cand, -score))
+                out.append([(ids[cand[j]], float(score[j])) for j in order])
+        return out
+
+    def rank(self, requests: Sequence[str], k: int = 30) -> list[list[tuple[str, float]]]:
+        """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing."""
+        from clarion.clariq.runs import strictly_decreasing
+
+        if k < 1 or k > self.config.shortlist + 1:
+            raise InputError(f"k must be between 1 and {self.config.shortlist + 1}, got {k}")
+        texts = [validate_request(r) for r in requests]
+        out = []
+        for ranked in self.score_shortlist(texts):
+            ranked = insert_no_question(ranked, self.no_question_at)[:k]
+            scores = strictly_decreasing([s for _, s in ranked])
+            out.append([(q, s) for (q, _), s in zip(ranked, scores, strict=True)])
+        return out
+
+    def save(self, directory: str | Path) -> Path:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.model.save(directory / "lambdamart.txt")
+        write_json(
+            directory / "ranker.json",
+            {
+                "config": asdict(self.config),
+                "no_question_at": self.no_question_at,
+                "cv_metrics": self.cv_metrics,
+                "context": asdict(self.context),
+                "features": list(FEATURES),
+            },
+        )
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> QuestionRanker:
+        directory = Path(directory)
+        path = directory / "ranker.json"
+        if not path.is_file() or not (directory / "lambdamart.txt").is_file():
+            raise ModelError(f"{directory}: not a trained question ranker (ranker.json missing); train it")
+        state = read_json(path)
+        if state.get("features") != list(FEATURES):
+            raise ModelError(f"{directory}: trained with other features; retrain it (clarion clariq train)")
+        ctx = state["context"]
+        context = Context(
+            ctx["bank_ids"], ctx["bank_texts"], ctx["pool_texts"], {int(u): q for u, q in ctx["owned"].items()}
+        )
+        ranker = cls(
+            RankerConfig(**state["config"]),
+            context,
+            LambdaMART.load(directory / "lambdamart.txt"),
+            int(state["no_question_at"]),
+        )
+        ranker.cv_metrics = state.get("cv_metrics", {})
+        return ranker
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr)

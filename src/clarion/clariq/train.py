@@ -1,0 +1,124 @@
+"""Training everything the default ClariQ pipeline needs into one versioned model directory.
+
+``<cache>/models/clariq/pipeline-<config hash>-<data hash>/`` (see :mod:`clarion.store`) holds
+
+- ``ranker/``: the :class:`~clarion.clariq.ranker.QuestionRanker` (LambdaMART + context);
+- ``need/``: the clarification-need model (:class:`clarion.clariq.need.NeedModel`), when available;
+- ``meta.json``: config, data fingerprint, cross-validation metrics, training time and peak memory.
+
+``rank_full`` is the ``"full"`` rank method of :mod:`clarion.clariq.methods`: it uses the model trained on
+its ``train_splits`` when present and trains it, saying so on stderr, when absent.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from clarion.clariq.ranker import POOL_SPLITS, QuestionRanker, RankerConfig
+from clarion.clariq.runs import strictly_decreasing
+from clarion.data.clariq import ClariQ
+from clarion.errors import InputError
+from clarion.rerank.features import FEATURES
+from clarion.store import fingerprint_files, is_complete, model_dir, write_meta
+from clarion.types import Run, Topic
+
+TASK = "clariq"
+NAME = "pipeline"
+DEFAULT_SPLITS = ("train", "dev")
+LABELLED_SPLITS = ("train", "dev", "test")
+
+
+def _check_splits(data: ClariQ, splits: Sequence[str]) -> tuple[str, ...]:
+    splits = tuple(dict.fromkeys(splits))
+    if not splits:
+        raise InputError("give at least one labelled split to train on (train, dev)")
+    for split in splits:
+        if split not in LABELLED_SPLITS:
+            raise InputError(f"unknown split {split!r}; choose from: {', '.join(LABELLED_SPLITS)}")
+    return splits
+
+
+def pipeline_config(splits: Sequence[str], tiny: bool = False) -> dict:
+    """The configuration that, with the data fingerprint, names the model directory."""
+    ranker = RankerConfig.tiny() if tiny else RankerConfig()
+    return {"splits": list(splits), "tiny": tiny, "ranker": asdict(ranker), "features": list(FEATURES)}
+
+
+def data_fingerprint(data: ClariQ, splits: Sequence[str]) -> str:
+    """Fingerprint of the labelled splits, the bank and the request pool files."""
+    names = {"question_bank.tsv"} | {f"{s}.tsv" for s in splits} | {f"{s}.tsv" for s in POOL_SPLITS}
+    return fingerprint_files(p for p in (data.path(n) for n in sorted(names)) if p.exists())
+
+
+def default_model_dir(data: ClariQ, splits: Sequence[str] = DEFAULT_SPLITS, tiny: bool = False) -> Path:
+    """Where :func:`train_models` puts the model for ``splits``."""
+    splits = _check_splits(data, splits)
+    return model_dir(TASK, NAME, pipeline_config(splits, tiny), data_fingerprint(data, splits))
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def train_models(
+    data: ClariQ,
+    splits: Sequence[str] = DEFAULT_SPLITS,
+    out_dir: str | Path | None = None,
+    tiny: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> Path:
+    """Train the question ranker and the need model on ``splits``; return the model directory.
+
+    ``progress`` (optional) is called with an increment after each training step (``ranker_steps(tiny)``
+    steps in all), e.g. a rich progress bar's ``advance``.
+    """
+    splits = _check_splits(data, splits)
+    config = pipeline_config(splits, tiny)
+    fingerprint = data_fingerprint(data, splits)
+    directory = Path(out_dir) if out_dir else model_dir(TASK, NAME, config, fingerprint)
+    directory.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    ranker = QuestionRanker.train(data, splits, tiny=tiny, progress=progress)
+    ranker.save(directory / "ranker")
+    metrics: dict = {"ranker": ranker.cv_metrics}
+    try:
+        from clarion.clariq.need import NeedModel
+    except ImportError as err:
+        say(f"clarification-need model skipped: clarion.clariq.need is not available ({err})")
+    else:
+        NeedModel.train(data, splits, tiny=tiny).save(directory / "need")
+        metrics["need"] = "trained"
+    metrics["training_seconds"] = round(time.perf_counter() - start, 1)
+    metrics["peak_memory_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    write_meta(directory, config, fingerprint, metrics)
+    return directory
+
+
+def ranker_steps(tiny: bool = False) -> int:
+    """How many times :func:`train_models` calls ``progress`` (for a progress bar's total)."""
+    return 2 * (RankerConfig.tiny() if tiny else RankerConfig()).folds
+
+
+def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> QuestionRanker:
+    """The ranker trained on ``splits``, trained now (saying so on stderr) when absent."""
+    directory = default_model_dir(data, splits, tiny)
+    if not is_complete(directory) or not (directory / "ranker" / "ranker.json").is_file():
+        say(f"No trained ClariQ ranker for splits {','.join(splits)}; training it into {directory} ...")
+        train_models(data, splits, directory, tiny=tiny)
+    return QuestionRanker.load(directory / "ranker")
+
+
+def rank_full(topics: list[Topic], data: ClariQ, train_splits: Sequence[str] = DEFAULT_SPLITS) -> Run:
+    """The full pipeline (first stage + LambdaMART + ``Q00001`` slot) trained on ``train_splits``."""
+    ranker = load_ranker(data, tuple(train_splits) or DEFAULT_SPLITS)
+    ranked = ranker.rank([t.request for t in topics], k=ranker.config.shortlist + 1)
+    run: Run = {}
+    for topic, pairs in zip(topics, ranked, strict=True):
+        scores = strictly_decreasing([s for _, s in pairs])
+        run[topic.id] = {q: s for (q, _), s in zip(pairs, scores, strict=True)}
+    return run

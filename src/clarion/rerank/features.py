@@ -1,0 +1,223 @@
+"""Features of (request, bank question) pairs for the learning-to-rank combiner.
+
+The ClariQ bank is a union of per-topic question sets, so besides request↔question similarity the strongest
+evidence is *which known request a question prefers*. For each question we take a softmax over the known
+requests of its similarities (temperature 0.05) and read off the share of the request being ranked
+("known requests" = the requests of train, dev and test topics, labels unused, plus the request itself).
+Questions already attached to a labelled topic rarely belong to a new one (only 2 of the 909 test-topic
+questions occur in train), so attachment is a feature too.
+
+:class:`Space` holds the bank, the pool of known requests and their precomputed similarity statistics;
+:meth:`Space.features` returns a ``(n_requests, n_questions, n_features)`` block of :data:`FEATURES`.
+Everything here is a pure function of its inputs (no I/O, no randomness).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+FEATURES = (
+    "dense",  # MiniLM cosine(request, question)
+    "dense_gap",  # cosine minus the request's best cosine over the bank
+    "dense_share",  # per-question softmax share of this request among unlabelled known requests
+    "dense_share_all",  # ... among all known requests (labelled ones included)
+    "dense_margin",  # cosine minus the question's best cosine to another unlabelled request
+    "dense_margin_all",  # ... to any other known request
+    "lex",  # character n-gram TF-IDF cosine
+    "lex_share",  # per-question softmax share over unlabelled requests, on TF-IDF cosines
+    "lex_margin",  # TF-IDF cosine minus the best to another unlabelled request
+    "bm25",  # BM25 score of the question for the request
+    "bm25_norm",  # BM25 over the request's best BM25 score
+    "attached",  # the question belongs to a labelled (training) topic
+    "neighbour_share",  # mean dense_share of the question's nearest bank questions
+    "form",  # question form: first word class (see FORMS)
+    "q_len",  # question length in words
+    "overlap",  # fraction of the request's content stems found in the question
+    "r_len",  # request length in words
+)
+FORMS = ("are", "do", "would", "what", "which", "how", "who", "where", "is", "when", "can", "did")
+"""First words that open most bank questions; anything else is form ``len(FORMS)``."""
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def question_form(texts: Sequence[str]) -> np.ndarray:
+    """The index in :data:`FORMS` of each text's first word (``len(FORMS)`` for any other)."""
+    codes = []
+    for text in texts:
+        words = _WORD.findall(text.lower())
+        first = words[0] if words else ""
+        codes.append(FORMS.index(first) if first in FORMS else len(FORMS))
+    return np.asarray(codes, dtype=np.float32)
+
+
+def word_count(texts: Sequence[str]) -> np.ndarray:
+    return np.asarray([len(_WORD.findall(t.lower())) for t in texts], dtype=np.float32)
+
+
+def _stem_analyzer():
+    import Stemmer
+    from bm25s.stopwords import STOPWORDS_EN
+
+    stemmer, stop = Stemmer.Stemmer("english"), set(STOPWORDS_EN)
+
+    def analyze(text: str) -> list[str]:
+        return stemmer.stemWords([w for w in _WORD.findall(text.lower()) if w not in stop])
+
+    return analyze
+
+
+class PoolStats:
+    """Per-question statistics of the similarities ``pool`` ``(n_q, n_u)`` to a set of known requests,
+    computed once so that scoring a request costs ``O(n_q)``.
+
+    Similarities are at most 1, so ``exp((s - 1)/T)`` cannot overflow.
+    """
+
+    def __init__(self, pool: np.ndarray, temperature: float):
+        self.temperature = temperature
+        self.exp = np.exp((pool.astype(np.float64) - 1.0) / temperature)
+        self.total = self.exp.sum(axis=1)
+        n_q, n_u = pool.shape
+        self.top1 = np.full(n_q, -1.0, dtype=np.float32)
+        self.top2 = np.full(n_q, -1.0, dtype=np.float32)
+        self.arg = np.full(n_q, -1, dtype=int)
+        if n_u >= 1:
+            self.arg = pool.argmax(axis=1)
+            self.top1 = pool[np.arange(n_q), self.arg].astype(np.float32)
+        if n_u >= 2:
+            rest = pool.copy()
+            rest[np.arange(n_q), self.arg] = -np.inf
+            self.top2 = rest.max(axis=1).astype(np.float32)
+
+    def share(self, own: np.ndarray, self_col: np.ndarray) -> np.ndarray:
+        """Per-question softmax share ``exp(own/T) / (exp(own/T) + Σ_{u ≠ self} exp(pool_u/T))``.
+
+        ``own`` is ``(n_r, n_q)``; ``self_col[i]`` is the pool column of request ``i`` (``-1`` when it is
+        not in the pool), whose term is replaced by ``own``.
+        """
+        mine = np.exp((own.astype(np.float64) - 1.0) / self.temperature)
+        drop = np.zeros_like(mine)
+        inside = self_col >= 0
+        if inside.any():
+            drop[inside] = self.exp.T[self_col[inside]]
+        return (mine / (self.total[None, :] - drop + mine)).astype(np.float32)
+
+    def best_other(self, self_col: np.ndarray) -> np.ndarray:
+        """``(n_r, n_q)``: each question's best similarity to a pool request other than request ``i``."""
+        out = np.broadcast_to(self.top1, (len(self_col), len(self.top1))).copy()
+        for i, col in enumerate(self_col):
+            if col >= 0:
+                out[i] = np.where(self.arg == col, self.top2, self.top1)
+        return out
+
+
+def nearest_neighbours(emb: np.ndarray, k: int, chunk: int = 512) -> np.ndarray:
+    """``(n, k)``: the indices of each row's ``k`` most similar other rows (cosine, ties by index)."""
+    out = np.zeros((len(emb), k), dtype=int)
+    for start in range(0, len(emb), chunk):
+        sim = emb[start : start + chunk] @ emb.T
+        rows = np.arange(sim.shape[0])
+        sim[rows, rows + start] = -np.inf
+        part = np.argpartition(-sim, k, axis=1)[:, :k]
+        order = np.lexsort((part, -np.take_along_axis(sim, part, axis=1)), axis=1)
+        out[start : start + chunk] = np.take_along_axis(part, order, axis=1)
+    return out
+
+
+@dataclass
+class Space:
+    """The bank, the known requests and the precomputed pool statistics of one training context.
+
+    ``bank_emb``/``pool_emb`` are L2-normalised MiniLM embeddings; ``labelled[u]`` marks pool requests whose
+    topic is labelled, and ``owned[u]`` lists the bank indices attached to labelled request ``u``.
+    """
+
+    bank_texts: list[str]
+    bank_emb: np.ndarray
+    pool_texts: list[str]
+    pool_emb: np.ndarray
+    labelled: np.ndarray
+    owned: dict[int, np.ndarray]
+    temperature: float = 0.05
+    neighbours: int = 5
+
+    def __post_init__(self) -> None:
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        from clarion.retrieve.bm25 import BM25Index
+        from clarion.retrieve.tfidf import CharTfidf
+
+        self.tfidf = CharTfidf(list(self.bank_texts) + list(self.pool_texts))
+        self.bank_tfidf = self.tfidf.transform(self.bank_texts)
+        self.bm25 = BM25Index([str(i) for i in range(len(self.bank_texts))], self.bank_texts)
+        self.stems = CountVectorizer(analyzer=_stem_analyzer(), binary=True, dtype=np.float32)
+        self.bank_stems = self.stems.fit_transform(list(self.bank_texts) + list(self.pool_texts))[
+            : len(self.bank_texts)
+        ]
+        self.form = question_form(self.bank_texts)
+        self.q_len = word_count(self.bank_texts)
+        self.attached = np.zeros(len(self.bank_texts), dtype=bool)
+        for rows in self.owned.values():
+            self.attached[rows] = True
+        self.unknown = np.flatnonzero(~self.labelled)
+        dense_pool = self.bank_emb @ self.pool_emb.T
+        lex_pool = (self.bank_tfidf @ self.tfidf.transform(self.pool_texts).T).toarray()
+        t = self.temperature
+        self.dense_unk = PoolStats(dense_pool[:, self.unknown], t)
+        self.dense_all = PoolStats(dense_pool, t)
+        self.lex_unk = PoolStats(lex_pool[:, self.unknown], t)
+        self.nearest = nearest_neighbours(self.bank_emb, self.neighbours)
+        self._index = {t: i for i, t in enumerate(self.pool_texts)}
+
+    def pool_column(self, requests: Sequence[str]) -> np.ndarray:
+        """The pool index of each request (exact text match), ``-1`` for requests not in the pool."""
+        return np.asarray([self._index.get(r, -1) for r in requests], dtype=int)
+
+    def features(self, requests: Sequence[str], request_emb: np.ndarray) -> np.ndarray:
+        """The ``(len(requests), n_bank, len(FEATURES))`` feature block (float32)."""
+        cols = self.pool_column(requests)
+        unk_pos = {u: j for j, u in enumerate(self.unknown)}
+        col_unk = np.asarray([unk_pos.get(c, -1) for c in cols], dtype=int)
+        n_r, n_q = len(requests), len(self.bank_texts)
+        out = np.zeros((n_r, n_q, len(FEATURES)), dtype=np.float32)
+        dense = request_emb @ self.bank_emb.T
+        lex = (self.tfidf.transform(requests) @ self.bank_tfidf.T).toarray()
+        f = {name: k for k, name in enumerate(FEATURES)}
+        out[..., f["dense"]] = dense
+        out[..., f["dense_gap"]] = dense - dense.max(axis=1, keepdims=True)
+        share = self.dense_unk.share(dense, col_unk)
+        out[..., f["dense_share"]] = share
+        out[..., f["dense_share_all"]] = self.dense_all.share(dense, cols)
+        out[..., f["dense_margin"]] = dense - self.dense_unk.best_other(col_unk)
+        out[..., f["dense_margin_all"]] = dense - self.dense_all.best_other(cols)
+        out[..., f["lex"]] = lex
+        out[..., f["lex_share"]] = self.lex_unk.share(lex, col_unk)
+        out[..., f["lex_margin"]] = lex - self.lex_unk.best_other(col_unk)
+        bm25 = self.bm25.scores(list(requests))
+        out[..., f["bm25"]] = bm25
+        out[..., f["bm25_norm"]] = bm25 / np.maximum(bm25.max(axis=1, keepdims=True), 1e-6)
+        attached = np.broadcast_to(self.attached, (n_r, n_q)).copy()
+        for i, c in enumerate(cols):
+            if c in self.owned:  # a labelled request: its own questions are not "someone else's"
+                attached[i, self.owned[c]] = False
+        out[..., f["attached"]] = attached
+        out[..., f["neighbour_share"]] = share[:, self.nearest].mean(axis=2)
+        out[..., f["form"]] = self.form
+        out[..., f["q_len"]] = self.q_len
+        r_stems = self.stems.transform(list(requests))
+        hits = (r_stems @ self.bank_stems.T).toarray()
+        out[..., f["overlap"]] = hits / np.maximum(np.asarray(r_stems.sum(axis=1)), 1.0)
+        out[..., f["r_len"]] = word_count(requests)[:, None]
+        return out
+
+
+def first_stage(block: np.ndarray) -> np.ndarray:
+    """The cheap shortlist score ``(n_r, n_q)``: dense plus lexical share, attached questions last."""
+    f = {name: k for k, name in enumerate(FEATURES)}
+    score = block[..., f["dense_share"]] + 0.5 * block[..., f["lex_share"]] + 0.1 * block[..., f["dense"]]
+    return score - 10.0 * block[..., f["attached"]]
