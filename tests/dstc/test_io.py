@@ -289,3 +289,59 @@ def test_split_bad_parameters(dstc11_data):
 
 def test_tiny_logs_and_labels_constants(tiny):
     assert len(tiny.LOGS) == len(tiny.LABELS9) == len(tiny.LABELS11) == 2
+
+
+# --------------------------------------------------------------------------------- fast checks vs jsonschema
+
+_R11 = {"domain": "hotel", "entity_id": 1, "doc_type": "review", "doc_id": 0, "sent_id": 0}
+TRICKY = [
+    ("logs", [[{"speaker": "U", "text": "x", "nbest": None}]]),
+    ("logs", [[{"speaker": "U", "text": "x", "nbest": [{"hyp": "x", "score": True}]}]]),
+    ("logs", [[{"speaker": "U", "text": "x", "nbest": [{"hyp": "x", "score": -3}]}]]),
+    ("logs", [[{"speaker": "U", "text": 5}]]),
+    ("logs", []),
+    ("labels9", [{"target": True, "knowledge": [], "response": ""}]),
+    ("labels9", [{"target": 1}]),
+    ("labels9", [{"target": False, "knowledge": None}]),
+    ("labels9", [{"target": True, "knowledge": [{"domain": "taxi", "entity_id": "*", "doc_id": 1.0}], "response": ""}]),
+    ("labels9", [{"target": True, "knowledge": [{"domain": "taxi", "entity_id": None, "doc_id": 1}], "response": ""}]),
+    ("labels11", [{"target": True, "knowledge": [_R11], "response": "r"}]),
+    ("labels11", [{"target": True, "knowledge": [{**_R11, "sent_id": None}], "response": "r"}]),
+    ("labels11", [{"target": True, "knowledge": [{**_R11, "doc_type": "faq", "sent_id": "3"}], "response": "r"}]),
+    ("knowledge9", {}),
+    ("knowledge9", {"taxi": {"*": {"name": None, "docs": {"0": {"title": "t", "body": "b"}}}}}),
+    ("knowledge9", {"taxi": {"*": {"docs": {"0 ": {"title": "t", "body": "b"}}}}}),
+    ("knowledge11", {"hotel": {"1": {"reviews": {"0": {"traveler_type": None, "sentences": {}}}}}}),
+    ("knowledge11", {"hotel": {"1": {"reviews": None}}}),
+    ("knowledge11", {"hotel": {"1": {"name": "x"}}}),
+    ("knowledge11", {"hotel": {"1": {"faqs": {"2": {"question": "q", "answer": None}}}}}),
+]
+
+
+@pytest.mark.parametrize(("kind", "data"), TRICKY)
+def test_fast_checks_never_accept_what_the_schema_rejects(kind, data):
+    from jsonschema import Draft7Validator
+
+    from clarion.dstc import schema
+
+    fmt = Format.DSTC11 if kind.endswith("11") else Format.DSTC9
+    checks = {
+        "logs": (schema.LOGS_SCHEMA, schema.logs_ok),
+        "labels9": (schema.LABELS_SCHEMAS[fmt], lambda d: schema.labels_ok(d, fmt)),
+        "labels11": (schema.LABELS_SCHEMAS[fmt], lambda d: schema.labels_ok(d, fmt)),
+        "knowledge9": (schema.KNOWLEDGE_SCHEMAS[fmt], lambda d: schema.knowledge_ok(d, fmt)),
+        "knowledge11": (schema.KNOWLEDGE_SCHEMAS[fmt], lambda d: schema.knowledge_ok(d, fmt)),
+    }
+    json_schema, fast = checks[kind]
+    if fast(data):
+        assert Draft7Validator(json_schema).is_valid(data)
+
+
+def test_fast_checks_accept_the_real_files(dstc9_dir, dstc11_dir):
+    from clarion.data.io import read_json
+    from clarion.dstc import schema
+
+    for root, fmt in ((dstc9_dir, Format.DSTC9), (dstc11_dir, Format.DSTC11)):
+        assert schema.logs_ok(read_json(root / "logs.json"))
+        assert schema.labels_ok(read_json(root / "labels.json"), fmt)
+        assert schema.knowledge_ok(read_json(root / "knowledge.json"), fmt)

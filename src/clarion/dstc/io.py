@@ -25,7 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from clarion.data.io import atomic_writer, read_json
-from clarion.dstc.schema import KNOWLEDGE_SCHEMAS, LABELS_SCHEMAS, LOGS_SCHEMA, Format, validate
+from clarion.dstc.schema import (
+    KNOWLEDGE_SCHEMAS,
+    LABELS_SCHEMAS,
+    LOGS_SCHEMA,
+    Format,
+    knowledge_ok,
+    labels_ok,
+    logs_ok,
+    validate,
+)
 from clarion.errors import DataError
 
 EntityId = int | str
@@ -193,9 +202,7 @@ def detect_format(raw_knowledge: Any, path: str | Path | None = None) -> Format:
                     return Format.DSTC11
                 if isinstance(entity, dict) and "docs" in entity:
                     return Format.DSTC9
-    raise DataError(
-        path, "cannot tell the format: no entity has 'docs' (DSTC9/10) or 'reviews'/'faqs' (DSTC11)"
-    )
+    raise DataError(path, "cannot tell the format: no entity has 'docs' (DSTC9/10) or 'reviews'/'faqs' (DSTC11)")
 
 
 def _snippets9(domain: str, eid: EntityId, entity: dict[str, Any]) -> Iterable[Snippet]:
@@ -226,7 +233,7 @@ def _snippets11(domain: str, eid: EntityId, entity: dict[str, Any]) -> Iterable[
 def parse_knowledge(raw: Any, path: str | Path | None = None) -> Knowledge:
     """Validate a parsed ``knowledge.json`` and index its snippets."""
     fmt = detect_format(raw, path)
-    validate(raw, KNOWLEDGE_SCHEMAS[fmt], path)
+    validate(raw, KNOWLEDGE_SCHEMAS[fmt], path, lambda d: knowledge_ok(d, fmt))
     make = _snippets9 if fmt is Format.DSTC9 else _snippets11
     knowledge = Knowledge(fmt, {})
     for domain, entities in raw.items():
@@ -245,7 +252,7 @@ def read_knowledge(path: str | Path) -> Knowledge:
 
 
 def parse_logs(raw: Any, path: str | Path | None = None) -> list[Context]:
-    validate(raw, LOGS_SCHEMA, path)
+    validate(raw, LOGS_SCHEMA, path, logs_ok)
     contexts = []
     for i, turns in enumerate(raw):
         if turns[-1]["speaker"] != "U":
@@ -274,12 +281,11 @@ def parse_labels(
 ) -> list[Label]:
     """Validate parsed labels (or predictions) against the ``fmt`` schema, the number of contexts and, when
     given, the knowledge base (every referenced snippet must exist)."""
-    validate(raw, LABELS_SCHEMAS[fmt], path)
+    validate(raw, LABELS_SCHEMAS[fmt], path, lambda d: labels_ok(d, fmt))
     if n_contexts is not None and len(raw) != n_contexts:
         raise DataError(
             path,
-            f"has {len(raw)} entries but logs.json has {n_contexts} contexts; "
-            "one entry per context is required",
+            f"has {len(raw)} entries but logs.json has {n_contexts} contexts; one entry per context is required",
         )
     labels = []
     for i, obj in enumerate(raw):

@@ -15,6 +15,8 @@ alexa-with-dstc10-track2-dataset, dstc11-track5, ``data/README.md``):
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -179,13 +181,117 @@ def _where(path_items) -> str:
     return prefix or f"field {text}"
 
 
-def validate(data: Any, schema: dict[str, Any], path: str | Path | None) -> None:
+# ------------------------------------------------------------------------------------------ fast checks
+# jsonschema takes ~1 s per DSTC11 file. Each check below is *stricter* than its schema (exact Python types, no
+# 1.0-for-1), so True proves the data valid and jsonschema is skipped; False only means "let jsonschema decide
+# and word the error". tests/dstc/test_io.py checks that every bad-input case fails its fast check.
+
+_DIGITS_RE = re.compile(r"[0-9]+")
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _turn_ok(turn: Any) -> bool:
+    if type(turn) is not dict or turn.get("speaker") not in ("U", "S") or type(turn.get("text")) is not str:
+        return False
+    if "nbest" not in turn:
+        return True
+    nbest = turn["nbest"]
+    return type(nbest) is list and all(
+        type(h) is dict and type(h.get("hyp")) is str and type(h.get("score")) in (int, float) for h in nbest
+    )
+
+
+def logs_ok(raw: Any) -> bool:
+    """True only if ``raw`` is valid under :data:`LOGS_SCHEMA`."""
+    return type(raw) is list and all(type(c) is list and c and all(_turn_ok(t) for t in c) for c in raw)
+
+
+def _ref_ok(ref: Any, fmt: Format) -> bool:
+    if type(ref) is not dict or type(ref.get("domain")) is not str or not _is_int(ref.get("doc_id")):
+        return False
+    if type(ref.get("entity_id")) not in (int, str):
+        return False
+    if fmt is Format.DSTC9:
+        return True
+    doc_type = ref.get("doc_type")
+    if doc_type not in ("review", "faq") or ("sent_id" in ref and not _is_int(ref["sent_id"])):
+        return False
+    return doc_type == "faq" or "sent_id" in ref
+
+
+def _label_ok(obj: Any, fmt: Format) -> bool:
+    if type(obj) is not dict or type(obj.get("target")) is not bool:
+        return False
+    if "response" in obj and type(obj["response"]) is not str:
+        return False
+    if "knowledge" in obj:
+        refs = obj["knowledge"]
+        if type(refs) is not list or not all(_ref_ok(r, fmt) for r in refs):
+            return False
+    return not obj["target"] or ("knowledge" in obj and "response" in obj)
+
+
+def labels_ok(raw: Any, fmt: Format) -> bool:
+    """True only if ``raw`` is valid under ``LABELS_SCHEMAS[fmt]``."""
+    return type(raw) is list and all(_label_ok(obj, fmt) for obj in raw)
+
+
+def _docs_ok(docs: Any, fields: tuple[str, ...]) -> bool:
+    return type(docs) is dict and all(
+        _DIGITS_RE.fullmatch(k) and type(d) is dict and all(type(d.get(f)) is str for f in fields)
+        for k, d in docs.items()
+    )
+
+
+def _review_ok(review: Any) -> bool:
+    if type(review) is not dict or (
+        "traveler_type" in review and type(review["traveler_type"]) not in (str, type(None))
+    ):
+        return False
+    sentences = review.get("sentences")
+    return type(sentences) is dict and all(_DIGITS_RE.fullmatch(k) and type(t) is str for k, t in sentences.items())
+
+
+def _entity_ok(entity: Any, fmt: Format) -> bool:
+    if type(entity) is not dict:
+        return False
+    if fmt is Format.DSTC9:
+        return _docs_ok(entity.get("docs"), ("title", "body"))
+    if "reviews" not in entity and "faqs" not in entity:
+        return False
+    if "faqs" in entity and not _docs_ok(entity["faqs"], ("question", "answer")):
+        return False
+    if "reviews" not in entity:
+        return True
+    reviews = entity["reviews"]
+    return type(reviews) is dict and all(_DIGITS_RE.fullmatch(k) and _review_ok(r) for k, r in reviews.items())
+
+
+def knowledge_ok(raw: Any, fmt: Format) -> bool:
+    """True only if ``raw`` is valid under ``KNOWLEDGE_SCHEMAS[fmt]``."""
+    return (
+        type(raw) is dict
+        and bool(raw)
+        and all(type(ents) is dict and all(_entity_ok(e, fmt) for e in ents.values()) for ents in raw.values())
+    )
+
+
+def validate(
+    data: Any, schema: dict[str, Any], path: str | Path | None, precheck: Callable[[Any], bool] | None = None
+) -> None:
     """Raise :class:`DataError` for the most relevant violation of ``schema`` in ``data``, if any.
+
+    ``precheck`` is a fast check that returns True only for valid data (then jsonschema is skipped).
 
     >>> validate([{"target": "yes"}], LABELS_SCHEMAS[Format.DSTC9], "labels.json")
     Traceback (most recent call last):
     clarion.errors.DataError: labels.json: entry 0, field target: 'yes' is not of type 'boolean'
     """
+    if precheck is not None and precheck(data):
+        return
     from jsonschema import Draft7Validator
     from jsonschema.exceptions import best_match
 
