@@ -229,12 +229,17 @@ def test_missing_directory(tmp_path):
         load_dataset(tmp_path / "nope")
 
 
-def test_write_predictions_refuses_bad_lists(tmp_path):
+def test_write_predictions_refuses_bad_lists(tmp_path, tiny):
+    from clarion.dstc.io import parse_knowledge
+
+    kb = parse_knowledge(tiny.KNOWLEDGE9)
     out = tmp_path / "pred.json"
     with pytest.raises(DataError, match="has 1 entries but logs.json has 2 contexts"):
         write_predictions(out, [Label(False)], Format.DSTC9, n_contexts=2)
     with pytest.raises(DataError, match="entry 0: 'response' is a required property"):
         write_predictions(out, [{"target": True, "knowledge": []}], Format.DSTC11)
+    with pytest.raises(DataError, match=r"entry 0, field knowledge\[0\]: no snippet \('hotel', 1, 5\)"):
+        write_predictions(out, [Label(True, (("hotel", 1, 5),), "r")], Format.DSTC9, knowledge=kb)
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []  # no temporary file left behind
 

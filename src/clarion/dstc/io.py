@@ -19,6 +19,7 @@ string) so that a label's key and a snippet's key compare equal. Every malformed
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -345,39 +346,15 @@ def write_predictions(
     fmt: Format,
     *,
     n_contexts: int | None = None,
+    knowledge: Knowledge | None = None,
 ) -> None:
     """Validate ``predictions`` (labels or JSON objects) against the track schema and write them atomically.
 
     A list whose length differs from ``n_contexts`` is refused (the official scorers would
-    silently drop the tail).
+    silently drop the tail); with ``knowledge``, every referenced snippet must exist.
     """
     data = predictions_to_json(predictions, fmt)
-    parse_labels(data, fmt, path, n_contexts=n_contexts)
+    parse_labels(data, fmt, path, n_contexts=n_contexts, knowledge=knowledge)
     with atomic_writer(path) as handle:
-        import json
-
         json.dump(data, handle, indent=2, ensure_ascii=False)
         handle.write("\n")
-
-
-def write_dataset(directory: str | Path, dataset: Dataset, raw_knowledge_path: str | Path) -> None:
-    """Write ``dataset`` as a data directory (logs, labels, and a copy of ``raw_knowledge_path``)."""
-    import json
-    import shutil
-
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    logs = [[_turn_json(t) for t in c.turns] for c in dataset.contexts]
-    with atomic_writer(directory / LOGS) as handle:
-        json.dump(logs, handle, ensure_ascii=False)
-    if dataset.labels is not None:
-        with atomic_writer(directory / LABELS) as handle:
-            json.dump([lab.to_json(dataset.format) for lab in dataset.labels], handle, ensure_ascii=False)
-    shutil.copyfile(raw_knowledge_path, directory / KNOWLEDGE)
-
-
-def _turn_json(turn: Turn) -> dict[str, Any]:
-    obj: dict[str, Any] = {"speaker": turn.speaker, "text": turn.text}
-    if turn.nbest:
-        obj["nbest"] = [{"hyp": h, "score": s} for h, s in turn.nbest]
-    return obj
