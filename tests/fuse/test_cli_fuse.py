@@ -1,0 +1,85 @@
+"""`clarion fuse` on TREC runs: the main form, tune, methods, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from clarion.cli import app, main
+from clarion.data.trec import read_run, write_qrels, write_run
+from clarion.fuse import two_step
+
+M = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}
+N = {"q1": {"c": 3.0, "b": 2.0, "d": 1.0}}
+
+
+@pytest.fixture
+def runs(tmp_path):
+    write_run(tmp_path / "m.run", M, "m")
+    write_run(tmp_path / "n.run", N, "n")
+    write_qrels(tmp_path / "best.qrel", {"q1": {"c": 1}, "q2": {"x": 1}})
+    return tmp_path
+
+
+def test_two_step_cli_matches_the_api(runs):
+    out = runs / "fused.run"
+    args = ["fuse", "--method", "two-step", "--mrr", str(runs / "m.run"), "--ndcg", str(runs / "n.run")]
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--param", "rho_h=1", "-p", "p=2"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["params"] == {"rho_h": 1, "p": 2.0}
+    assert read_run(out) == two_step([M], N, rho_h=1, p=2)
+
+
+def test_other_methods_by_name(runs):
+    out = runs / "rrf.run"
+    args = ["fuse", "--method", "rrf", "--run", str(runs / "m.run"), "--run", str(runs / "n.run")]
+    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert set(read_run(out)) == {"q1", "q2"}
+
+
+def test_tune_prints_best_parameters(runs):
+    args = ["fuse", "tune", "--method", "two-step", "--mrr", str(runs / "m.run"), "--ndcg", str(runs / "n.run")]
+    args += ["--qrels", f"best={runs / 'best.qrel'}", "--target", "best:mrr", "--trials", "4"]
+    result = CliRunner().invoke(app, [*args, "--out", str(runs / "tuned.run")])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["trials"] == 4 and report["best"]["score"] >= report["defaults"]["score"]
+    assert (runs / "tuned.run").exists()
+
+
+def test_methods_lists_the_registry():
+    result = CliRunner().invoke(app, ["fuse", "methods"])
+    assert result.exit_code == 0
+    assert "two-step" in result.stdout and "rho_nm" in result.stdout and "weighted-condorcet" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--param", "rho_h=-1"], "rho_h must be"),
+        (["--param", "nope=1"], "allowed: rho_h"),
+        (["--param", "p"], "NAME=VALUE"),
+    ],
+)
+def test_bad_parameters_exit_2_with_one_line_and_no_output(runs, capsys, extra, message):
+    out = runs / "bad.run"
+    args = ["fuse", "--mrr", str(runs / "m.run"), "--ndcg", str(runs / "n.run"), "--out", str(out), *extra]
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_missing_roles_and_bad_run_files(runs, capsys):
+    with pytest.raises(SystemExit):
+        main(["fuse", "--method", "two-step", "--mrr", str(runs / "m.run"), "--out", str(runs / "o.run")])
+    assert "--ndcg" in capsys.readouterr().err
+    (runs / "broken.run").write_text("q1 Q0 a 0\n")
+    with pytest.raises(SystemExit):
+        main(["fuse", "--mrr", str(runs / "broken.run"), "--ndcg", str(runs / "n.run"), "--out", str(runs / "o")])
+    assert "broken.run:1" in capsys.readouterr().err

@@ -1,0 +1,97 @@
+"""The alpha ensemble, the ranx wrappers, the registry and the tuner (one ranx-backed module: kept small)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from clarion.errors import InputError
+from clarion.fuse import METHODS, Method, Target, alpha_ensemble, fuse, normalize, random_search
+from clarion.types import ranked_ids
+
+A = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}, "r": {"x": 1.0, "y": 0.0}}
+B = {"q": {"c": 30.0, "b": 20.0, "d": 10.0}, "r": {"y": 5.0, "x": 1.0}}
+
+
+def test_alpha_ensemble_is_the_weighted_sum_of_min_max_scores():
+    fused = alpha_ensemble([A], B, alpha=0.25)
+    # min-max: A a1 b.5 c0 ; B c1 b.5 d0 -> a .25, b .5, c .75, d 0
+    assert fused["q"] == pytest.approx({"a": 0.25, "b": 0.5, "c": 0.75, "d": 0.0})
+    assert alpha_ensemble([A], B, alpha=1.0)["q"] == pytest.approx({"a": 1.0, "b": 0.5, "c": 0.0, "d": 0.0})
+
+
+def test_alpha_ensemble_averages_several_mrr_runs_and_keeps_inputs():
+    a, b = copy.deepcopy(A), copy.deepcopy(B)
+    fused = alpha_ensemble([a, b], b, alpha=0.5)
+    assert fused["q"]["c"] == pytest.approx(0.5 * (0 + 1) / 2 + 0.5 * 1)
+    assert a == A and b == B
+
+
+@pytest.mark.parametrize("alpha", [-0.1, 1.5, float("nan"), "0.5"])
+def test_alpha_out_of_range(alpha):
+    with pytest.raises(InputError, match="alpha"):
+        alpha_ensemble([A], B, alpha=alpha)
+
+
+def test_normalize_z_score_and_min_max():
+    z = normalize(A, "z-score")["q"]
+    assert z["a"] == pytest.approx(-z["c"]) and z["b"] == pytest.approx(0.0)
+    assert normalize(A, "min-max")["q"] == pytest.approx({"a": 1.0, "b": 0.5, "c": 0.0})
+
+
+def test_rrf_through_ranx_and_missing_queries():
+    fused = fuse(Method.RRF, [A, B, {"only": {"z": 1.0}}], params={"k": 1})
+    # q: a 1/2; b 1/3 + 1/3; c 1/4 + 1/2 ; d 1/4
+    assert fused["q"] == pytest.approx({"a": 1 / 2, "b": 2 / 3, "c": 3 / 4, "d": 1 / 4})
+    assert set(fused) == {"q", "r", "only"}
+
+
+def test_weighted_sum_checks_weights():
+    fused = fuse("wsum", [A, B], params={"weights": [1.0, 0.0]})
+    assert ranked_ids(fused["q"])[0] == "a"
+    with pytest.raises(InputError, match="weights"):
+        fuse("wsum", [A, B], params={"weights": [1.0]})
+    with pytest.raises(InputError, match="weight"):
+        fuse("wsum", [A, B], params={"weights": [1.0, -1.0]})
+
+
+def test_registry_rejects_unknown_methods_and_parameters():
+    with pytest.raises(InputError, match="choose one of"):
+        fuse("nope", [A, B])
+    with pytest.raises(InputError, match="allowed: k"):
+        fuse("rrf", [A, B], params={"kk": 3})
+    with pytest.raises(InputError, match="NDCG run"):
+        fuse("two-step", [A])
+    with pytest.raises(InputError, match="at least two"):
+        fuse("combsum", [A])
+    assert set(METHODS) == set(Method)
+
+
+def test_two_step_through_the_registry_matches_the_function():
+    from clarion.fuse import two_step
+
+    assert fuse("two-step", [A], B, {"p": 1}) == two_step([A], B, p=1)
+
+
+def test_target_parse():
+    assert Target.parse("best:mrr=0.5") == Target("mrr", 0.5, "best")
+    assert Target.parse("recall@30") == Target("recall@30", 1.0, "default")
+    for bad in ("", "mrr=x", "mrr=-1"):
+        with pytest.raises(InputError):
+            Target.parse(bad)
+
+
+def test_random_search_keeps_defaults_first_and_finds_a_better_alpha():
+    # The NDCG run is right about q; the MRR run is wrong: alpha near 0 wins.
+    qrels = {"default": {"q": {"c": 1}}}
+    m = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    n = {"q": {"c": 3.0, "b": 2.0, "a": 1.0}}
+    result = random_search("alpha", [m], qrels, [Target("mrr")], n, n_trials=8, seed=1)
+    assert result.trials[0].params == {"alpha": 0.5}
+    assert len(result.trials) == 8
+    assert result.best.params["alpha"] < 0.5 and result.best.score == 1.0
+    fixed = random_search("alpha", [m], qrels, [Target("mrr")], n, n_trials=3, fixed={"alpha": 0.9})
+    assert all(t.params == {"alpha": 0.9} for t in fixed.trials)
+    with pytest.raises(InputError, match="qrels"):
+        random_search("alpha", [m], qrels, [Target("mrr", qrels="other")], n, n_trials=1)
