@@ -1,5 +1,188 @@
-"""`clarion dstc` (placeholder until its issue lands)."""
+"""``clarion dstc``: train, predict and evaluate the DSTC9-11 knowledge-grounded dialogue pipeline.
+
+``--data DIR`` holds ``logs.json`` and ``knowledge.json`` (and ``labels.json`` for train and evaluate), in the
+DSTC9/10 or the DSTC11 format (detected from knowledge.json). ``--split train|dev`` restricts a command to one
+side of the by-dialogue split of :mod:`clarion.dstc.split` (default ``all``). Without ``--data`` the
+``dstc11_track5`` dataset of the data directory is used.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
+from clarion.cli.common import DataDirOption, console, echo_json, progress, stdout
+from clarion.dstc.models.generate import Generator
+from clarion.dstc.models.pipeline import DataSplit
+
 app = typer.Typer(no_args_is_help=True)
+
+DEFAULT_DATASET = "dstc11_track5"
+DataOption = Annotated[
+    Path | None,
+    typer.Option("--data", help="Directory with logs.json, knowledge.json [, labels.json] (default: dstc11_track5)."),
+]
+SplitOption = Annotated[
+    DataSplit, typer.Option("--split", help="Use all contexts, or the train or dev side of the dialogue split.")
+]
+ModelOption = Annotated[
+    Path | None,
+    typer.Option("--model", help="Model directory (default: the default model, trained on dstc11_track5 train)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")]
+
+
+def _data(data: Path | None, data_dir: Path | None) -> Path:
+    from clarion.data.location import dataset_dir
+
+    return data if data is not None else dataset_dir(DEFAULT_DATASET, data_dir)
+
+
+def _config():
+    from clarion.dstc.models.pipeline import PipelineConfig
+
+    return PipelineConfig.tiny() if os.environ.get("CLARION_TINY") == "1" else PipelineConfig()
+
+
+@contextmanager
+def _bars():
+    """A rich progress bar factory in the pipeline's ``progress(description, total)`` shape."""
+    with progress() as bar:
+
+        def start(description: str, total: int):
+            task = bar.add_task(description, total=max(total, 1))
+            return lambda n=1: bar.advance(task, n)
+
+        yield start
+
+
+def _fingerprint(directory: Path, split: DataSplit, labels: bool = True) -> str:
+    from clarion.dstc.io import KNOWLEDGE, LABELS, LOGS
+    from clarion.store import fingerprint_files
+
+    names = [LOGS, KNOWLEDGE] + ([LABELS] if labels else [])
+    return f"{fingerprint_files(directory / n for n in names)[:12]}-{split.value}"
+
+
+def _train(directory: Path, split: DataSplit, out: Path | None, config) -> Path:
+    from clarion.dstc.io import load_dataset
+    from clarion.dstc.models.modeldir import save_model
+    from clarion.dstc.models.pipeline import apply_split
+    from clarion.dstc.models.train import train as fit
+    from clarion.store import model_dir
+
+    dataset = apply_split(load_dataset(directory, labels=True), split)
+    fingerprint = _fingerprint(directory, split)
+    out = out or model_dir("dstc", "pipeline", config.to_json(), fingerprint)
+    with _bars() as bars:
+        model, info = fit(dataset, config, bars)
+    info.update({"data": str(directory), "split": split.value, "contexts": len(dataset.contexts)})
+    save_model(model, out, fingerprint, info)
+    return out
+
+
+def default_model_dir(data_dir: Path | None = None) -> Path:
+    """Where the default model (dstc11_track5, train split, default config) lives in the cache."""
+    from clarion.data.location import dataset_dir
+    from clarion.store import model_dir
+
+    directory = dataset_dir(DEFAULT_DATASET, data_dir)
+    return model_dir("dstc", "pipeline", _config().to_json(), _fingerprint(directory, DataSplit.train))
+
+
+@app.command()
+def train(
+    data: DataOption = None,
+    split: SplitOption = DataSplit.all,
+    out: Annotated[Path | None, typer.Option("--out", help="Model directory (default: in the cache).")] = None,
+    generator: Annotated[Generator, typer.Option(help="Response generator.")] = Generator.neighbour,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Train detection, selection and the response generator; prints the model directory."""
+    config = _config()
+    config.generator = generator
+    directory = _train(_data(data, data_dir), split, out, config)
+    typer.echo(str(directory))
+
+
+@app.command()
+def predict(
+    out: Annotated[Path, typer.Option("--out", help="Prediction JSON (written atomically).")],
+    data: DataOption = None,
+    split: SplitOption = DataSplit.all,
+    model: ModelOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Write one prediction per context (target, knowledge, response) in the data's track format."""
+    from clarion.dstc.io import load_dataset, write_predictions
+    from clarion.dstc.models.modeldir import load_model
+    from clarion.dstc.models.pipeline import apply_split
+    from clarion.store import is_complete
+
+    directory = _data(data, data_dir)
+    dataset = apply_split(load_dataset(directory, labels=False), split)
+    if model is None:
+        model = default_model_dir(data_dir)
+        if not is_complete(model):
+            console.print(f"no default DSTC model yet: training it on {DEFAULT_DATASET} (train split) -> {model}")
+            from clarion.data.location import dataset_dir
+
+            _train(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, model, _config())
+    pipeline = load_model(model)
+    with _bars() as bars:
+        predictions = pipeline.predict(dataset, bars)
+    write_predictions(out, predictions, dataset.format, n_contexts=len(dataset.contexts))
+    console.print(f"wrote {len(predictions)} predictions to {out}")
+
+
+def _scores(directory: Path, pred: Path, split: DataSplit, meteor: bool) -> dict:
+    from clarion.dstc.evaluate import SCORERS, evaluate_predictions
+    from clarion.dstc.io import load_dataset, read_raw_labels
+    from clarion.dstc.models.pipeline import apply_split
+    from clarion.dstc.schema import Format
+
+    options = {} if meteor else {"meteor": False}
+    if split is DataSplit.all:
+        fmt_is_11 = _is_dstc11(directory)
+        return evaluate_predictions(directory, pred, **(options if fmt_is_11 else {}))
+    dataset = apply_split(load_dataset(directory, labels=True), split)
+    hyps = read_raw_labels(pred, dataset.format, n_contexts=len(dataset.contexts), knowledge=dataset.knowledge)
+    refs = [label.to_json(dataset.format) for label in dataset.labels]
+    return SCORERS[dataset.format](refs, hyps, **(options if dataset.format is Format.DSTC11 else {}))
+
+
+def _is_dstc11(directory: Path) -> bool:
+    from clarion.dstc.io import KNOWLEDGE, read_knowledge
+    from clarion.dstc.schema import Format
+
+    return read_knowledge(directory / KNOWLEDGE).format is Format.DSTC11
+
+
+@app.command()
+def evaluate(
+    pred: Annotated[Path, typer.Option("--pred", help="Prediction JSON to score.")],
+    data: DataOption = None,
+    split: SplitOption = DataSplit.all,
+    meteor: Annotated[bool, typer.Option(help="DSTC11: run the METEOR jar (Java, ~30 s).")] = True,
+    as_json: JsonOption = False,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Score predictions with the track's official-compatible scorer (the split must match predict's)."""
+    directory = _data(data, data_dir)
+    with console.status("scoring"):
+        scores = _scores(directory, pred, split, meteor)
+    if as_json:
+        echo_json(scores)
+        return
+    from rich.table import Table
+
+    for task, metrics in scores.items():
+        table = Table(title=task)
+        for name in metrics:
+            table.add_column(name, justify="right")
+        table.add_row(*(f"{v:.4f}" for v in metrics.values()))
+        stdout.print(table)

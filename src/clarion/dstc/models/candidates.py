@@ -1,0 +1,77 @@
+"""Candidate snippets per entity, with lazily computed (and disk-cached) MiniLM embeddings and TF-IDF rows.
+
+Entity snippets are encoded on first use with :func:`clarion.retrieve.dense.encode_cached` (one cache file per
+entity, keyed by the snippet texts), so predicting on DSTC10 encodes only the entities the dialogues mention.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from clarion.dstc.io import Knowledge, Snippet
+from clarion.dstc.models.select import N_DENSE, Group
+
+
+class KnowledgeIndex:
+    """Snippets grouped by entity, with their embeddings and TF-IDF vectors on demand."""
+
+    def __init__(self, knowledge: Knowledge, vectorizer, dense: bool = True):
+        self.knowledge = knowledge
+        self.vectorizer = vectorizer
+        self.dense = dense
+        self._by_entity: dict[tuple, list[Snippet]] = {}
+        for snippet in knowledge.snippets():
+            self._by_entity.setdefault((snippet.domain, snippet.entity_id), []).append(snippet)
+        self._emb: dict[tuple, np.ndarray] = {}
+        self._tfidf: dict[tuple, object] = {}
+
+    def snippets(self, entity: tuple) -> list[Snippet]:
+        return self._by_entity.get(tuple(entity), [])
+
+    def entities(self) -> list[tuple]:
+        return list(self._by_entity)
+
+    def embeddings(self, entity: tuple) -> np.ndarray:
+        entity = tuple(entity)
+        if entity not in self._emb:
+            from clarion.retrieve.dense import encode_cached
+
+            texts = [s.text for s in self.snippets(entity)]
+            if texts and self.dense:
+                self._emb[entity] = encode_cached(texts, name="dstc-entity")
+            else:
+                self._emb[entity] = np.zeros((len(texts), N_DENSE), np.float32)
+        return self._emb[entity]
+
+    def prepare(self, entities: Sequence[tuple], progress=None) -> None:
+        """Encode the snippets of ``entities`` now (``progress(n)`` is called after each entity)."""
+        for entity in entities:
+            self.embeddings(entity)
+            if progress is not None:
+                progress(1)
+
+    def tfidf(self, entity: tuple):
+        entity = tuple(entity)
+        if entity not in self._tfidf:
+            self._tfidf[entity] = self.vectorizer.transform([s.text for s in self.snippets(entity)])
+        return self._tfidf[entity]
+
+    def group(self, query_emb: np.ndarray, query_tfidf, entities: Sequence[tuple]) -> tuple[Group, list]:
+        """The candidate :class:`Group` over every snippet of ``entities`` and those snippets."""
+        snippets: list[Snippet] = []
+        embs, lex = [], []
+        for entity in entities:
+            found = self.snippets(entity)
+            if not found:
+                continue
+            snippets.extend(found)
+            embs.append(self.embeddings(entity))
+            lex.append(np.asarray((self.tfidf(entity) @ query_tfidf.T).todense()).ravel())
+        if not snippets:
+            empty = np.zeros(0)
+            return Group(query_emb, np.zeros((0, N_DENSE), np.float32), empty, empty.astype(bool)), []
+        is_faq = np.array([s.doc_type != "review" for s in snippets])
+        group = Group(query_emb, np.vstack(embs), np.concatenate(lex), is_faq, len(entities))
+        return group, snippets

@@ -1,0 +1,188 @@
+"""Entity tracking: which hotel, restaurant, ... the user is talking about, from names in the context.
+
+A rule-based tracker in the spirit of the DSTC9 Track 1 baseline's entity matching (Kim et al., 2020): every
+entity name is normalised into aliases (lower case, punctuation and "&" normalised, a leading "the" and generic
+suffixes such as "restaurant", "hotel", "guest house" dropped); the context is scanned from the last turn
+backwards and the entities mentioned in the most recent turn that mentions any win (several when that turn
+names several, e.g. a system turn listing candidates). Longer aliases win over shorter ones at the same
+position ("nandos city centre" over "nandos"). Domain-wide documents (entity ``"*"``, DSTC9 taxi/train) are
+tracked by domain keywords.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+_GENERIC = (
+    "restaurant and bar",
+    "restaurant",
+    "hotel",
+    "guest house",
+    "guesthouse",
+    "bed and breakfast",
+    "b and b",
+    "b & b",
+    "bar and grill",
+    "cafe",
+    "bistro",
+    "lodge",
+    "inn",
+)
+_DOMAIN_WORDS = {
+    "taxi": ("taxi", "cab", "car"),
+    "train": ("train", "rail", "railway"),
+}
+_MIN_ALIAS = 4
+# Words that are names of places or ordinary adjectives: never an alias on their own.
+_STOP_ALIASES = {
+    "cambridge",
+    "san francisco",
+    "city",
+    "centre",
+    "city centre",
+    "center",
+    "good",
+    "golden",
+    "royal",
+    "grand",
+    "house",
+    "great",
+    "lucky",
+    "best",
+    "north",
+    "south",
+    "east",
+    "west",
+    "china",
+    "india",
+    "thai",
+    "italian",
+    "chinese",
+    "indian",
+    "french",
+    "kitchen",
+    "garden",
+    "place",
+    "park",
+    "station",
+    "street",
+    "market",
+    "museum",
+    "hostel",
+    "motel",
+    "pizza",
+    "curry",
+    "noodle",
+    "cambridge lodge",
+    "chinatown",
+}
+_FUZZY_CUTOFF = 0.85
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def normalise(text: str) -> str:
+    """Lower case, "&" -> "and", apostrophes dropped, other non-alphanumerics to single spaces."""
+    text = text.lower().replace("&", " and ").replace("'", "").replace("\u2019", "")
+    return " " + _NON_WORD.sub(" ", text).strip() + " "
+
+
+def aliases(name: str) -> set[str]:
+    """The normalised surface forms a name may take in a dialogue (see the module docstring)."""
+    full = normalise(name).strip()
+    if not full:
+        return set()
+    forms = {full}
+    stripped = full[4:] if full.startswith("the ") else full
+    forms.add(stripped)
+    for suffix in _GENERIC:
+        for form in list(forms):
+            if form.endswith(" " + suffix):
+                forms.add(form[: -len(suffix) - 1].strip())
+            if form.startswith(suffix + " "):
+                forms.add(form[len(suffix) + 1 :].strip())
+    forms |= {f.replace(" ", "") for f in forms if " " in f}  # "cityroomz" / "city roomz"
+    return {f for f in forms if (len(f) >= _MIN_ALIAS and f not in _STOP_ALIASES) or f == full}
+
+
+@dataclass
+class EntityTracker:
+    """Finds the entities a dialogue context refers to; build with :meth:`from_entities`."""
+
+    alias_index: dict[str, set[tuple]] = field(default_factory=dict)
+    domain_wide: dict[str, tuple] = field(default_factory=dict)
+    pattern: re.Pattern | None = None
+
+    @classmethod
+    def from_names(cls, names: dict[tuple, str | None]) -> EntityTracker:
+        """Build from ``{(domain, entity_id): name}`` (``Knowledge.entity_names``)."""
+        index: dict[str, set[tuple]] = {}
+        domain_wide = {}
+        for key, name in names.items():
+            if key[1] == "*":
+                domain_wide[key[0]] = key
+                continue
+            for alias in aliases(name or ""):
+                index.setdefault(alias, set()).add(key)
+        ordered = sorted(index, key=len, reverse=True)
+        pattern = re.compile(" (" + "|".join(re.escape(a) for a in ordered) + ") ") if ordered else None
+        return cls(index, domain_wide, pattern)
+
+    def mentions(self, text: str) -> list[tuple]:
+        """Entity keys named in ``text``, in order of appearance (longest alias wins at a position)."""
+        if self.pattern is None:
+            return []
+        norm = normalise(text)
+        found: list[tuple] = []
+        pos = 0
+        while True:
+            match = self.pattern.search(norm, pos)
+            if match is None:
+                break
+            for key in sorted(self.alias_index[match.group(1)], key=str):
+                if key not in found:
+                    found.append(key)
+            pos = match.end() - 1
+        return found
+
+    def domain_mentions(self, text: str) -> list[tuple]:
+        norm = normalise(text)
+        return [
+            key
+            for domain, key in self.domain_wide.items()
+            if any(f" {w} " in norm for w in _DOMAIN_WORDS.get(domain, (domain,)))
+        ]
+
+    def fuzzy_mentions(self, text: str) -> list[tuple]:
+        """Entities whose alias is within edit ratio 0.85 of a 1-4 word n-gram of ``text`` (typos)."""
+        words = normalise(text).split()
+        candidates = list(self.alias_index)
+        found: list[tuple] = []
+        for n in (4, 3, 2, 1):
+            for start in range(len(words) - n + 1):
+                gram = " ".join(words[start : start + n])
+                if len(gram) < 6:
+                    continue
+                for alias in difflib.get_close_matches(gram, candidates, n=1, cutoff=_FUZZY_CUTOFF):
+                    found.extend(k for k in sorted(self.alias_index[alias], key=str) if k not in found)
+        return found
+
+    def track(self, turns: list[str], max_entities: int = 5, fuzzy_turns: int = 4) -> list[tuple]:
+        """The entities of the most recent turn that names any (last turn first); [] when none does.
+
+        When no turn names an entity exactly, the last ``fuzzy_turns`` turns are searched for near matches.
+        """
+        last = turns[-1] if turns else ""
+        wide = self.domain_mentions(last)
+        if wide:
+            return wide
+        for text in reversed(turns):
+            found = self.mentions(text)
+            if found:
+                return found[:max_entities]
+        for text in reversed(turns[-fuzzy_turns:]):
+            found = self.fuzzy_mentions(text)
+            if found:
+                return found[:max_entities]
+        return []

@@ -1,0 +1,85 @@
+"""A trained :class:`~clarion.dstc.models.pipeline.DstcModel` on disk, without pickle.
+
+``<dir>/state.json`` (vocabularies, configs, threshold, neighbour responses), ``<dir>/arrays.npz`` (weights and
+embeddings, loaded with ``allow_pickle=False``) and ``<dir>/meta.json`` (written last by
+:func:`clarion.store.write_meta`: clarion version, config, data fingerprint, metrics).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from clarion.data.io import atomic_writer, read_json
+from clarion.dstc.models.detect import Detector
+from clarion.dstc.models.generate import NeighbourBank
+from clarion.dstc.models.persist import tfidf_from_state, tfidf_state
+from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
+from clarion.dstc.models.select import Selector
+from clarion.errors import ModelError
+from clarion.store import is_complete, read_meta, write_meta
+
+STATE, ARRAYS = "state.json", "arrays.npz"
+FORMAT_VERSION = 1
+
+
+def save_model(
+    model: DstcModel, directory: str | Path, data_fingerprint: str, metrics: Mapping[str, Any] | None = None
+) -> Path:
+    """Write ``model`` to ``directory`` (meta.json last, so a half-written model is never complete)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "meta.json").unlink(missing_ok=True)
+    arrays: dict[str, np.ndarray] = {
+        "bank_query": model.bank.query_emb,
+        "bank_knowledge": model.bank.knowledge_emb,
+    }
+    state = {
+        "format_version": FORMAT_VERSION,
+        "config": model.config.to_json(),
+        "detector": model.detector.state(arrays),
+        "selector": model.selector.state(arrays),
+        "vectorizer": tfidf_state(model.vectorizer, "select_tfidf_", arrays),
+        "bank": {"responses": model.bank.responses, "names": model.bank.names},
+    }
+    with atomic_writer(directory / STATE) as handle:
+        json.dump(state, handle, ensure_ascii=False)
+    with atomic_writer(directory / ARRAYS, "wb") as handle:
+        np.savez(handle, **arrays)
+    write_meta(directory, model.config.to_json(), data_fingerprint, metrics)
+    return directory
+
+
+def load_model(directory: str | Path) -> DstcModel:
+    """Read a model written by :func:`save_model`; anything missing or foreign raises :class:`ModelError`."""
+    directory = Path(directory)
+    if not is_complete(directory):
+        raise ModelError(f"{directory}: not a trained DSTC model (no meta.json); run `clarion dstc train`")
+    read_meta(directory)
+    try:
+        state = read_json(directory / STATE)
+        with np.load(directory / ARRAYS, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+        if state.get("format_version") != FORMAT_VERSION:
+            raise ModelError(f"{directory}: model format {state.get('format_version')}, expected {FORMAT_VERSION}")
+        bank = NeighbourBank(
+            list(state["bank"]["responses"]),
+            list(state["bank"]["names"]),
+            arrays["bank_query"],
+            arrays["bank_knowledge"],
+        )
+        return DstcModel(
+            PipelineConfig.from_json(state["config"]),
+            Detector.from_state(state["detector"], arrays),
+            Selector.from_state(state["selector"], arrays),
+            tfidf_from_state(state["vectorizer"], "select_tfidf_", arrays),
+            bank,
+        )
+    except ModelError:
+        raise
+    except (OSError, KeyError, TypeError, ValueError) as err:
+        raise ModelError(f"{directory}: incomplete or incompatible DSTC model ({err})") from None

@@ -1,0 +1,169 @@
+"""The DSTC pipeline: detect -> track the entity -> select snippets -> respond (DESIGN.md's pipeline shape).
+
+:func:`train` fits a :class:`DstcModel` on a labelled :class:`~clarion.dstc.io.Dataset`; :meth:`DstcModel.predict`
+returns one :class:`~clarion.dstc.io.Label` per context, for either track format (DSTC9/10 predictions rank
+``rank_k`` snippets; DSTC11 predictions keep every snippet above the calibrated threshold).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+
+import numpy as np
+
+from clarion.dstc.io import Dataset, Label
+from clarion.dstc.models.candidates import KnowledgeIndex
+from clarion.dstc.models.detect import DetectConfig, Detector
+from clarion.dstc.models.entities import EntityTracker
+from clarion.dstc.models.generate import (
+    Generator,
+    NeighbourBank,
+    Selected,
+    display_name,
+    mean_embedding,
+    neighbour_response,
+    template_response,
+)
+from clarion.dstc.models.select import N_DENSE, SelectConfig, Selector
+from clarion.dstc.schema import Format
+
+Progress = Callable[[str, int], Callable[[int], None]]
+"""``progress(description, total)`` returns an ``advance(n)`` callback (the CLI passes a rich bar)."""
+
+
+def _no_progress(description: str, total: int) -> Callable[[int], None]:
+    return lambda n=1: None
+
+
+@dataclass
+class PipelineConfig:
+    """Everything that defines a trained model (written to meta.json, hashed into the model directory)."""
+
+    detect: DetectConfig = field(default_factory=DetectConfig)
+    select: SelectConfig = field(default_factory=SelectConfig)
+    generator: Generator = Generator.neighbour
+    neighbour_weight: float = 1.0
+    calibration_percent: int = 20
+    max_contexts: int | None = None  # tiny settings train on the first N contexts only
+    dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        out["generator"] = self.generator.value
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict) -> PipelineConfig:
+        return cls(
+            detect=DetectConfig(**obj.get("detect", {})),
+            select=SelectConfig(**obj.get("select", {})),
+            generator=Generator(obj.get("generator", Generator.neighbour.value)),
+            neighbour_weight=float(obj.get("neighbour_weight", 1.0)),
+            calibration_percent=int(obj.get("calibration_percent", 20)),
+            max_contexts=obj.get("max_contexts"),
+            dense=bool(obj.get("dense", True)),
+        )
+
+    @classmethod
+    def tiny(cls) -> PipelineConfig:
+        """The CI setting (``CLARION_TINY=1``): 400 contexts, lexical features only — seconds on a CPU."""
+        return cls(detect=DetectConfig(use_embeddings=False), max_contexts=400, dense=False)
+
+
+class DataSplit(str, Enum):
+    """Which contexts of a data directory a command uses (the split is by dialogue, see clarion.dstc.split)."""
+
+    all = "all"
+    train = "train"
+    dev = "dev"
+
+
+def apply_split(dataset: Dataset, split: DataSplit | str) -> Dataset:
+    """``dataset`` itself for ``all``, else its train or dev side (:func:`clarion.dstc.split.split_dataset`)."""
+    from clarion.dstc.split import split_dataset
+
+    split = DataSplit(split)
+    return dataset if split is DataSplit.all else split_dataset(dataset, split.value)
+
+
+def embed_queries(texts: list[str], dense: bool, cached: bool = False) -> np.ndarray:
+    """MiniLM embeddings of the user turns (zeros when ``dense`` is off)."""
+    if not dense:
+        return np.zeros((len(texts), N_DENSE), dtype=np.float32)
+    from clarion.retrieve.dense import encode, encode_cached
+
+    return encode_cached(texts, name="dstc-queries") if cached else encode(texts)
+
+
+def query_texts(dataset: Dataset) -> list[str]:
+    return [c.last_user_text for c in dataset.contexts]
+
+
+def context_texts(context) -> list[str]:
+    return [t.text for t in context.turns]
+
+
+@dataclass
+class DstcModel:
+    """A trained pipeline: detector, selection TF-IDF + selector, and the neighbour bank."""
+
+    config: PipelineConfig
+    detector: Detector
+    selector: Selector
+    vectorizer: object
+    bank: NeighbourBank
+
+    def predict(self, dataset: Dataset, progress: Progress = _no_progress) -> list[Label]:
+        """One :class:`Label` per context of ``dataset`` (labels, if any, are ignored)."""
+        texts = query_texts(dataset)
+        advance = progress("encoding user turns", 1)
+        q_emb = embed_queries(texts, self.config.dense)
+        advance(1)
+        targets = self.detector.predict(texts, q_emb)
+        index = KnowledgeIndex(dataset.knowledge, self.vectorizer, self.config.dense)
+        tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
+        positive = [i for i, t in enumerate(targets) if t]
+        tracked = {i: tracker.track(context_texts(dataset.contexts[i])) for i in positive}
+        needed = sorted({e for ents in tracked.values() for e in ents if index.snippets(e)}, key=str)
+        index.prepare(needed, progress("encoding entity snippets", len(needed)))
+        q_tfidf = self.vectorizer.transform(texts)
+        ranked = dataset.format is Format.DSTC9
+        out = [Label(False) for _ in texts]
+        advance = progress("selecting and responding", len(positive))
+        for i in positive:
+            entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
+            out[i] = self._answer(index, q_emb[i], q_tfidf[i], entities, ranked)
+            advance(1)
+        return out
+
+    def _fallback_entity(self, index: KnowledgeIndex, q_tfidf) -> list[tuple]:
+        """No name in the context: the entity of the lexically closest snippet (cheap, no encoding)."""
+        best, best_score = [], -1.0
+        for entity in index.entities():
+            matrix = index.tfidf(entity)
+            if matrix.shape[0] == 0:
+                continue
+            score = float((matrix @ q_tfidf.T).max())
+            if score > best_score:
+                best, best_score = [entity], score
+        return best
+
+    def _answer(self, index: KnowledgeIndex, q_emb, q_tfidf, entities, ranked: bool) -> Label:
+        group, snippets = index.group(q_emb, q_tfidf, entities)
+        if not snippets:
+            return Label(True, (), "I'm sorry, I could not find information about that.")
+        chosen = self.selector.choose(self.selector.scores(group), ranked=ranked)
+        picked = [snippets[j] for j in chosen]
+        top = picked[0]
+        name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
+        pool = picked[:1] if ranked else picked
+        if self.config.generator is Generator.template:
+            reviews = tuple(s.body for s in pool if s.doc_type == "review")
+            faqs = tuple(s.body for s in pool if s.doc_type != "review")
+            response = template_response(Selected(name, reviews, faqs))
+        else:
+            k_emb = mean_embedding(group.snippets[[chosen[j] for j in range(len(pool))]])
+            response = neighbour_response(self.bank, q_emb, k_emb, name, self.config.neighbour_weight)
+        return Label(True, tuple(s.key for s in picked), response)

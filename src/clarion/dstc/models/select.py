@@ -1,0 +1,137 @@
+"""Knowledge selection (DSTC9 Track 1 task 2): rank the snippets of the tracked entities, keep the likely ones.
+
+Candidates are every snippet of the entities the :class:`~clarion.dstc.models.entities.EntityTracker` found.
+Each (user turn, snippet) pair gets cheap features — the all-MiniLM-L6-v2 cosine (Reimers & Gurevych, 2019),
+its margin to the best candidate and its rank, a TF-IDF cosine, the snippet type, and the element-wise product
+of the two embeddings (which lets a linear model learn which aspects matter: a "learned similarity" in the
+spirit of Sentence-BERT's classification objective) — and a logistic regression trained on the train
+turns scores them. DSTC11 turns have several gold snippets: every candidate whose probability reaches a
+threshold calibrated for micro F1 on held-out train dialogues is returned (at least the best one). DSTC9/10
+scoring ranks: there the best ``rank_k`` candidates are returned in order.
+
+A cross-encoder was the plan (see docs/dstc.md): on the shared 2-core CPU it scored ~20 pairs/s, too slow for
+~76 candidates per turn, so this feature model is the selection model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+N_DENSE = 384
+
+
+@dataclass
+class SelectConfig:
+    """Options of the selector (part of the model's config in meta.json)."""
+
+    C: float = 1.0
+    use_product: bool = True
+    max_snippets: int = 20
+    rank_k: int = 5
+
+
+@dataclass
+class Group:
+    """One turn's candidates: the query embedding, candidate embeddings, TF-IDF cosines and types."""
+
+    query: np.ndarray  # (384,)
+    snippets: np.ndarray  # (n, 384)
+    lexical: np.ndarray  # (n,) TF-IDF cosine
+    is_faq: np.ndarray  # (n,) bool
+    n_entities: int = 1
+
+
+def group_features(group: Group, use_product: bool = True) -> np.ndarray:
+    """The feature matrix (n, d) of one group (see the module docstring)."""
+    n = len(group.snippets)
+    if n == 0:
+        return np.zeros((0, 8 + (N_DENSE if use_product else 0)), dtype=np.float32)
+    cos = group.snippets @ group.query
+    order = np.argsort(-cos, kind="stable")
+    rank = np.empty(n)
+    rank[order] = np.arange(n)
+    lex = group.lexical
+    columns = [
+        cos,
+        cos - cos.max(),
+        (cos - cos.mean()) / (cos.std() + 1e-6),
+        np.log1p(rank),
+        lex,
+        lex - lex.max(),
+        group.is_faq.astype(float),
+        np.full(n, float(group.n_entities)),
+    ]
+    dense = np.stack(columns, axis=1)
+    if use_product:
+        dense = np.hstack([dense, group.snippets * group.query[None, :]])
+    return dense.astype(np.float32)
+
+
+class Selector:
+    """A logistic regression over :func:`group_features` with a calibrated selection threshold."""
+
+    def __init__(self, config: SelectConfig | None = None):
+        self.config = config or SelectConfig()
+        self.threshold = 0.5
+        self._model = None
+
+    def fit(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> None:
+        from sklearn.linear_model import LogisticRegression
+
+        x = np.vstack([group_features(g, self.config.use_product) for g in groups])
+        y = np.concatenate([np.asarray(lab, dtype=int) for lab in labels])
+        self._model = LogisticRegression(C=self.config.C, max_iter=2000)
+        self._model.fit(x, y)
+
+    def scores(self, group: Group) -> np.ndarray:
+        """P(snippet is gold) for each candidate of ``group``."""
+        if len(group.snippets) == 0:
+            return np.zeros(0)
+        return self._model.predict_proba(group_features(group, self.config.use_product))[:, 1]
+
+    def choose(self, scores: np.ndarray, ranked: bool = False) -> list[int]:
+        """Indices of the selected candidates, best first (see the module docstring)."""
+        if len(scores) == 0:
+            return []
+        order = [int(i) for i in np.argsort(-scores, kind="stable")]
+        if ranked:
+            return order[: self.config.rank_k]
+        keep = [i for i in order if scores[i] >= self.threshold][: self.config.max_snippets]
+        return keep or order[:1]
+
+    def state(self, arrays: dict[str, np.ndarray]) -> dict:
+        from clarion.dstc.models.persist import logreg_state
+
+        logreg_state(self._model, "select_lr_", arrays)
+        return {"config": asdict(self.config), "threshold": self.threshold}
+
+    @classmethod
+    def from_state(cls, state: dict, arrays: dict[str, np.ndarray]) -> Selector:
+        from clarion.dstc.models.persist import logreg_from_state
+
+        sel = cls(SelectConfig(**state["config"]))
+        sel.threshold = float(state["threshold"])
+        sel._model = logreg_from_state("select_lr_", arrays)
+        return sel
+
+    def calibrate(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> float:
+        """Set :attr:`threshold` to the value maximising micro F1 over ``groups``; returns that F1."""
+        all_scores = [self.scores(g) for g in groups]
+        best_f1, best_t = -1.0, 0.5
+        for t in np.arange(0.05, 0.95, 0.025):
+            self.threshold = float(t)
+            tp = fp = fn = 0
+            for s, lab in zip(all_scores, labels, strict=True):
+                chosen = set(self.choose(s))
+                gold = set(np.flatnonzero(lab).tolist())
+                tp += len(chosen & gold)
+                fp += len(chosen - gold)
+                fn += len(gold - chosen)
+            f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+            if f1 > best_f1:
+                best_f1, best_t = f1, float(t)
+        self.threshold = best_t
+        return best_f1

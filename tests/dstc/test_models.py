@@ -1,0 +1,179 @@
+"""The DSTC pipeline: entity tracking, the template generator, and the prediction contract (tiny settings)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from dstc_synthetic import write_synthetic
+
+from clarion.dstc.io import load_dataset, parse_labels, predictions_to_json
+from clarion.dstc.models.entities import EntityTracker, aliases
+from clarion.dstc.models.generate import (
+    NeighbourBank,
+    Selected,
+    display_name,
+    neighbour_response,
+    swap_entity,
+    template_response,
+    third_person,
+)
+from clarion.dstc.models.modeldir import load_model, save_model
+from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.dstc.models.select import Selector
+from clarion.dstc.models.train import train
+from clarion.dstc.schema import Format
+from clarion.errors import InputError, ModelError
+
+NAMES = {
+    ("hotel", 1): "ASHLEY HOTEL",
+    ("hotel", 2): "LOVELL LODGE",
+    ("hotel", 3): "THE CAMBRIDGE BELFRY",
+    ("restaurant", 4): "NANDOS",
+    ("restaurant", 5): "NANDOS CITY CENTRE",
+    ("restaurant", 6): "CAMBRIDGE LODGE RESTAURANT",
+    ("taxi", "*"): None,
+}
+
+
+@pytest.fixture(scope="module")
+def tracker() -> EntityTracker:
+    return EntityTracker.from_names(NAMES)
+
+
+# --- entity tracking -------------------------------------------------------------------------------------
+
+
+def test_aliases_drop_article_and_generic_suffix_but_not_place_words():
+    assert {"the cambridge belfry", "cambridge belfry"} <= aliases("THE CAMBRIDGE BELFRY")
+    assert "ashley" in aliases("ASHLEY HOTEL")
+    assert "cambridge" not in aliases("CAMBRIDGE LODGE RESTAURANT")
+
+
+def test_most_recent_mention_wins(tracker):
+    turns = ["Tell me about the Ashley Hotel.", "Sure. Lovell Lodge is nearby too.", "Is it quiet?"]
+    assert tracker.track(turns) == [("hotel", 2)]
+
+
+def test_last_turn_mention_beats_earlier_ones(tracker):
+    turns = ["Lovell Lodge please.", "Booked.", "Actually, is the Ashley quiet?"]
+    assert tracker.track(turns) == [("hotel", 1)]
+
+
+def test_several_entities_in_one_turn_are_all_returned_in_order(tracker):
+    turns = ["Any hotels?", "Ashley Hotel and Lovell Lodge match.", "Which one is quieter?"]
+    assert tracker.track(turns) == [("hotel", 1), ("hotel", 2)]
+
+
+def test_longest_alias_wins(tracker):
+    assert tracker.track(["Is Nandos City Centre busy?"]) == [("restaurant", 5)]
+    assert tracker.track(["Is Nandos busy?"]) == [("restaurant", 4)]
+
+
+def test_fuzzy_match_for_typos(tracker):
+    assert tracker.track(["Info on the cambrdige belfry please.", "It is in the west.", "Nice view?"]) == [("hotel", 3)]
+
+
+def test_place_words_alone_do_not_match_and_nothing_gives_empty(tracker):
+    assert tracker.track(["I love Cambridge.", "Me too.", "Is it clean?"]) == []
+
+
+def test_domain_wide_docs_by_keyword(tracker):
+    assert tracker.track(["Ashley Hotel please.", "Done.", "Can I pay the taxi by card?"]) == [("taxi", "*")]
+
+
+# --- generation -------------------------------------------------------------------------------------------
+
+
+def test_third_person_and_display_name():
+    assert third_person("I loved my room and we slept well.") == "they loved their room and they slept well."
+    assert third_person("I was happy.") == "they were happy."
+    assert display_name("ROSA'S BED AND BREAKFAST") == "Rosa's Bed And Breakfast"
+    assert display_name("Good Hotel") == "Good Hotel"
+    assert display_name(None) == "this place"
+
+
+def test_template_uses_faq_answer_then_reported_reviews():
+    selected = Selected("Alpha", reviews=("I loved the quiet room.", "Our view was great!"), faqs=("Free parking.",))
+    assert template_response(selected) == (
+        "Free parking. Guests of Alpha say that they loved the quiet room, and their view was great."
+    )
+    assert template_response(Selected("Alpha")).startswith("I'm sorry")
+
+
+def test_swap_entity_and_neighbour_response():
+    assert swap_entity("Yes, the Ashley Hotel is quiet.", "ASHLEY HOTEL", "Lovell Lodge") == (
+        "Yes, Lovell Lodge is quiet."
+    )
+    bank = NeighbourBank(
+        ["The Ashley is quiet.", "Lovell Lodge has a view."],
+        ["ASHLEY HOTEL", "LOVELL LODGE"],
+        np.eye(2, 384, dtype=np.float32),
+        np.zeros((2, 384), dtype=np.float32),
+    )
+    query = np.eye(1, 384, 1, dtype=np.float32)[0]
+    assert neighbour_response(bank, query, np.zeros(384, np.float32), "Beta House") == "Beta House has a view."
+
+
+def test_selector_threshold_keeps_at_least_the_best():
+    sel = Selector()
+    sel.threshold = 0.5
+    assert sel.choose(np.array([0.1, 0.7, 0.6])) == [1, 2]
+    assert sel.choose(np.array([0.1, 0.2])) == [1]
+    assert sel.choose(np.array([0.1, 0.7, 0.6]), ranked=True) == [1, 2, 0]
+
+
+# --- the prediction contract ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    return load_dataset(write_synthetic(tmp_path_factory.mktemp("syn")))
+
+
+@pytest.fixture(scope="module")
+def tiny_model(synthetic):
+    model, info = train(synthetic, PipelineConfig.tiny())
+    assert 0.0 <= info["selection_threshold"] <= 1.0
+    return model
+
+
+def test_predictions_match_logs_and_validate(tiny_model, synthetic):
+    preds = tiny_model.predict(synthetic)
+    assert len(preds) == len(synthetic.contexts)
+    raw = predictions_to_json(preds, synthetic.format)
+    parse_labels(raw, synthetic.format, n_contexts=len(synthetic.contexts), knowledge=synthetic.knowledge)
+    accuracy = np.mean([p.target == g.target for p, g in zip(preds, synthetic.labels, strict=True)])
+    assert accuracy >= 0.9
+    hits = [set(p.knowledge) & set(g.knowledge) for p, g in zip(preds, synthetic.labels, strict=True) if g.target]
+    assert np.mean([bool(h) for h in hits]) >= 0.75
+
+
+def test_predicts_dstc9_format_with_ranked_snippets(tiny_model, tiny, tmp_path):
+    data = load_dataset(tiny.write_dir(tmp_path / "d9", "dstc9"), labels=False)
+    preds = tiny_model.predict(data)
+    raw = predictions_to_json(preds, Format.DSTC9)
+    parse_labels(raw, Format.DSTC9, n_contexts=len(data.contexts), knowledge=data.knowledge)
+    for pred in preds:
+        if pred.target:
+            assert 1 <= len(pred.knowledge) <= 5 and all(len(k) == 3 for k in pred.knowledge)
+
+
+def test_save_and_load_roundtrip(tiny_model, synthetic, tmp_path):
+    save_model(tiny_model, tmp_path / "m", "fp", {"x": 1})
+    again = load_model(tmp_path / "m")
+    assert again.predict(synthetic) == tiny_model.predict(synthetic)
+
+
+def test_load_refuses_incomplete_model(tmp_path):
+    (tmp_path / "m").mkdir()
+    with pytest.raises(ModelError, match="no meta.json"):
+        load_model(tmp_path / "m")
+
+
+def test_training_needs_labels_and_both_classes(synthetic):
+    no_labels = synthetic.subset(range(len(synthetic.contexts)))
+    no_labels.labels = None
+    with pytest.raises(InputError, match="labels.json"):
+        train(no_labels, PipelineConfig.tiny())
+    with pytest.raises(InputError, match="both"):
+        train(synthetic.subset([0, 2, 4]), PipelineConfig.tiny())
