@@ -1,0 +1,96 @@
+"""`clarion dstc train/predict/evaluate` on a tiny synthetic data directory (tiny settings, no MiniLM)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from dstc_synthetic import write_synthetic
+from typer.testing import CliRunner
+
+from clarion.cli import app, main
+
+
+@pytest.fixture(autouse=True)
+def tiny_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("CLARION_TINY", "1")
+    monkeypatch.setenv("CLARION_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def data(tmp_path):
+    return write_synthetic(tmp_path / "data")
+
+
+def run(*args: str):
+    result = CliRunner().invoke(app, ["dstc", *args])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def fails(capsys, *args: str) -> str:
+    with pytest.raises(SystemExit) as err:
+        main(["dstc", *args])
+    assert err.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    return lines[0]
+
+
+def test_train_predict_evaluate(data, tmp_path):
+    model = tmp_path / "model"
+    run("train", "--data", str(data), "--out", str(model))
+    meta = json.loads((model / "meta.json").read_text())
+    assert meta["config"]["dense"] is False and meta["metrics"]["contexts"] == 24
+    pred = tmp_path / "pred.json"
+    run("predict", "--data", str(data), "--out", str(pred), "--model", str(model))
+    assert len(json.loads(pred.read_text())) == 24
+    result = run("evaluate", "--data", str(data), "--pred", str(pred), "--json", "--no-meteor")
+    scores = json.loads(result.stdout)
+    assert set(scores) == {"detection", "selection", "generation"}
+    assert scores["detection"]["f1"] > 0.9
+
+
+def test_split_flags_use_one_side_of_the_dialogue_split(data, tmp_path):
+    model = tmp_path / "model"
+    run("train", "--data", str(data), "--split", "train", "--out", str(model))
+    n_train = json.loads((model / "meta.json").read_text())["metrics"]["contexts"]
+    pred = tmp_path / "dev.json"
+    run("predict", "--data", str(data), "--split", "dev", "--out", str(pred), "--model", str(model))
+    n_dev = len(json.loads(pred.read_text()))
+    assert n_train + n_dev == 24 and n_dev > 0
+    result = run("evaluate", "--data", str(data), "--split", "dev", "--pred", str(pred), "--json", "--no-meteor")
+    assert "selection" in json.loads(result.stdout)
+
+
+def test_predict_without_labels_trains_the_default_model(tmp_path):
+    root = tmp_path / "root"
+    write_synthetic(root / "dstc11_track5")
+    unlabelled = write_synthetic(tmp_path / "unlabelled", labels=False)
+    pred = tmp_path / "pred.json"
+    result = CliRunner().invoke(
+        app, ["dstc", "predict", "--data", str(unlabelled), "--out", str(pred), "--data-dir", str(root)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "training it" in result.output
+    assert len(json.loads(pred.read_text())) == 24
+    assert list((tmp_path / "cache" / "models" / "dstc").iterdir())
+
+
+@pytest.mark.parametrize("name", ["logs.json", "knowledge.json", "labels.json"])
+def test_malformed_input_is_one_line_exit_2(data, tmp_path, capsys, name):
+    (data / name).write_text("[{" if name != "knowledge.json" else '{"hotel": {"0": {"name": 3}}}')
+    line = fails(capsys, "train", "--data", str(data), "--out", str(tmp_path / "m"))
+    assert name in line or "format" in line
+    assert not (tmp_path / "m" / "meta.json").exists()
+
+
+def test_bad_prediction_and_missing_model(data, tmp_path, capsys):
+    pred = tmp_path / "pred.json"
+    pred.write_text(json.dumps([{"target": False}]))
+    assert "pred.json" in fails(capsys, "evaluate", "--data", str(data), "--pred", str(pred), "--no-meteor")
+    out = tmp_path / "out.json"
+    assert "no meta.json" in fails(
+        capsys, "predict", "--data", str(data), "--out", str(out), "--model", str(tmp_path / "nope")
+    )
+    assert not out.exists()
