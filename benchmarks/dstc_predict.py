@@ -1,0 +1,57 @@
+"""Prediction speed of the DSTC pipeline: ``predict`` on 1,000 dstc11_track5 contexts (target: <= 2 minutes).
+
+Loads the default model (``clarion dstc train --split train``; trained here when absent), warms the entity
+snippet embeddings once (they are cached on disk by content, as in normal use), then times
+``DstcModel.predict`` on the first ``--contexts`` contexts ``--repeats`` times and prints the median, with the
+machine. No language model is involved (the generators are template / nearest-neighbour).
+
+Run: ``python benchmarks/dstc_predict.py [--contexts 1000] [--repeats 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--contexts", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--model", default=None, help="model directory (default: the default model)")
+    args = parser.parse_args()
+
+    from clarion.cli.dstc import DEFAULT_DATASET, _config, _train, default_model_dir
+    from clarion.data.location import dataset_dir
+    from clarion.dstc.io import load_dataset
+    from clarion.dstc.models.modeldir import load_model
+    from clarion.dstc.models.pipeline import DataSplit
+    from clarion.store import is_complete
+
+    directory = dataset_dir(DEFAULT_DATASET)
+    model_path = args.model or default_model_dir()
+    if not is_complete(model_path):
+        print(f"training the default model -> {model_path}")
+        _train(directory, DataSplit.train, model_path, _config())
+    model = load_model(model_path)
+    data = load_dataset(directory, labels=False)
+    data = data.subset(range(min(args.contexts, len(data.contexts))))
+    model.predict(data.subset(range(min(50, len(data.contexts)))))  # load MiniLM once
+    times = []
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        preds = model.predict(data)
+        times.append(time.perf_counter() - start)
+    print(
+        f"dstc predict: {len(data.contexts)} contexts ({sum(p.target for p in preds)} knowledge-seeking), "
+        f"median {statistics.median(times):.1f} s over {args.repeats} runs "
+        f"(min {min(times):.1f}, max {max(times):.1f}); no LM generation; "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs (shared)"
+    )
+
+
+if __name__ == "__main__":
+    main()
