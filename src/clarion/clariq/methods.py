@@ -32,8 +32,9 @@ DEFAULT_RANK_METHOD = "full"
 
 NEED_METHODS: dict[str, str] = {
     "majority": "clarion.clariq.baselines:need_majority",
+    "model": "clarion.clariq.need:need_model",
 }
-DEFAULT_NEED_METHOD = "majority"
+DEFAULT_NEED_METHOD = "model"
 
 
 def _resolve(registry: dict[str, str], kind: str, name: str) -> Callable:

@@ -1,0 +1,228 @@
+"""The ClariQ clarification-need model: ambiguity features (:mod:`clarion.detect`) and a small classifier.
+
+``NeedModel.train(data, splits)`` computes label-free features for the labelled topics of ``splits``
+(request form, WordNet senses, questions won in the per-question softmax over every known request, the
+spread of those questions), measures the configuration by repeated stratified cross-validation on those
+topics (official weighted F1, mean +- std, stored in ``meta.json``) and fits the classifier on all of them.
+A saved model is self-contained: the bank and pool embeddings travel with it, so predicting only encodes
+the new requests. ``need_model`` is the ``"model"`` need method of :mod:`clarion.clariq.methods`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from clarion.clariq.constants import NEED_LABELS
+from clarion.data.clariq import ClariQ
+from clarion.data.io import atomic_writer, read_json, write_json
+from clarion.detect.ambiguity import TEMPERATURE, RequestPool
+from clarion.detect.classify import decide, make_classifier
+from clarion.detect.cv import fit_decide, repeated_cv
+from clarion.detect.features import FeatureSpace, feature_names, parse_groups
+from clarion.errors import InputError, ModelError
+from clarion.store import fingerprint_files, is_complete, model_dir, read_meta, write_meta
+from clarion.types import Topic
+
+TASK = "clariq"
+NAME = "need"
+LABELLED_SPLITS = ("train", "dev", "test")
+POOL_SPLITS = ("train", "dev", "test")
+MAX_REQUEST_CHARS = 2000
+DEFAULT_GROUPS = ("form", "lexicon", "bank", "spread", "markers")
+
+
+@dataclass(frozen=True)
+class NeedConfig:
+    """Everything that defines a need model besides its training data."""
+
+    groups: tuple[str, ...] = DEFAULT_GROUPS
+    classifier: str = "logreg"
+    C: float = 0.3
+    tune_decision: bool = False
+    cv_splits: int = 5
+    cv_repeats: int = 5
+    temperature: float = TEMPERATURE
+    seed: int = 0
+
+    @classmethod
+    def tiny(cls) -> NeedConfig:
+        """The CI configuration: the same model, a 3-fold single-repeat cross-validation."""
+        return cls(cv_splits=3, cv_repeats=1)
+
+    def make(self):
+        """A factory of fresh, unfitted classifiers of this configuration."""
+        return lambda: make_classifier(self.classifier, C=self.C, seed=self.seed)
+
+
+def validate_requests(requests: Sequence[str]) -> list[str]:
+    """The requests as a list; an empty list, a non-string, an empty or an oversized request raises
+    :class:`InputError` naming its position."""
+    if isinstance(requests, str) or not isinstance(requests, Sequence):
+        raise InputError("requests must be a list of strings")
+    if not requests:
+        raise InputError("no requests given: at least one request is needed")
+    for i, request in enumerate(requests):
+        if not isinstance(request, str):
+            raise InputError(f"request {i}: expected a string, got {type(request).__name__}")
+        if not request.strip():
+            raise InputError(f"request {i}: empty request")
+        if len(request) > MAX_REQUEST_CHARS:
+            raise InputError(f"request {i}: {len(request)} characters, at most {MAX_REQUEST_CHARS} allowed")
+    return list(requests)
+
+
+def check_splits(splits: Sequence[str]) -> tuple[str, ...]:
+    """The distinct labelled splits, in order; an unknown or missing split raises :class:`InputError`."""
+    splits = tuple(dict.fromkeys(splits))
+    if not splits:
+        raise InputError("give at least one labelled split to train on (train, dev)")
+    for split in splits:
+        if split not in LABELLED_SPLITS:
+            raise InputError(f"unknown split {split!r}; choose from: {', '.join(LABELLED_SPLITS)}")
+    return splits
+
+
+def labelled(data: ClariQ, splits: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """Requests and need labels of the labelled topics of ``splits``."""
+    requests, labels = [], []
+    for split in splits:
+        gold = data.labels(split)
+        for topic, request in gold.requests.items():
+            requests.append(request)
+            labels.append(gold.need[topic])
+    return requests, np.asarray(labels, dtype=int)
+
+
+def feature_space(data: ClariQ, temperature: float = TEMPERATURE) -> FeatureSpace:
+    """The feature space over ``data``'s bank (cached MiniLM embeddings) and every known request."""
+    from clarion.clariq.baselines import bank_pool
+    from clarion.retrieve.dense import encode_cached
+
+    _, texts = bank_pool(data)
+    bank = encode_cached(texts, name="clariq-bank")
+    return FeatureSpace.build(texts, bank, [t.request for t in data.known_requests(POOL_SPLITS)], temperature)
+
+
+@dataclass
+class NeedModel:
+    """A trained clarification-need predictor (labels 1-4, 1 = no clarification needed)."""
+
+    config: NeedConfig
+    space: FeatureSpace
+    classifier: object
+    weights: np.ndarray = field(default_factory=lambda: np.ones(len(NEED_LABELS)))
+    metrics: dict = field(default_factory=dict)
+    fingerprint: str = ""
+    """The fingerprint of the training data (:func:`data_fingerprint`)."""
+
+    @classmethod
+    def train(cls, data: ClariQ, splits: Sequence[str], tiny: bool = False) -> NeedModel:
+        """Train on the labelled topics of ``splits``; ``metrics`` gets the repeated-CV weighted F1."""
+        splits = check_splits(splits)
+        config = NeedConfig.tiny() if tiny else NeedConfig()
+        groups = parse_groups(config.groups)
+        requests, y = labelled(data, splits)
+        space = feature_space(data, config.temperature)
+        X = space.features(requests, groups)
+        cv = repeated_cv(config.make(), X, y, config.cv_splits, config.cv_repeats, tune_decision=config.tune_decision)
+        classifier, weights = fit_decide(config.make(), X, y, config.tune_decision)
+        metrics = {"cv": cv.as_dict(), "splits": list(splits), "topics": len(y)}
+        return cls(config, space, classifier, weights, metrics, data_fingerprint(data, splits))
+
+    def _features(self, requests: Sequence[str]) -> np.ndarray:
+        return self.space.features(validate_requests(requests), parse_groups(self.config.groups))
+
+    def predict_proba(self, requests: Sequence[str]) -> np.ndarray:
+        """Class probabilities ``(n, 4)`` over labels 1..4; rows sum to 1."""
+        return self.classifier.predict_proba(self._features(requests))
+
+    def predict(self, requests: Sequence[str]) -> list[int]:
+        """Need labels 1-4 (the probabilities times the tuned per-class decision weights, argmax)."""
+        return [int(v) for v in decide(self.predict_proba(requests), self.weights)]
+
+    def save(self, directory: str | Path) -> Path:
+        """Write the model to ``directory`` (``meta.json`` last, marking it complete)."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        pool = self.space.pool
+        with atomic_writer(directory / "pool.npz", "wb") as handle:
+            np.savez(handle, bank=pool.bank, requests=pool.requests)
+        with atomic_writer(directory / "classifier.npz", "wb") as handle:
+            np.savez(handle, **self.classifier.state)
+        write_json(
+            directory / "need.json",
+            {
+                "bank_texts": pool.bank_texts,
+                "request_keys": pool.request_keys,
+                "weights": [float(w) for w in self.weights],
+                "features": feature_names(parse_groups(self.config.groups)),
+            },
+        )
+        write_meta(directory, asdict(self.config), self.fingerprint, self.metrics)
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> NeedModel:
+        """A model written by :meth:`save`; an incomplete or foreign directory raises :class:`ModelError`."""
+        directory = Path(directory)
+        meta = read_meta(directory)
+        try:
+            config = NeedConfig(**{**meta["config"], "groups": tuple(meta["config"]["groups"])})
+            state = read_json(directory / "need.json")
+            with np.load(directory / "pool.npz") as arrays:
+                bank, requests = arrays["bank"], arrays["requests"]
+            with np.load(directory / "classifier.npz") as arrays:
+                classifier_state = {k: arrays[k] for k in arrays.files}
+        except (KeyError, TypeError, OSError, ValueError) as err:
+            raise ModelError(f"{directory}: not a clarification-need model ({err}); retrain it") from None
+        if state.get("features") != feature_names(parse_groups(config.groups)):
+            raise ModelError(f"{directory}: trained with other features; retrain it (clarion clariq train)")
+        pool = RequestPool(bank, state["bank_texts"], requests, state["request_keys"], config.temperature)
+        classifier = config.make()()
+        classifier.state = classifier_state
+        weights = np.asarray(state["weights"], dtype=float)
+        metrics = meta.get("metrics", {})
+        return cls(config, FeatureSpace(pool), classifier, weights, metrics, meta.get("data_fingerprint", ""))
+
+
+def data_fingerprint(data: ClariQ, splits: Sequence[str]) -> str:
+    """Fingerprint of the labelled splits, the bank and the request-pool files."""
+    names = {"question_bank.tsv"} | {f"{s}.tsv" for s in (*splits, *POOL_SPLITS)}
+    return fingerprint_files(p for p in (data.path(n) for n in sorted(names)) if p.exists())
+
+
+def default_model_dir(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Path:
+    """Where :func:`load_or_train` keeps the model trained on ``splits``."""
+    config = NeedConfig.tiny() if tiny else NeedConfig()
+    splits = check_splits(splits)
+    return model_dir(TASK, NAME, {"splits": list(splits), **asdict(config)}, data_fingerprint(data, splits))
+
+
+def load_or_train(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> NeedModel:
+    """The model trained on ``splits``, trained now (saying so on stderr) when absent."""
+    splits = check_splits(splits)
+    directory = default_model_dir(data, splits, tiny)
+    if is_complete(directory):
+        return NeedModel.load(directory)
+    print(
+        f"No clarification-need model for splits {','.join(splits)}; training it into {directory} ...",
+        file=sys.stderr,
+        flush=True,
+    )
+    model = NeedModel.train(data, splits, tiny=tiny)
+    model.save(directory)
+    return model
+
+
+def need_model(topics: list[Topic], data: ClariQ, train_splits: Sequence[str] = ("train", "dev")) -> dict[str, int]:
+    """The ``"model"`` need method: labels 1-4 for ``topics`` from the model trained on ``train_splits``."""
+    if not topics:
+        return {}
+    model = load_or_train(data, tuple(train_splits) or ("train", "dev"))
+    labels = model.predict([t.request for t in topics])
+    return {t.id: label for t, label in zip(topics, labels, strict=True)}

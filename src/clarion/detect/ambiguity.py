@@ -1,0 +1,191 @@
+"""Ambiguity features from the ClariQ question bank: how many intents the bank and retrieval suggest.
+
+The ClariQ bank is the union of per-topic clarifying-question sets, so the questions a request "wins" in a
+per-question softmax over every known request (train, dev and public test requests, unlabelled; temperature
+0.05, as in docs/architecture's measured observations) are mostly that request's own questions: how many it
+wins, and how dissimilar they are, estimate how many intents (facets) it has. Pure numpy on L2-normalised
+MiniLM embeddings; :class:`RequestPool` holds the precomputed per-question statistics of the known requests.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+TEMPERATURE = 0.05
+MIN_SET = 3
+MAX_SET = 40
+
+BANK_FEATURES = (
+    "won_argmax",
+    "won_p50",
+    "won_p90",
+    "won_soft",
+    "top1",
+    "top5_mean",
+    "top20_mean",
+    "top20_std",
+    "pool_max_sim",
+    "pool_n_close",
+)
+SPREAD_FEATURES = (
+    "set_pair_sim",
+    "set_clusters_50",
+    "set_clusters_65",
+    "set_pc1_share",
+    "set_centroid_sim",
+    "set_request_sim",
+    "top10_pair_sim",
+    "top10_clusters_50",
+)
+MARKER_FEATURES = ("mark_alternative", "mark_referring", "mark_which", "mark_mention")
+
+_ALTERNATIVE = re.compile(r"\bor\b")
+_REFERRING = re.compile(r"\b(?:referring|do you mean|did you mean|talking about)\b")
+_WHICH = re.compile(r"\b(?:which|what kind|what type|what sort|specific|particular)\b")
+
+
+@dataclass
+class RequestPool:
+    """The known requests' embeddings and, per bank question, the statistics of their softmax scores."""
+
+    bank: np.ndarray
+    """(n_questions, d) L2-normalised bank question embeddings."""
+    bank_texts: list[str]
+    requests: np.ndarray
+    """(n_requests, d) L2-normalised embeddings of the known requests."""
+    request_keys: list[str]
+    """The normalised text of each known request (a request equal to one of them is not its own rival)."""
+    temperature: float = TEMPERATURE
+    _scores: np.ndarray = field(init=False, repr=False)
+    _mass: np.ndarray = field(init=False, repr=False)
+    _top2: np.ndarray = field(init=False, repr=False)
+    _index: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._scores = (self.requests @ self.bank.T).astype(np.float64)
+        self._mass = np.exp((self._scores - 1.0) / self.temperature).sum(axis=0)
+        order = np.argsort(-self._scores, axis=0, kind="stable")[:2]
+        self._top2 = order
+        self._index = {key: i for i, key in enumerate(self.request_keys)}
+
+    def rivals(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per question: the softmax mass and the best score of every known request except ``key``."""
+        own = self._index.get(key)
+        if own is None:
+            best = self._scores[self._top2[0], np.arange(self.bank.shape[0])]
+            return self._mass, best
+        own_scores = self._scores[own]
+        mass = np.maximum(self._mass - np.exp((own_scores - 1.0) / self.temperature), 0.0)
+        rival = np.where(self._top2[0] == own, self._top2[1], self._top2[0])
+        return mass, self._scores[rival, np.arange(self.bank.shape[0])]
+
+    def neighbours(self, key: str, embedding: np.ndarray) -> np.ndarray:
+        """Cosine similarity of ``embedding`` to every other known request."""
+        sims = self.requests @ embedding
+        own = self._index.get(key)
+        return sims if own is None else np.delete(sims, own)
+
+
+def _pair_sim(vectors: np.ndarray) -> float:
+    if len(vectors) < 2:
+        return 1.0
+    sims = vectors @ vectors.T
+    n = len(vectors)
+    return float((sims.sum() - np.trace(sims)) / (n * (n - 1)))
+
+
+def _clusters(vectors: np.ndarray, threshold: float) -> float:
+    """Number of average-linkage clusters with cosine distance below ``threshold``."""
+    if len(vectors) < 2:
+        return float(len(vectors))
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    tree = linkage(vectors.astype(np.float64), method="average", metric="cosine")
+    return float(fcluster(tree, t=threshold, criterion="distance").max())
+
+
+def _pc1_share(vectors: np.ndarray) -> float:
+    if len(vectors) < 2:
+        return 1.0
+    centred = vectors - vectors.mean(axis=0)
+    sv = np.linalg.svd(centred, compute_uv=False) ** 2
+    return float(sv[0] / sv.sum()) if sv.sum() > 0 else 1.0
+
+
+@dataclass
+class BankView:
+    """One request seen through the bank: similarities, win probabilities and its question set."""
+
+    scores: np.ndarray
+    prob: np.ndarray
+    won: np.ndarray
+    chosen: np.ndarray
+    """Indices of the request's question set: questions it wins with p > 0.5 (at least ``MIN_SET``, by p)."""
+
+
+def bank_view(pool: RequestPool, key: str, embedding: np.ndarray) -> BankView:
+    """Score one request (its normalised text ``key`` and embedding) against the bank and the pool."""
+    scores = (pool.bank @ embedding).astype(np.float64)
+    mass, best_rival = pool.rivals(key)
+    own = np.exp((scores - 1.0) / pool.temperature)
+    prob = own / (own + mass)
+    order = np.argsort(-prob, kind="stable")
+    n = int(np.clip((prob > 0.5).sum(), MIN_SET, MAX_SET))
+    return BankView(scores, prob, scores > best_rival, order[:n])
+
+
+def bank_features(pool: RequestPool, view: BankView, key: str, embedding: np.ndarray) -> np.ndarray:
+    """The :data:`BANK_FEATURES`: how many questions the request wins and how well the bank matches it."""
+    top = np.sort(view.scores)[::-1][:20]
+    neighbours = pool.neighbours(key, embedding)
+    values = (
+        view.won.sum(),
+        (view.prob > 0.5).sum(),
+        (view.prob > 0.9).sum(),
+        view.prob.sum(),
+        top[0],
+        top[:5].mean(),
+        top.mean(),
+        top.std(),
+        neighbours.max() if len(neighbours) else 0.0,
+        (neighbours > 0.5).sum(),
+    )
+    return np.asarray(values, dtype=np.float64)
+
+
+def spread_features(pool: RequestPool, view: BankView, embedding: np.ndarray) -> np.ndarray:
+    """The :data:`SPREAD_FEATURES`: how dissimilar the request's questions (and its top 10) are."""
+    chosen = pool.bank[view.chosen]
+    top10 = pool.bank[np.argsort(-view.scores, kind="stable")[:10]]
+    centroid = chosen.mean(axis=0)
+    norm = np.linalg.norm(centroid)
+    values = (
+        _pair_sim(chosen),
+        _clusters(chosen, 0.5),
+        _clusters(chosen, 0.65),
+        _pc1_share(chosen),
+        float(centroid @ embedding / norm) if norm > 0 else 0.0,
+        float((chosen @ embedding).mean()),
+        _pair_sim(top10),
+        _clusters(top10, 0.5),
+    )
+    return np.asarray(values, dtype=np.float64)
+
+
+def marker_features(pool: RequestPool, view: BankView, topic_words: frozenset[str]) -> np.ndarray:
+    """The :data:`MARKER_FEATURES`: the share of the request's questions that offer alternatives, ask
+    "are you referring to ...", ask "which/what kind" or name the request's own words."""
+    texts = [pool.bank_texts[i].lower() for i in view.chosen]
+    n = max(len(texts), 1)
+    return np.asarray(
+        (
+            sum(bool(_ALTERNATIVE.search(t)) for t in texts) / n,
+            sum(bool(_REFERRING.search(t)) for t in texts) / n,
+            sum(bool(_WHICH.search(t)) for t in texts) / n,
+            sum(bool(topic_words & set(t.split())) for t in texts) / n,
+        ),
+        dtype=np.float64,
+    )

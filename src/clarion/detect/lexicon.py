@@ -1,0 +1,51 @@
+"""Lexical-ambiguity features from WordNet 3.0 (Miller, 1995): how many senses the request's topic has.
+
+A request whose topic phrase is itself a WordNet entry with several senses ("iron", "the wall", "joints") is
+the classic ambiguous query (Sanderson, "Ambiguous queries: test collections need more sense", SIGIR 2008).
+WordNet comes from Debian's ``wordnet-base`` files through :func:`clarion.evaluate.dstc9.debian_wordnet`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from clarion.detect.form import TOKEN, stopwords, topic_phrase
+
+LEXICON_FEATURES = (
+    "wn_phrase_senses",
+    "wn_phrase_known",
+    "wn_max_senses",
+    "wn_head_senses",
+    "wn_head_domains",
+    "wn_known_share",
+)
+
+
+@lru_cache(maxsize=1)
+def _wordnet():
+    from clarion.evaluate.dstc9 import debian_wordnet
+
+    return debian_wordnet()
+
+
+def lexicon_features(request: str) -> np.ndarray:
+    """The :data:`LEXICON_FEATURES` of one request's topic phrase (its content words)."""
+    stop = stopwords()
+    words = [t for t in TOKEN.findall(topic_phrase(request)) if t not in stop]
+    if not words:
+        return np.zeros(len(LEXICON_FEATURES))
+    wn = _wordnet()
+    phrase = len(wn.synsets("_".join(words)))
+    senses = [len(wn.synsets(w)) for w in words]
+    head = wn.synsets(words[-1])
+    values = (
+        np.log1p(phrase),
+        phrase > 0,
+        np.log1p(max(senses)),
+        np.log1p(len(head)),
+        len({s.lexname() for s in head}),
+        sum(s > 0 for s in senses) / len(senses),
+    )
+    return np.asarray(values, dtype=np.float64)
