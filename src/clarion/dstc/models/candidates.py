@@ -73,5 +73,8 @@ class KnowledgeIndex:
             empty = np.zeros(0)
             return Group(query_emb, np.zeros((0, N_DENSE), np.float32), empty, empty.astype(bool)), []
         is_faq = np.array([s.doc_type != "review" for s in snippets])
-        group = Group(query_emb, np.vstack(embs), np.concatenate(lex), is_faq, len(entities))
+        doc_keys = [(s.domain, s.entity_id, s.doc_type, s.doc_id) for s in snippets]
+        numbers = {key: i for i, key in enumerate(dict.fromkeys(doc_keys))}
+        doc = np.array([numbers[key] for key in doc_keys])
+        group = Group(query_emb, np.vstack(embs), np.concatenate(lex), is_faq, len(entities), doc)
         return group, snippets

@@ -26,6 +26,7 @@ from clarion.dstc.models.generate import (
     neighbour_response,
     template_response,
 )
+from clarion.dstc.models.memory import memory_features
 from clarion.dstc.models.select import N_DENSE, SelectConfig, Selector
 from clarion.dstc.schema import Format
 
@@ -154,6 +155,7 @@ class DstcModel:
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that.")
+        group.memory = memory_features(self.bank, q_emb, group.snippets)
         chosen = self.selector.choose(self.selector.scores(group), ranked=ranked)
         picked = [snippets[j] for j in chosen]
         top = picked[0]

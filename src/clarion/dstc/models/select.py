@@ -42,13 +42,35 @@ class Group:
     lexical: np.ndarray  # (n,) TF-IDF cosine
     is_faq: np.ndarray  # (n,) bool
     n_entities: int = 1
+    doc: np.ndarray | None = None  # (n,) document number within the group (review sentences share one)
+    memory: np.ndarray | None = None  # (n, 2) see clarion.dstc.models.memory
+
+
+N_BASE = 16
+
+
+def _document_features(cos: np.ndarray, doc: np.ndarray | None) -> list[np.ndarray]:
+    """Cosine of the previous and next sentence of the same review, and the review's max and mean cosine:
+    a review sentence such as "It definitely delivered in that regard." is relevant through its neighbour."""
+    n = len(cos)
+    doc = np.arange(n) if doc is None else doc
+    same_prev = np.r_[False, doc[1:] == doc[:-1]]
+    same_next = np.r_[doc[:-1] == doc[1:], False]
+    prev = np.where(same_prev, np.r_[0.0, cos[:-1]], 0.0)
+    nxt = np.where(same_next, np.r_[cos[1:], 0.0], 0.0)
+    doc_max, doc_mean = np.empty(n), np.empty(n)
+    for d in np.unique(doc):
+        mask = doc == d
+        doc_max[mask] = cos[mask].max()
+        doc_mean[mask] = cos[mask].mean()
+    return [prev, nxt, doc_max, doc_mean]
 
 
 def group_features(group: Group, use_product: bool = True) -> np.ndarray:
     """The feature matrix (n, d) of one group (see the module docstring)."""
     n = len(group.snippets)
     if n == 0:
-        return np.zeros((0, 8 + (N_DENSE if use_product else 0)), dtype=np.float32)
+        return np.zeros((0, N_BASE + (N_DENSE if use_product else 0)), dtype=np.float32)
     cos = group.snippets @ group.query
     order = np.argsort(-cos, kind="stable")
     rank = np.empty(n)
@@ -63,7 +85,10 @@ def group_features(group: Group, use_product: bool = True) -> np.ndarray:
         lex - lex.max(),
         group.is_faq.astype(float),
         np.full(n, float(group.n_entities)),
+        *_document_features(cos, group.doc),
     ]
+    memory = group.memory if group.memory is not None else np.zeros((n, 2))
+    columns += [memory[:, 0], memory[:, 1], memory[:, 0] - memory[:, 0].max(), memory[:, 1] - memory[:, 1].max()]
     dense = np.stack(columns, axis=1)
     if use_product:
         dense = np.hstack([dense, group.snippets * group.query[None, :]])

@@ -17,6 +17,7 @@ from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import Detector
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import NeighbourBank, mean_embedding
+from clarion.dstc.models.memory import memory_features
 from clarion.dstc.models.pipeline import (
     DstcModel,
     PipelineConfig,
@@ -27,7 +28,7 @@ from clarion.dstc.models.pipeline import (
     query_texts,
 )
 from clarion.dstc.models.select import Selector
-from clarion.dstc.split import Part, split_indices
+from clarion.dstc.split import Part, dialogue_ids, split_indices
 from clarion.errors import InputError
 
 
@@ -39,20 +40,27 @@ def _gold_entities(label) -> list[tuple]:
     return seen
 
 
-def _groups(dataset, indices, index, q_emb, q_tfidf, entities_of):
+def _groups(dataset, indices, index, q_emb, q_tfidf, entities_of, memory):
     groups, labels = [], []
     for i in indices:
         label = dataset.labels[i]
         group, snippets = index.group(q_emb[i], q_tfidf[i], entities_of(i))
         if not snippets:
             continue
+        group.memory = memory(i, group)
         gold = set(label.knowledge)
         groups.append(group)
         labels.append(np.array([s.key in gold for s in snippets]))
     return groups, labels
 
 
-def _fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config, progress) -> tuple[Selector, float]:
+def _fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config, bank, progress):
+    dialogue = np.array(dialogue_ids(dataset.contexts))
+    bank_dialogue = dialogue[knowledge_turns]
+
+    def memory(i, group):
+        return memory_features(bank, group.query, group.snippets, exclude=bank_dialogue == dialogue[i])
+
     sub = dataset.subset(knowledge_turns)
     parts = split_indices(sub.contexts, config.calibration_percent)
     fit_idx = [knowledge_turns[j] for j in parts[Part.TRAIN]] or knowledge_turns
@@ -67,12 +75,12 @@ def _fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config, progr
 
     advance = progress("fitting the snippet selector", 3)
     selector = Selector(config.select)
-    selector.fit(*_groups(dataset, fit_idx, index, q_emb, q_tfidf, gold))
+    selector.fit(*_groups(dataset, fit_idx, index, q_emb, q_tfidf, gold, memory))
     advance(1)
-    f1 = selector.calibrate(*_groups(dataset, cal_idx, index, q_emb, q_tfidf, tracked))
+    f1 = selector.calibrate(*_groups(dataset, cal_idx, index, q_emb, q_tfidf, tracked, memory))
     advance(1)
     threshold = selector.threshold
-    selector.fit(*_groups(dataset, knowledge_turns, index, q_emb, q_tfidf, gold))
+    selector.fit(*_groups(dataset, knowledge_turns, index, q_emb, q_tfidf, gold, memory))
     selector.threshold = threshold
     advance(1)
     return selector, f1
@@ -121,7 +129,7 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     entities = sorted({tuple(k[:2]) for i in knowledge_turns for k in dataset.labels[i].knowledge}, key=str)
     index.prepare(entities, progress("encoding entity snippets", len(entities)))
     q_tfidf = vectorizer.transform(texts)
-    selector, cal_f1 = _fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config, progress)
     bank = _bank(dataset, knowledge_turns, index, q_emb)
+    selector, cal_f1 = _fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config, bank, progress)
     info = {"calibration_selection_f1": round(cal_f1, 4), "selection_threshold": selector.threshold}
     return DstcModel(config, detector, selector, vectorizer, bank), info
