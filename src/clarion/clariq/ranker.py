@@ -28,6 +28,7 @@ from clarion.clariq.constants import NO_QUESTION
 from clarion.data.clariq import ClariQ
 from clarion.data.io import read_json, write_json
 from clarion.errors import InputError, ModelError
+from clarion.rerank.competition import competition_features, score_table
 from clarion.rerank.features import FEATURES, Space, first_stage
 from clarion.rerank.lambdamart import LambdaMART
 
@@ -44,15 +45,17 @@ class RankerConfig:
     shortlist: int = 100
     folds: int = 5
     seed: int = 13
-    rounds: int = 300
-    learning_rate: float = 0.05
+    rounds: int = 150
+    learning_rate: float = 0.1
     num_leaves: int = 15
     min_data_in_leaf: int = 50
     chunk: int = 64
+    competition: bool = False
+    """Add the second LambdaMART over competition features (dev +0.001 Recall@30, train CV -0.001)."""
 
     @classmethod
     def tiny(cls) -> RankerConfig:
-        return cls(shortlist=40, folds=3, rounds=30)
+        return cls(shortlist=40, folds=3, rounds=20)
 
     def lambdamart(self) -> LambdaMART:
         params = {
@@ -136,14 +139,11 @@ def labelled_topics(data: ClariQ, splits: Sequence[str]) -> tuple[dict[str, set[
 
 def shortlist(space: Space, requests: Sequence[str], size: int, chunk: int = 64):
     """Yield ``(candidates (n, size), features (n, size, F))`` per chunk of requests."""
-    from clarion.retrieve.dense import encode
+    from clarion.retrieve.dense import encode_queries
 
     for start in range(0, len(requests), chunk):
         part = list(requests[start : start + chunk])
-        block = space.features(part, encode(part))
-        s1 = first_stage(block)
-        top = np.argsort(-s1, axis=1, kind="stable")[:, :size]
-        yield top, np.take_along_axis(block, top[..., None], axis=1)
+        yield space.shortlist(part, encode_queries(part), size)
 
 
 def insert_no_question(ranked: list[tuple[str, float]], position: int) -> list[tuple[str, float]]:
@@ -160,22 +160,42 @@ def insert_no_question(ranked: list[tuple[str, float]], position: int) -> list[t
     return ranked[:position] + [(NO_QUESTION, score)] + ranked[position:]
 
 
+STAGES = ("first", "lambdamart", "full")
+"""Ablation switches of :meth:`QuestionRanker.score_shortlist`: the first-stage score alone, the first
+LambdaMART alone, or the full pipeline with the competition stage."""
+
+
 class QuestionRanker:
     """Train with :meth:`train`, persist with :meth:`save`/:meth:`load`, use with :meth:`rank`."""
 
-    def __init__(self, config: RankerConfig, context: Context, model: LambdaMART, no_question_at: int):
+    def __init__(self, config: RankerConfig, context: Context, models: list[LambdaMART], no_question_at: int):
         self.config = config
         self.context = context
-        self.model = model
+        self.models = models
         self.no_question_at = no_question_at
-        self._space: Space | None = None
         self.cv_metrics: dict[str, float] = {}
+        self._space: Space | None = None
+        self._table: tuple[np.ndarray, dict[int, int]] | None = None
 
     @property
     def space(self) -> Space:
         if self._space is None:
             self._space = self.context.space(self.config.temperature)
         return self._space
+
+    @property
+    def table(self) -> tuple[np.ndarray, dict[int, int]]:
+        """First-stage scores of the unlabelled known requests, and pool index -> table row."""
+        if self._table is None:
+            unknown = self.space.unknown
+            texts = [self.context.pool_texts[u] for u in unknown]
+            cands, scores = [], []
+            for top, feats in shortlist(self.space, texts, self.config.shortlist, self.config.chunk):
+                cands.extend(top)
+                scores.extend(predict(self.models[0], feats))
+            table = score_table(len(unknown), len(self.context.bank_ids), cands, scores)
+            self._table = table, {int(u): i for i, u in enumerate(unknown)}
+        return self._table
 
     @classmethod
     def train(
@@ -187,18 +207,32 @@ class QuestionRanker:
         config = RankerConfig.tiny() if tiny else RankerConfig()
         return fit_ranker(cls, data, splits, config, progress=progress)
 
-    def score_shortlist(self, requests: Sequence[str]) -> list[list[tuple[str, float]]]:
-        """Each request's shortlist, reranked by the combiner, best first (no ``Q00001``)."""
-        ids = self.context.bank_ids
-        out = []
+    def score_shortlist(self, requests: Sequence[str], stage: str = "full") -> list[list[tuple[str, float]]]:
+        """Each request's shortlist reranked, best first (no ``Q00001``); ``stage`` is one of STAGES."""
+        if stage not in STAGES:
+            raise InputError(f"unknown stage {stage!r}; choose one of: {', '.join(STAGES)}")
+        ids, out = self.context.bank_ids, []
+        cols = self.space.pool_column(requests)
+        done = 0
         for top, feats in shortlist(self.space, requests, self.config.shortlist, self.config.chunk):
-            scores = self.model.predict(feats.reshape(-1, feats.shape[-1])).reshape(top.shape)
+            if stage == "first":
+                scores = first_stage(feats)
+            else:
+                scores = predict(self.models[0], feats)
+            if stage == "full" and len(self.models) > 1:
+                table, rows = self.table
+                for i in range(len(top)):
+                    row = rows.get(int(cols[done + i]), -1)
+                    extra = competition_features(top[i], scores[i], table, row, self.space)
+                    x = np.concatenate([feats[i], extra], axis=1)
+                    scores[i] = self.models[1].predict(x)
             for cand, score in zip(top, scores, strict=True):
                 order = np.lexsort((cand, -score))
                 out.append([(ids[cand[j]], float(score[j])) for j in order])
+            done += len(top)
         return out
 
-    def rank(self, requests: Sequence[str], k: int = 30) -> list[list[tuple[str, float]]]:
+    def rank(self, requests: Sequence[str], k: int = 30, stage: str = "full") -> list[list[tuple[str, float]]]:
         """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing."""
         from clarion.clariq.runs import strictly_decreasing
 
@@ -206,7 +240,7 @@ class QuestionRanker:
             raise InputError(f"k must be between 1 and {self.config.shortlist + 1}, got {k}")
         texts = [validate_request(r) for r in requests]
         out = []
-        for ranked in self.score_shortlist(texts):
+        for ranked in self.score_shortlist(texts, stage):
             ranked = insert_no_question(ranked, self.no_question_at)[:k]
             scores = strictly_decreasing([s for _, s in ranked])
             out.append([(q, s) for (q, _), s in zip(ranked, scores, strict=True)])
@@ -215,15 +249,17 @@ class QuestionRanker:
     def save(self, directory: str | Path) -> Path:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        self.model.save(directory / "lambdamart.txt")
+        for i, model in enumerate(self.models):
+            model.save(directory / f"lambdamart{i + 1}.txt")
         write_json(
             directory / "ranker.json",
             {
                 "config": asdict(self.config),
                 "no_question_at": self.no_question_at,
+                "models": len(self.models),
                 "cv_metrics": self.cv_metrics,
-                "context": asdict(self.context),
                 "features": list(FEATURES),
+                "context": asdict(self.context),
             },
         )
         return directory
@@ -232,23 +268,23 @@ class QuestionRanker:
     def load(cls, directory: str | Path) -> QuestionRanker:
         directory = Path(directory)
         path = directory / "ranker.json"
-        if not path.is_file() or not (directory / "lambdamart.txt").is_file():
-            raise ModelError(f"{directory}: not a trained question ranker (ranker.json missing); train it")
+        if not path.is_file():
+            raise ModelError(f"{directory}: not a trained question ranker (no ranker.json); train it first")
         state = read_json(path)
         if state.get("features") != list(FEATURES):
             raise ModelError(f"{directory}: trained with other features; retrain it (clarion clariq train)")
         ctx = state["context"]
-        context = Context(
-            ctx["bank_ids"], ctx["bank_texts"], ctx["pool_texts"], {int(u): q for u, q in ctx["owned"].items()}
-        )
-        ranker = cls(
-            RankerConfig(**state["config"]),
-            context,
-            LambdaMART.load(directory / "lambdamart.txt"),
-            int(state["no_question_at"]),
-        )
+        owned = {int(u): q for u, q in ctx["owned"].items()}
+        context = Context(ctx["bank_ids"], ctx["bank_texts"], ctx["pool_texts"], owned)
+        models = [LambdaMART.load(directory / f"lambdamart{i + 1}.txt") for i in range(state["models"])]
+        ranker = cls(RankerConfig(**state["config"]), context, models, int(state["no_question_at"]))
         ranker.cv_metrics = state.get("cv_metrics", {})
         return ranker
+
+
+def predict(model: LambdaMART, feats: np.ndarray) -> np.ndarray:
+    """Scores ``(n, K)`` of a ``(n, K, F)`` block of shortlist features."""
+    return model.predict(feats.reshape(-1, feats.shape[-1])).reshape(feats.shape[:2])
 
 
 def say(message: str) -> None:

@@ -1,9 +1,11 @@
-"""Training of :class:`clarion.clariq.ranker.QuestionRanker`: out-of-fold features, cross-validated
-placement of ``Q00001`` and the final LambdaMART fit.
+"""Training of :class:`clarion.clariq.ranker.QuestionRanker`: out-of-fold features, the two LambdaMART
+stages, cross-validated placement of ``Q00001``.
 
 Folds are over the labelled topics (seeded permutation). For fold ``k`` the topics of the other folds are
-"labelled" (their questions attached) and the fold's own requests join the pool as unlabelled requests —
-the situation of a new topic at test time. Recall figures are computed with the official scorer.
+"labelled" (their questions attached) and the fold's own requests join the pool of unlabelled requests —
+the situation of a new topic at test time. The first LambdaMART of fold ``k`` (trained on the other folds)
+scores every unlabelled request of that context, which gives the competition features of the second stage.
+Recall figures are computed with the official scorer.
 """
 
 from __future__ import annotations
@@ -19,24 +21,38 @@ from clarion.clariq.ranker import (
     insert_no_question,
     labelled_topics,
     make_context,
+    predict,
     shortlist,
 )
 from clarion.data.clariq import ClariQ
 from clarion.data.trec import RunRow
 from clarion.errors import InputError
 from clarion.evaluate.clariq_official import question_relevance
-from clarion.rerank.features import FEATURES
+from clarion.rerank.competition import COMPETITION_FEATURES, competition_features, score_table
+from clarion.rerank.features import FEATURES, Space
 
 
 @dataclass
 class Example:
-    """One training topic's shortlist: candidate bank ids, features and 0/1 labels."""
+    """One training topic's shortlist: candidate bank indices, features and 0/1 labels."""
 
     key: str
-    candidates: list[str]
+    fold: int
+    candidates: np.ndarray
     x: np.ndarray
     y: np.ndarray
-    fold: int
+    row: int
+    """The topic's row among its fold's unlabelled requests."""
+
+
+@dataclass
+class Fold:
+    """The unlabelled requests of one fold's context, with their shortlists and features."""
+
+    shortlists: np.ndarray
+    features: np.ndarray
+    space: Space
+    n_questions: int
 
 
 def assign_folds(keys: Sequence[str], folds: int, seed: int) -> dict[str, int]:
@@ -45,58 +61,80 @@ def assign_folds(keys: Sequence[str], folds: int, seed: int) -> dict[str, int]:
     return {str(k): i % folds for i, k in enumerate(order)}
 
 
-def out_of_fold_examples(data: ClariQ, rel, req, config: RankerConfig, progress=None) -> list[Example]:
-    """Shortlists and features of every labelled topic, computed with its own fold held out."""
+def fold_data(data: ClariQ, rel, req, config: RankerConfig, progress=None):
+    """Per fold the unlabelled requests' shortlists, and the held-out topics as :class:`Example`."""
     fold = assign_folds(list(rel), config.folds, config.seed)
-    examples = []
+    folds, examples = [], []
     for k in range(config.folds):
         known = {t: rel[t] for t in rel if fold[t] != k}
-        held = sorted(t for t in rel if fold[t] == k)
         context = make_context(data, known, req)
         space = context.space(config.temperature)
-        requests = [req[t] for t in held]
-        done = 0
-        for top, feats in shortlist(space, requests, config.shortlist, config.chunk):
-            for cand, x in zip(top, feats, strict=True):
-                key = held[done]
-                ids = [context.bank_ids[j] for j in cand]
-                y = np.asarray([q in rel[key] for q in ids], dtype=np.float32)
-                examples.append(Example(key, ids, x, y, k))
-                done += 1
+        texts = [context.pool_texts[u] for u in space.unknown]
+        parts = list(shortlist(space, texts, config.shortlist, config.chunk))
+        folds.append(
+            Fold(
+                np.concatenate([p[0] for p in parts]),
+                np.concatenate([p[1] for p in parts]),
+                space,
+                len(context.bank_ids),
+            )
+        )
+        row_of = {text: i for i, text in enumerate(texts)}
+        for key in sorted(t for t in rel if fold[t] == k):
+            row = row_of[req[key]]
+            cand = folds[k].shortlists[row]
+            y = np.asarray([context.bank_ids[j] in rel[key] for j in cand], dtype=np.float32)
+            examples.append(Example(key, k, cand, folds[k].features[row], y, row))
         if progress:
             progress(1)
-    return examples
+    return folds, examples
 
 
-def fit(examples: Sequence[Example], config: RankerConfig):
-    model = config.lambdamart()
-    x = np.concatenate([e.x for e in examples])
-    y = np.concatenate([e.y for e in examples])
-    return model.fit(x, y, [len(e.y) for e in examples])
+def fit(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], config: RankerConfig):
+    return config.lambdamart().fit(np.concatenate(xs), np.concatenate(ys), [len(y) for y in ys])
 
 
-def out_of_fold_rankings(examples: Sequence[Example], config: RankerConfig, progress=None):
-    """``key -> [(question id, score)]`` with each fold ranked by a combiner trained on the others."""
+def competition_examples(folds, examples, config: RankerConfig, progress=None):
+    """Out-of-fold first-stage scores and second-stage features ``key -> (stage-1 scores, X2)``."""
     out = {}
-    for k in range(config.folds):
-        model = fit([e for e in examples if e.fold != k], config)
+    for k, fold in enumerate(folds):
+        train = [e for e in examples if e.fold != k]
+        model = fit([e.x for e in train], [e.y for e in train], config)
+        scores = predict(model, fold.features)
+        table = score_table(len(scores), fold.n_questions, fold.shortlists, scores)
         for e in examples:
             if e.fold == k:
-                scores = model.predict(e.x)
-                order = np.lexsort((np.asarray(e.candidates), -scores))
-                out[e.key] = [(e.candidates[j], float(scores[j])) for j in order]
+                extra = competition_features(e.candidates, scores[e.row], table, e.row, fold.space)
+                out[e.key] = (scores[e.row], np.concatenate([e.x, extra], axis=1))
         if progress:
             progress(1)
+    return out
+
+
+def ranked(candidates: np.ndarray, scores: np.ndarray, ids: Sequence[str]) -> list[tuple[str, float]]:
+    order = np.lexsort((candidates, -scores))
+    return [(ids[candidates[j]], float(scores[j])) for j in order]
+
+
+def out_of_fold_second(examples, stage2, config: RankerConfig):
+    """Second-stage scores of each fold from a model trained on the other folds."""
+    out = {}
+    for k in range(config.folds):
+        train = [e for e in examples if e.fold != k]
+        model = fit([stage2[e.key][1] for e in train], [e.y for e in train], config)
+        for e in examples:
+            if e.fold == k:
+                out[e.key] = model.predict(stage2[e.key][1])
     return out
 
 
 def recall(rel, rankings, position: int | None) -> dict[str, float]:
     """Official Recall@5/10/20/30 of ``rankings`` (with ``Q00001`` at ``position`` unless ``None``)."""
     rows = []
-    for key, ranked in rankings.items():
+    for key, items in rankings.items():
         if position is not None:
-            ranked = insert_no_question(ranked, position)
-        for rank, (q, _) in enumerate(ranked[:30]):
+            items = insert_no_question(items, position)
+        for rank, (q, _) in enumerate(items[:30]):
             rows.append(RunRow(key, q, rank + 1, float(-rank), "cv"))
     return dict(question_relevance({k: rel[k] for k in rankings}, rows).means)
 
@@ -115,21 +153,30 @@ def best_no_question_slot(rel, rankings) -> tuple[int, dict[str, float]]:
 def fit_ranker(cls, data: ClariQ, splits: Sequence[str], config: RankerConfig, progress=None):
     """Train a :class:`QuestionRanker` on the labelled topics of ``splits``."""
     rel, req = labelled_topics(data, splits)
-    if len(rel) < config.folds:
-        raise InputError(f"need at least {config.folds} labelled topics to train, got {len(rel)}")
-    examples = out_of_fold_examples(data, rel, req, config, progress)
-    rankings = out_of_fold_rankings(examples, config, progress)
-    position, metrics = best_no_question_slot(rel, rankings)
-    model = fit(examples, config)
-    ranker = cls(config, make_context(data, rel, req), model, position)
+    if len(rel) < 2 * config.folds:
+        raise InputError(f"need at least {2 * config.folds} labelled topics to train, got {len(rel)}")
+    folds, examples = fold_data(data, rel, req, config, progress)
+    context = make_context(data, rel, req)
+    ids = context.bank_ids
+    stage2 = competition_examples(folds, examples, config, progress)
+    first = {e.key: ranked(e.candidates, stage2[e.key][0], ids) for e in examples}
+    models = [fit([e.x for e in examples], [e.y for e in examples], config)]
+    final = first
+    if config.competition:
+        second = out_of_fold_second(examples, stage2, config)
+        final = {e.key: ranked(e.candidates, second[e.key], ids) for e in examples}
+        models.append(fit([stage2[e.key][1] for e in examples], [e.y for e in examples], config))
+    position, metrics = best_no_question_slot(rel, final)
+    ranker = cls(config, context, models, position)
     ranker.cv_metrics = {
         **{f"cv_{k}": round(v, 4) for k, v in metrics.items()},
-        **{f"cv_{k}_without_{NO_QUESTION}": round(v, 4) for k, v in recall(rel, rankings, None).items()},
+        **{f"cv_lambdamart_{k}": round(v, 4) for k, v in recall(rel, first, position).items()},
         "cv_shortlist_recall": round(
             float(np.mean([e.y.sum() / max(len(rel[e.key] - {NO_QUESTION}), 1) for e in examples])), 4
         ),
         "no_question_at": position,
         "training_topics": len(rel),
     }
-    ranker.importance = model.feature_importance(FEATURES)
+    names = list(FEATURES) + (list(COMPETITION_FEATURES) if config.competition else [])
+    ranker.importance = models[-1].feature_importance(names)
     return ranker

@@ -8,7 +8,8 @@ Questions already attached to a labelled topic rarely belong to a new one (only 
 questions occur in train), so attachment is a feature too.
 
 :class:`Space` holds the bank, the pool of known requests and their precomputed similarity statistics;
-:meth:`Space.features` returns a ``(n_requests, n_questions, n_features)`` block of :data:`FEATURES`.
+:meth:`Space.shortlist` picks each request's shortlist with :func:`first_stage` and returns its
+``(n_requests, shortlist, n_features)`` block of :data:`FEATURES`.
 Everything here is a pure function of its inputs (no I/O, no randomness).
 """
 
@@ -55,6 +56,14 @@ def question_form(texts: Sequence[str]) -> np.ndarray:
     return np.asarray(codes, dtype=np.float32)
 
 
+def lead_codes(texts: Sequence[str], words: int = 2) -> np.ndarray:
+    """An integer code per text for its first ``words`` words (equal codes = same opening)."""
+    codes: dict[str, int] = {}
+    return np.asarray(
+        [codes.setdefault(" ".join(_WORD.findall(t.lower())[:words]), len(codes)) for t in texts], dtype=int
+    )
+
+
 def word_count(texts: Sequence[str]) -> np.ndarray:
     return np.asarray([len(_WORD.findall(t.lower())) for t in texts], dtype=np.float32)
 
@@ -94,25 +103,27 @@ class PoolStats:
             rest[np.arange(n_q), self.arg] = -np.inf
             self.top2 = rest.max(axis=1).astype(np.float32)
 
-    def share(self, own: np.ndarray, self_col: np.ndarray) -> np.ndarray:
+    def share(self, own: np.ndarray, self_col: np.ndarray, columns: np.ndarray | None = None) -> np.ndarray:
         """Per-question softmax share ``exp(own/T) / (exp(own/T) + Σ_{u ≠ self} exp(pool_u/T))``.
 
         ``own`` is ``(n_r, n_q)``; ``self_col[i]`` is the pool column of request ``i`` (``-1`` when it is
-        not in the pool), whose term is replaced by ``own``.
+        not in the pool), whose term is replaced by ``own``. With ``columns`` ``(n_r, K)``, ``own`` holds
+        only those questions' similarities.
         """
         mine = np.exp((own.astype(np.float64) - 1.0) / self.temperature)
+        total = self.total[None, :] if columns is None else self.total[columns]
         drop = np.zeros_like(mine)
-        inside = self_col >= 0
-        if inside.any():
-            drop[inside] = self.exp.T[self_col[inside]]
-        return (mine / (self.total[None, :] - drop + mine)).astype(np.float32)
-
-    def best_other(self, self_col: np.ndarray) -> np.ndarray:
-        """``(n_r, n_q)``: each question's best similarity to a pool request other than request ``i``."""
-        out = np.broadcast_to(self.top1, (len(self_col), len(self.top1))).copy()
         for i, col in enumerate(self_col):
             if col >= 0:
-                out[i] = np.where(self.arg == col, self.top2, self.top1)
+                drop[i] = self.exp[:, col] if columns is None else self.exp[columns[i], col]
+        return (mine / (total - drop + mine)).astype(np.float32)
+
+    def best_other(self, self_col: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """``(n_r, K)``: each of ``columns``' best similarity to a pool request other than request ``i``."""
+        out = self.top1[columns]
+        for i, col in enumerate(self_col):
+            if col >= 0:
+                out[i] = np.where(self.arg[columns[i]] == col, self.top2[columns[i]], out[i])
         return out
 
 
@@ -159,8 +170,11 @@ class Space:
         self.bank_stems = self.stems.fit_transform(list(self.bank_texts) + list(self.pool_texts))[
             : len(self.bank_texts)
         ]
+        self._tfidf_t = self.bank_tfidf.T.tocsr()
+        self._stems_t = self.bank_stems.T.tocsr()
         self.form = question_form(self.bank_texts)
         self.q_len = word_count(self.bank_texts)
+        self.lead = lead_codes(self.bank_texts)
         self.attached = np.zeros(len(self.bank_texts), dtype=bool)
         for rows in self.owned.values():
             self.attached[rows] = True
@@ -178,42 +192,55 @@ class Space:
         """The pool index of each request (exact text match), ``-1`` for requests not in the pool."""
         return np.asarray([self._index.get(r, -1) for r in requests], dtype=int)
 
-    def features(self, requests: Sequence[str], request_emb: np.ndarray) -> np.ndarray:
-        """The ``(len(requests), n_bank, len(FEATURES))`` feature block (float32)."""
+    def attached_for(self, cols: np.ndarray) -> np.ndarray:
+        """``(n_r, n_q)`` attachment; a labelled request's own questions are not "someone else's"."""
+        attached = np.broadcast_to(self.attached, (len(cols), len(self.attached))).copy()
+        for i, c in enumerate(cols):
+            if c in self.owned:
+                attached[i, self.owned[c]] = False
+        return attached
+
+    def shortlist(self, requests: Sequence[str], request_emb: np.ndarray, size: int):
+        """Each request's ``size`` best questions by :func:`first_stage` (ties by bank order) and their
+        features: ``(top (n_r, size), block (n_r, size, len(FEATURES)))``."""
         cols = self.pool_column(requests)
         unk_pos = {u: j for j, u in enumerate(self.unknown)}
         col_unk = np.asarray([unk_pos.get(c, -1) for c in cols], dtype=int)
-        n_r, n_q = len(requests), len(self.bank_texts)
-        out = np.zeros((n_r, n_q, len(FEATURES)), dtype=np.float32)
         dense = request_emb @ self.bank_emb.T
-        lex = (self.tfidf.transform(requests) @ self.bank_tfidf.T).toarray()
-        f = {name: k for k, name in enumerate(FEATURES)}
-        out[..., f["dense"]] = dense
-        out[..., f["dense_gap"]] = dense - dense.max(axis=1, keepdims=True)
+        lex = (self.tfidf.transform(requests) @ self._tfidf_t).toarray()
         share = self.dense_unk.share(dense, col_unk)
-        out[..., f["dense_share"]] = share
-        out[..., f["dense_share_all"]] = self.dense_all.share(dense, cols)
-        out[..., f["dense_margin"]] = dense - self.dense_unk.best_other(col_unk)
-        out[..., f["dense_margin_all"]] = dense - self.dense_all.best_other(cols)
-        out[..., f["lex"]] = lex
-        out[..., f["lex_share"]] = self.lex_unk.share(lex, col_unk)
-        out[..., f["lex_margin"]] = lex - self.lex_unk.best_other(col_unk)
+        lex_share = self.lex_unk.share(lex, col_unk)
+        attached = self.attached_for(cols)
+        s1 = share + 0.5 * lex_share + 0.1 * dense - 10.0 * attached
+        top = np.argsort(-s1, axis=1, kind="stable")[:, :size]
+
+        def take(matrix: np.ndarray) -> np.ndarray:
+            return np.take_along_axis(matrix, top, axis=1)
+
+        f = {name: k for k, name in enumerate(FEATURES)}
+        out = np.zeros((len(requests), top.shape[1], len(FEATURES)), dtype=np.float32)
+        out[..., f["dense"]] = take(dense)
+        out[..., f["dense_gap"]] = take(dense) - dense.max(axis=1, keepdims=True)
+        out[..., f["dense_share"]] = take(share)
+        out[..., f["dense_share_all"]] = self.dense_all.share(take(dense), cols, top)
+        out[..., f["dense_margin"]] = take(dense) - self.dense_unk.best_other(col_unk, top)
+        out[..., f["dense_margin_all"]] = take(dense) - self.dense_all.best_other(cols, top)
+        out[..., f["lex"]] = take(lex)
+        out[..., f["lex_share"]] = take(lex_share)
+        out[..., f["lex_margin"]] = take(lex) - self.lex_unk.best_other(col_unk, top)
         bm25 = self.bm25.scores(list(requests))
-        out[..., f["bm25"]] = bm25
-        out[..., f["bm25_norm"]] = bm25 / np.maximum(bm25.max(axis=1, keepdims=True), 1e-6)
-        attached = np.broadcast_to(self.attached, (n_r, n_q)).copy()
-        for i, c in enumerate(cols):
-            if c in self.owned:  # a labelled request: its own questions are not "someone else's"
-                attached[i, self.owned[c]] = False
-        out[..., f["attached"]] = attached
-        out[..., f["neighbour_share"]] = share[:, self.nearest].mean(axis=2)
-        out[..., f["form"]] = self.form
-        out[..., f["q_len"]] = self.q_len
+        out[..., f["bm25"]] = take(bm25)
+        out[..., f["bm25_norm"]] = take(bm25) / np.maximum(bm25.max(axis=1, keepdims=True), 1e-6)
+        out[..., f["attached"]] = take(attached)
+        for i in range(len(requests)):
+            out[i, :, f["neighbour_share"]] = share[i, self.nearest[top[i]]].mean(axis=1)
+        out[..., f["form"]] = self.form[top]
+        out[..., f["q_len"]] = self.q_len[top]
         r_stems = self.stems.transform(list(requests))
-        hits = (r_stems @ self.bank_stems.T).toarray()
-        out[..., f["overlap"]] = hits / np.maximum(np.asarray(r_stems.sum(axis=1)), 1.0)
+        hits = (r_stems @ self._stems_t).toarray()
+        out[..., f["overlap"]] = take(hits) / np.maximum(np.asarray(r_stems.sum(axis=1)), 1.0)
         out[..., f["r_len"]] = word_count(requests)[:, None]
-        return out
+        return top, out
 
 
 def first_stage(block: np.ndarray) -> np.ndarray:

@@ -89,3 +89,29 @@ class DenseIndex:
     def scores(self, queries: Sequence[str]) -> np.ndarray:
         """A ``(len(queries), len(ids))`` matrix of cosine similarities."""
         return encode(list(queries)) @ self.embeddings.T
+
+
+def encode_queries(texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+    """The same embeddings as :func:`encode` (mean pooling, L2 norm — all-MiniLM-L6-v2's pipeline),
+    computed by calling the transformer directly under ``torch.inference_mode``: a few milliseconds for
+    one short request instead of SentenceTransformer.encode's per-call overhead."""
+    import torch
+
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    transformer = load_encoder()[0]
+    out = []
+    with torch.inference_mode():
+        for start in range(0, len(texts), batch_size):
+            batch = transformer.tokenizer(
+                list(texts[start : start + batch_size]),
+                padding=True,
+                truncation=True,
+                max_length=transformer.max_seq_length,
+                return_tensors="pt",
+            )
+            hidden = transformer.auto_model(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+            out.append(torch.nn.functional.normalize(pooled, dim=1).numpy())
+    return np.concatenate(out).astype(np.float32)

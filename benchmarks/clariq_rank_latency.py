@@ -1,0 +1,70 @@
+"""Speed and cost of the ClariQ question ranker on this machine.
+
+Prints: median latency of one request against the full 3,940-question bank after warm-up (with the
+shortlist size), throughput for a batch of 1,000 requests, and the training time and peak memory of the
+train+dev model (from its meta.json; ``--train`` retrains it here, in this process, first).
+
+    python benchmarks/clariq_rank_latency.py [--train] [--model-dir DIR] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import time
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--train", action="store_true", help="retrain the train+dev model first (timed)")
+    parser.add_argument("--model-dir", default=None, help="a trained model directory (default: train+dev)")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    parser.add_argument("--repeats", type=int, default=50, help="single requests timed")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from clarion.clariq.clarifier import Clarifier
+    from clarion.clariq.train import DEFAULT_SPLITS, default_model_dir, train_models
+    from clarion.data.clariq import ClariQ
+    from clarion.store import read_meta
+
+    data = ClariQ.load()
+    if args.train:
+        start = time.perf_counter()
+        directory = train_models(data, DEFAULT_SPLITS)
+        seconds = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"training on train+dev: {seconds:.0f} s, peak memory (ru_maxrss) {peak:.0f} MB")
+    directory = args.model_dir or default_model_dir(data, DEFAULT_SPLITS)
+    bot = Clarifier.load(directory)
+    metrics = read_meta(directory)["metrics"]
+    requests = [t.request for t in data.known_requests(("test", "dev", "train"))]
+    novel = [f"{r} near me" for r in requests]
+    for request in novel[:5]:  # warm-up: model load, embeddings, tokenizers
+        bot.rank(request)
+    times = []
+    for request in novel[5 : 5 + args.repeats]:
+        start = time.perf_counter()
+        bot.rank(request, k=30)
+        times.append(1000 * (time.perf_counter() - start))
+    batch = (novel * 4)[:1000]
+    start = time.perf_counter()
+    bot.ranker.rank(batch, k=30)
+    batch_seconds = time.perf_counter() - start
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, torch threads {args.threads}")
+    print(f"bank: {len(bot.ranker.context.bank_ids)} questions; shortlist {bot.ranker.config.shortlist}")
+    print(
+        f"one request (unseen text), median of {len(times)}: {statistics.median(times):.1f} ms "
+        f"(p90 {sorted(times)[int(0.9 * len(times))]:.1f} ms)"
+    )
+    print(f"batch of 1,000 requests: {batch_seconds:.1f} s, {1000 / batch_seconds:.0f} requests/s")
+    print(f"training (meta.json): {metrics.get('training_seconds')} s, peak memory {metrics.get('peak_memory_mb')} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The Python API a chatbot calls: rank clarifying questions for a request and decide whether to ask.
+
+>>> from clarion.clariq.clarifier import Clarifier
+>>> bot = Clarifier.load()                      # doctest: +SKIP  (trains on train+dev when absent)
+>>> [c.text for c in bot.rank("Tell me about Obama family tree.", k=3)]   # doctest: +SKIP
+>>> bot.should_clarify("Tell me about Obama family tree.")               # doctest: +SKIP
+
+Candidates are bank questions (:class:`clarion.types.Candidate`: id, text, score, best first).
+``Q00001`` — the bank's empty "ask nothing" entry, relevant for most ClariQ topics — is one of the
+candidates, with text ``""``; a chatbot that must ask something skips it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from clarion.clariq.constants import NEED_LABELS, NO_QUESTION
+from clarion.clariq.ranker import QuestionRanker, validate_request
+from clarion.errors import InputError, ModelError
+from clarion.store import is_complete, read_meta
+from clarion.types import Candidate
+
+
+class Clarifier:
+    """A trained ClariQ pipeline loaded from a model directory made by
+    :func:`clarion.clariq.train.train_models`."""
+
+    def __init__(self, directory: Path, ranker: QuestionRanker):
+        self.directory = directory
+        self.ranker = ranker
+        self._need = None
+        bank = ranker.context
+        self._text = dict(zip(bank.bank_ids, bank.bank_texts, strict=True)) | {NO_QUESTION: ""}
+
+    @classmethod
+    def load(cls, model_dir: str | Path | None = None, data_dir: str | Path | None = None) -> Clarifier:
+        """The model in ``model_dir``; by default the train+dev model, trained first (saying so on stderr)
+        when absent. An explicit ``model_dir`` must hold a finished model."""
+        if model_dir is None:
+            from clarion.clariq.train import DEFAULT_SPLITS, default_model_dir, train_models
+            from clarion.data.clariq import ClariQ
+
+            data = ClariQ.load(data_dir)
+            directory = default_model_dir(data, DEFAULT_SPLITS)
+            if not is_complete(directory):
+                print(
+                    f"No trained ClariQ model yet; training it on train+dev into {directory} ...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                train_models(data, DEFAULT_SPLITS, directory)
+        else:
+            directory = Path(model_dir)
+            read_meta(directory)  # ModelError when the directory is not a finished model
+        return cls(directory, QuestionRanker.load(directory / "ranker"))
+
+    def rank(self, request: str, k: int = 30) -> list[Candidate]:
+        """The ``k`` best clarifying questions for ``request`` (1 <= k <= shortlist + 1), best first."""
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise InputError(f"k must be an integer, got {k!r}")
+        pairs = self.ranker.rank([validate_request(request)], k=k)[0]
+        return [Candidate(q, self._text[q], s) for q, s in pairs]
+
+    def _need_model(self):
+        if self._need is None:
+            path = self.directory / "need"
+            if not path.is_dir():
+                raise ModelError(f"{self.directory}: no clarification-need model (need/); retrain the pipeline")
+            from clarion.clariq.need import NeedModel
+
+            self._need = NeedModel.load(path)
+        return self._need
+
+    def need(self, request: str) -> tuple[int, dict[int, float]]:
+        """The predicted clarification need (1 = clear ... 4 = very ambiguous) and the probability of
+        each label."""
+        proba = np.asarray(self._need_model().predict_proba([validate_request(request)]))[0]
+        probabilities = {label: float(p) for label, p in zip(NEED_LABELS, proba, strict=True)}
+        label = max(NEED_LABELS, key=lambda k: (probabilities[k], -k))
+        return label, probabilities
+
+    def should_clarify(self, request: str, threshold: float = 0.5) -> bool:
+        """Ask a clarifying question when P(need >= 2) — the probability that the request is *not* fully
+        clear (ClariQ label 1) — reaches ``threshold`` (0 < threshold <= 1)."""
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+            raise InputError(f"threshold must be a number in (0, 1], got {threshold!r}")
+        _, probabilities = self.need(request)
+        return 1.0 - probabilities[1] >= threshold

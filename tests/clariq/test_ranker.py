@@ -1,0 +1,142 @@
+"""The question ranker's contract, its save/load round trip and the Clarifier API's input checks.
+
+A tiny ranker (3 folds, 20 boosting rounds, shortlist 40) is trained once per session on 30 train topics;
+it is about the contract, not about quality.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clarion.clariq.clarifier import Clarifier
+from clarion.clariq.constants import MIN_DEPTH, NO_QUESTION
+from clarion.clariq.ranker import (
+    MAX_REQUEST_CHARS,
+    Context,
+    QuestionRanker,
+    RankerConfig,
+    insert_no_question,
+    validate_request,
+)
+from clarion.clariq.ranker_training import assign_folds, fit_ranker
+from clarion.data.clariq import ClariQ
+from clarion.errors import InputError, ModelError
+from clarion.rerank.features import FORMS, question_form
+
+
+class _Subset(ClariQ):
+    """ClariQ with the train labels cut to the first ``n`` topics (the pool and bank stay whole)."""
+
+    n = 30
+
+    def labels(self, split):
+        labels = super().labels(split)
+        if split != "train":
+            return labels
+        from clarion.data.clariq import ClariqLabels
+
+        keep = list(labels.questions)[: self.n]
+        small = ClariqLabels(labels.path)
+        small.requests = {t: labels.requests[t] for t in keep}
+        small.questions = {t: labels.questions[t] for t in keep}
+        small.need = {t: labels.need[t] for t in keep}
+        return small
+
+
+@pytest.fixture(scope="session")
+def tiny_ranker(data_root, tmp_path_factory):
+    data = _Subset(ClariQ.load(data_root).root)
+    config = RankerConfig(shortlist=MIN_DEPTH + 5, folds=3, rounds=10, min_data_in_leaf=5)
+    ranker = fit_ranker(QuestionRanker, data, ("train",), config)
+    directory = ranker.save(tmp_path_factory.mktemp("ranker"))
+    return ranker, directory, data
+
+
+def test_every_topic_gets_30_distinct_questions_strictly_decreasing(tiny_ranker):
+    ranker, _, data = tiny_ranker
+    topics = data.topics("dev")[:8]
+    ranked = ranker.rank([t.request for t in topics], k=MIN_DEPTH)
+    assert len(ranked) == len(topics)
+    bank = set(data.bank)
+    for pairs in ranked:
+        ids = [q for q, _ in pairs]
+        scores = [s for _, s in pairs]
+        assert len(set(ids)) == len(ids) == MIN_DEPTH
+        assert set(ids) <= bank and NO_QUESTION in ids
+        assert all(a > b for a, b in zip(scores, scores[1:], strict=False))
+
+
+def test_rank_is_deterministic(tiny_ranker):
+    ranker, _, data = tiny_ranker
+    requests = [t.request for t in data.topics("dev")[:4]]
+    assert ranker.rank(requests) == ranker.rank(requests)
+
+
+def test_unseen_request_is_ranked(tiny_ranker):
+    ranker, _, _ = tiny_ranker
+    (pairs,) = ranker.rank(["where can I buy cheap running shoes in Boston"], k=10)
+    assert len(pairs) == 10
+
+
+def test_save_load_round_trip(tiny_ranker):
+    ranker, directory, data = tiny_ranker
+    loaded = QuestionRanker.load(directory)
+    requests = [t.request for t in data.topics("dev")[:4]]
+    assert loaded.rank(requests) == ranker.rank(requests)
+    assert loaded.no_question_at == ranker.no_question_at
+
+
+def test_load_rejects_missing_model(tmp_path):
+    with pytest.raises(ModelError, match="not a trained question ranker"):
+        QuestionRanker.load(tmp_path)
+    with pytest.raises(ModelError, match="train it first"):
+        Clarifier.load(tmp_path)
+
+
+@pytest.mark.parametrize("bad", ["", "   \n", "x" * (MAX_REQUEST_CHARS + 1), None, 42])
+def test_bad_requests_are_rejected(bad):
+    with pytest.raises(InputError):
+        validate_request(bad)
+
+
+def test_clarifier_rejects_bad_input(tiny_ranker):
+    ranker, directory, _ = tiny_ranker
+    bot = Clarifier(directory, ranker)
+    with pytest.raises(InputError, match="empty"):
+        bot.rank("  ")
+    with pytest.raises(InputError, match="at most 1000"):
+        bot.rank("a" * 1001)
+    with pytest.raises(InputError, match="k must be"):
+        bot.rank("obama family tree", k=0)
+    with pytest.raises(InputError, match="threshold"):
+        bot.should_clarify("obama family tree", threshold=0)
+    with pytest.raises(ModelError, match="need"):
+        bot.need("obama family tree")
+    candidates = bot.rank("Tell me about Obama family tree.", k=5)
+    assert [c.id for c in candidates] == [q for q, _ in ranker.rank(["Tell me about Obama family tree."], 5)[0]]
+    assert all(c.text for c in candidates if c.id != NO_QUESTION)
+
+
+def test_insert_no_question_keeps_order():
+    ranked = [("a", 3.0), ("b", 2.0), ("c", 1.0)]
+    assert insert_no_question(ranked, 1) == [("a", 3.0), (NO_QUESTION, 2.5), ("b", 2.0), ("c", 1.0)]
+    assert insert_no_question(ranked, 0)[0] == (NO_QUESTION, 4.0)
+    assert insert_no_question(ranked, 9)[-1] == (NO_QUESTION, 0.0)
+
+
+def test_folds_are_seeded_and_balanced():
+    keys = [str(i) for i in range(10)]
+    folds = assign_folds(keys, 3, seed=1)
+    assert folds == assign_folds(list(reversed(keys)), 3, seed=1)
+    assert sorted(np.bincount(list(folds.values()))) == [3, 3, 4]
+
+
+def test_question_form():
+    codes = question_form(["Are you sure?", "would you like", "tell me", ""])
+    assert codes.tolist() == [FORMS.index("are"), FORMS.index("would"), len(FORMS), len(FORMS)]
+
+
+def test_context_round_trip_types():
+    context = Context(["Q1"], ["q"], ["r"], {0: ["Q1"]})
+    assert context.owned == {0: ["Q1"]}
