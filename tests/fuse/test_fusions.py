@@ -95,3 +95,14 @@ def test_random_search_keeps_defaults_first_and_finds_a_better_alpha():
     assert all(t.params == {"alpha": 0.9} for t in fixed.trials)
     with pytest.raises(InputError, match="qrels"):
         random_search("alpha", [m], qrels, [Target("mrr", qrels="other")], n, n_trials=1)
+
+
+def test_docstring_examples_run():
+    import doctest
+    import importlib
+
+    # (clarion.fuse.two_step is also the name of the function the package exports, hence import_module)
+    for name in ("", ".alpha", ".registry", ".standard", ".two_step"):
+        module = importlib.import_module(f"clarion.fuse{name}")
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
