@@ -61,26 +61,29 @@ class RequestPool:
     temperature: float = TEMPERATURE
     _scores: np.ndarray = field(init=False, repr=False)
     _mass: np.ndarray = field(init=False, repr=False)
-    _top2: np.ndarray = field(init=False, repr=False)
+    _top: np.ndarray = field(init=False, repr=False)
+    _best: np.ndarray = field(init=False, repr=False)
+    _second: np.ndarray = field(init=False, repr=False)
     _index: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._scores = (self.requests @ self.bank.T).astype(np.float64)
         self._mass = np.exp((self._scores - 1.0) / self.temperature).sum(axis=0)
-        order = np.argsort(-self._scores, axis=0, kind="stable")[:2]
-        self._top2 = order
+        n_questions = self.bank.shape[0]
+        order = np.argsort(-self._scores, axis=0, kind="stable")
+        self._top = order[0] if len(order) else np.full(n_questions, -1)
+        columns = np.arange(n_questions)
+        self._best = self._scores[order[0], columns] if len(order) else np.full(n_questions, -np.inf)
+        self._second = self._scores[order[1], columns] if len(order) > 1 else np.full(n_questions, -np.inf)
         self._index = {key: i for i, key in enumerate(self.request_keys)}
 
     def rivals(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """Per question: the softmax mass and the best score of every known request except ``key``."""
         own = self._index.get(key)
         if own is None:
-            best = self._scores[self._top2[0], np.arange(self.bank.shape[0])]
-            return self._mass, best
-        own_scores = self._scores[own]
-        mass = np.maximum(self._mass - np.exp((own_scores - 1.0) / self.temperature), 0.0)
-        rival = np.where(self._top2[0] == own, self._top2[1], self._top2[0])
-        return mass, self._scores[rival, np.arange(self.bank.shape[0])]
+            return self._mass, self._best
+        mass = np.maximum(self._mass - np.exp((self._scores[own] - 1.0) / self.temperature), 0.0)
+        return mass, np.where(self._top == own, self._second, self._best)
 
     def neighbours(self, key: str, embedding: np.ndarray) -> np.ndarray:
         """Cosine similarity of ``embedding`` to every other known request."""

@@ -1,0 +1,116 @@
+"""The clarification-need model's contract: labels 1-4 for every topic, determinism, probabilities that sum
+to 1, a save/load round trip and clear errors for bad input.
+
+One model (tiny CV settings, the same classifier) is trained per session on the train split; it is about
+the contract, not about quality (see test_need_training.py and benchmarks/clariq_need_cv.py for that).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clarion.clariq import need as need_module
+from clarion.clariq.methods import DEFAULT_NEED_METHOD, need_method
+from clarion.clariq.need import MAX_REQUEST_CHARS, NeedModel, check_splits, need_model, validate_requests
+from clarion.data.clariq import ClariQ
+from clarion.errors import InputError, ModelError
+
+
+@pytest.fixture(scope="session")
+def data(data_root):
+    return ClariQ.load(data_root)
+
+
+@pytest.fixture(scope="session")
+def model(data):
+    return NeedModel.train(data, ("train",), tiny=True)
+
+
+@pytest.fixture(scope="session")
+def dev_requests(data):
+    return list(data.labels("dev").requests.values())
+
+
+def test_the_model_is_the_default_need_method():
+    assert DEFAULT_NEED_METHOD == "model"
+    assert need_method("model") is need_model
+
+
+def test_every_topic_gets_a_label_in_1_to_4(model, data, monkeypatch):
+    monkeypatch.setattr(need_module, "load_or_train", lambda *a, **k: model)
+    topics = data.topics("dev") + data.topics("test")
+    labels = need_model(topics, data, ("train",))
+    assert set(labels) == {t.id for t in topics}
+    assert set(labels.values()) <= {1, 2, 3, 4}
+    assert len(set(labels.values())) >= 2  # not a constant predictor
+
+
+def test_no_topics_give_no_labels(data):
+    assert need_model([], data, ("train",)) == {}
+
+
+def test_probabilities_sum_to_one(model, dev_requests):
+    P = model.predict_proba(dev_requests)
+    assert P.shape == (len(dev_requests), 4)
+    assert np.all(P >= 0)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-9)
+
+
+def test_predictions_are_deterministic_and_batch_independent(model, dev_requests):
+    first = model.predict(dev_requests)
+    assert model.predict(dev_requests) == first
+    alone = [model.predict([r])[0] for r in dev_requests[:5]]
+    assert alone == first[:5]
+    # batch padding changes MiniLM embeddings in the last float bits only
+    np.testing.assert_allclose(model.predict_proba(dev_requests[:3]), model.predict_proba(dev_requests)[:3], atol=1e-4)
+
+
+def test_retraining_gives_the_same_model(model, data, dev_requests):
+    again = NeedModel.train(data, ("train",), tiny=True)
+    np.testing.assert_allclose(again.predict_proba(dev_requests), model.predict_proba(dev_requests))
+    assert again.metrics == model.metrics
+
+
+def test_save_load_round_trip(model, dev_requests, tmp_path):
+    directory = model.save(tmp_path / "need")
+    loaded = NeedModel.load(directory)
+    np.testing.assert_allclose(loaded.predict_proba(dev_requests), model.predict_proba(dev_requests))
+    assert loaded.predict(dev_requests) == model.predict(dev_requests)
+    assert loaded.metrics["cv"]["folds"] == 3
+    assert loaded.fingerprint == model.fingerprint != ""
+
+
+def test_loading_an_incomplete_directory_is_a_model_error(tmp_path):
+    with pytest.raises(ModelError, match="train it first"):
+        NeedModel.load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "requests, message",
+    [
+        ([], "no requests"),
+        ([""], "request 0: empty"),
+        (["fine", "   "], "request 1: empty"),
+        ("tell me about iron", "list of strings"),
+        ([3], "expected a string"),
+        (["x" * (MAX_REQUEST_CHARS + 1)], "at most"),
+    ],
+)
+def test_bad_requests_are_rejected(requests, message):
+    with pytest.raises(InputError, match=message):
+        validate_requests(requests)
+
+
+def test_bad_requests_are_rejected_by_the_model(model):
+    with pytest.raises(InputError):
+        model.predict([])
+    with pytest.raises(InputError):
+        model.predict_proba([""])
+
+
+def test_unknown_splits_are_rejected():
+    with pytest.raises(InputError, match="unknown split"):
+        check_splits(["train", "validation"])
+    with pytest.raises(InputError, match="at least one"):
+        check_splits([])

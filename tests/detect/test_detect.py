@@ -1,0 +1,109 @@
+"""Pure pieces of clarion.detect: request form, bank ambiguity on hand-built embeddings, classifiers, CV."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clarion.detect import ambiguity, form
+from clarion.detect.classify import CLASSIFIERS, decide, decision_weights, make_classifier
+from clarion.detect.cv import f1, repeated_cv
+from clarion.detect.features import FeatureGroup, feature_names, parse_groups
+from clarion.errors import InputError
+
+
+@pytest.mark.parametrize(
+    "request_, phrase",
+    [
+        ("Tell me about iron.", "iron"),
+        ("I\u2019m looking for information on worm", "worm"),
+        ("Find me information about the Last Supper painting.", "the last supper painting"),
+        ("How do you tie a Windsor knot?", "how do you tie a windsor knot"),
+    ],
+)
+def test_topic_phrase_strips_generic_openings(request_, phrase):
+    assert form.topic_phrase(request_) == phrase
+
+
+def test_form_features_tell_broad_from_specific():
+    broad = dict(zip(form.FORM_FEATURES, form.form_features("Tell me about iron"), strict=True))
+    ask = dict(zip(form.FORM_FEATURES, form.form_features("How do you tie a Windsor knot?"), strict=True))
+    assert broad["generic_template"] == 1 and ask["generic_template"] == 0
+    assert ask["procedural"] == 1 and ask["question_mark"] == 1 and ask["wh_question"] == 1
+    assert broad["n_topic_content"] == 1 < ask["n_topic_content"]
+
+
+def _unit(rows):
+    rows = np.asarray(rows, dtype=np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_a_request_wins_the_questions_closest_to_it():
+    bank = _unit([[1, 0.1, 0], [1, -0.1, 0], [0, 1, 0.1], [0, 1, -0.1]])
+    requests = _unit([[1, 0, 0], [0, 1, 0]])
+    pool = ambiguity.RequestPool(bank, ["q a1", "q a2", "q b1", "q b2"], requests, ["a", "b"])
+    view = ambiguity.bank_view(pool, "a", requests[0])
+    assert view.won.tolist() == [True, True, False, False]
+    # the known request itself is not its own rival: its probability of winning is 1 without rivals
+    alone = ambiguity.RequestPool(bank, ["1", "2", "3", "4"], requests[:1], ["a"])
+    np.testing.assert_allclose(ambiguity.bank_view(alone, "a", requests[0]).prob, 1.0)
+    features = dict(zip(ambiguity.BANK_FEATURES, ambiguity.bank_features(pool, view, "a", requests[0]), strict=True))
+    assert features["won_argmax"] == 2
+
+
+def test_spread_separates_one_intent_from_two():
+    one = _unit([[1, 0.05, 0], [1, 0, 0.05], [1, -0.05, 0]])
+    two = _unit([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    assert ambiguity._pair_sim(one) > 0.9 > ambiguity._pair_sim(two)
+    assert ambiguity._clusters(one, 0.5) == 1 and ambiguity._clusters(two, 0.5) == 3
+
+
+def _toy(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(1, 5, n)
+    X = np.column_stack([y + rng.normal(0, 0.7, n), rng.normal(size=n)])
+    return X, y
+
+
+@pytest.mark.parametrize("name", list(CLASSIFIERS))
+def test_classifiers_give_four_probabilities_summing_to_one(name):
+    X, y = _toy()
+    model = make_classifier(name, C=1.0, seed=0).fit(X, y)
+    P = model.predict_proba(X)
+    assert P.shape == (len(y), 4)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    assert f1(y, decide(P)) > 0.5
+    clone = make_classifier(name, C=1.0, seed=0)
+    clone.state = model.state
+    np.testing.assert_allclose(clone.predict_proba(X), P)
+
+
+@pytest.mark.parametrize("name", ["logreg", "ordinal"])
+def test_a_label_missing_from_training_still_gets_a_column(name):
+    X, y = _toy()
+    keep = y != 4
+    P = make_classifier(name).fit(X[keep], y[keep]).predict_proba(X)
+    assert P.shape == (len(y), 4)
+    assert P[:, 3].max() < 0.01
+
+
+def test_decision_weights_never_lower_the_training_score():
+    X, y = _toy(seed=3)
+    P = make_classifier("logreg").fit(X, y).predict_proba(X)
+    weights = decision_weights(P, y)
+    assert f1(y, decide(P, weights)) >= f1(y, decide(P))
+
+
+def test_repeated_cv_counts_folds():
+    X, y = _toy()
+    result = repeated_cv(lambda: make_classifier("logreg"), X, y, splits=4, repeats=2)
+    assert len(result.scores) == 8 and 0 <= result.std <= result.mean <= 1
+
+
+def test_feature_groups_by_name():
+    assert parse_groups(["spread", "form"]) == (FeatureGroup.FORM, FeatureGroup.SPREAD)
+    assert feature_names([FeatureGroup.FORM]) == list(form.FORM_FEATURES)
+    with pytest.raises(InputError, match="unknown feature group 'shape'"):
+        parse_groups(["shape"])
+    with pytest.raises(InputError, match="unknown classifier"):
+        make_classifier("svm")
