@@ -106,3 +106,16 @@ def test_docstring_examples_run():
         module = importlib.import_module(f"clarion.fuse{name}")
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_docs_example_runs_and_shows_the_right_output():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "fuse.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "docs/fuse.md", "exec"), namespace)
+    shown = re.search(r"^# (\{'q'.*\})$", code, re.M).group(1)
+    assert repr(namespace["two_step"]([namespace["m1"], namespace["m2"]], namespace["n"])) == shown
+    assert namespace["result"].trials[0].params["p"] == 3.0
