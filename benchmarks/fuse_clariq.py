@@ -303,6 +303,23 @@ def _tuned_json(result) -> dict:
     }
 
 
+def parameter_notes(tuned) -> None:
+    """How the train out-of-fold tuning trials depend on each parameter (top trials, Pearson correlations)."""
+    for method, res in tuned.items():
+        trials = sorted(res["trials"], key=lambda t: -t[1])
+        print(f"{method}: top 5 of {len(trials)} trials on train OOF")
+        for params, score, metrics in trials[:5]:
+            print(
+                f"  {json.dumps(params)} score {score:.4f} " + json.dumps({k: round(v, 4) for k, v in metrics.items()})
+            )
+        for name in trials[0][0]:
+            x = np.array([t[0][name] for t in trials], dtype=float)
+            if x.std() == 0:
+                continue
+            corr = {m: float(np.corrcoef(x, [t[2][m] for t in trials])[0, 1]) for m in trials[0][2]}
+            print(f"  corr({name}, ·): " + ", ".join(f"{m} {c:+.2f}" for m, c in corr.items()))
+
+
 def doc_table(data: ClariQ, dev):
     pairs = []
     for name in SAMPLE_RUNS:
@@ -351,6 +368,7 @@ def report(runs, data, dev, best_dev, tuned, args, seconds) -> None:
             f"tuned {m} on train OOF (0.5 MRR_best + 0.5 R@30): {json.dumps(res['params'])} "
             f"score {res['score']:.4f} (defaults {res['default_score']:.4f})"
         )
+    parameter_notes(tuned)
     print("\nranx.compare, best question (paired t-test, p<0.05):")
     print(compare(qrels_best, runs, ["mrr", "precision@1"], max_p=0.05))
     print("\nranx.compare, question relevance (paired t-test, p<0.05):")
