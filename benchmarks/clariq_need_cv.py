@@ -6,8 +6,8 @@ Prints markdown tables:
 
 1. classifiers (default feature groups): CV weighted F1 mean +- std over train+dev (237 topics, repeated
    stratified K-fold, official scorer), and dev P/R/F1 of the same configuration trained on train only;
-2. feature-group ablation (default classifier): the default groups, each one left out, each one alone, and
-   the embedding groups added;
+2. feature-group ablation: the default groups, each hand-crafted one left out, the embedding view left
+   out, each group alone, and the question-set embedding as the second view;
 3. the default model's dev confusion matrix (trained on train only).
 
 Features are label-free and computed once per request (the pool of known requests is train+dev+test), so
@@ -24,9 +24,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from clarion.clariq.need import DEFAULT_GROUPS, NeedConfig, feature_space, labelled
+from clarion.clariq.need import HAND_GROUPS, NeedConfig, feature_space, labelled
 from clarion.data.clariq import ClariQ
-from clarion.detect.classify import CLASSIFIERS, decide
+from clarion.detect.classify import decide
 from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import ALL_GROUPS, GROUP_FEATURES, FeatureGroup, feature_names
 from clarion.evaluate.clariq_official import clarification_need
@@ -73,6 +73,20 @@ def confusion(gold: np.ndarray, pred: np.ndarray) -> str:
     return "\n".join(rows)
 
 
+def ablation(base: NeedConfig, hand: NeedConfig) -> list[tuple[str, NeedConfig]]:
+    """Feature-group variants: the default, each hand-crafted group left out (views classifier), no
+    embedding view, each group alone and the question-set embedding as the second view (logreg)."""
+    out = [("default", base)]
+    for group in HAND_GROUPS:
+        kept = tuple(g for g in base.groups if g != group)
+        out.append((f"without {group}", replace(base, groups=kept)))
+    out.append(("without request-emb (logreg)", hand))
+    out += [(f"only {g} (logreg)", replace(hand, groups=(g,))) for g in HAND_GROUPS]
+    out.append(("only request-emb (logreg, C=0.03)", replace(hand, groups=("request-emb",), C=0.03)))
+    out.append(("set-emb as the second view", replace(base, groups=(*HAND_GROUPS, "set-emb"))))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--splits", type=int, default=5)
@@ -95,33 +109,29 @@ def main(argv: list[str] | None = None) -> None:
     )
     header = "| {} | CV F1 mean ± std | dev P | dev R | dev F1 | features | seconds |\n|---|---|---|---|---|---|---|"
     base = NeedConfig()
-    print(header.format("classifier (default groups)"))
-    label = f"**default: {base.classifier}, C={base.C}, tune={base.tune_decision}**"
-    print(f"| {label} | {evaluate(base, X, y, is_dev, args)} |")
+    hand = replace(base, classifier="logreg", groups=HAND_GROUPS)
+    print(header.format("classifier"))
+    label = f"**default: {base.classifier} (C={base.C}), {'+'.join(base.groups)}**"
+    print(f"| {label} | {evaluate(base, X, y, is_dev, args)} |", flush=True)
+    if args.quick:
+        variants = []
+    else:
+        variants = [("views, tuned decision", replace(base, tune_decision=True))]
+        for name in ("logreg", "ordinal", "lgbm", "blend"):
+            variants.append((f"{name}, hand-crafted groups", replace(hand, classifier=name)))
+        variants.append(("logreg, hand-crafted groups, tuned decision", replace(hand, tune_decision=True)))
+        variants += [(f"logreg C={C}, hand-crafted groups", replace(hand, C=C)) for C in (0.03, 0.3, 1.0)]
+        variants.append(("logreg, one model on hand-crafted + request-emb", replace(base, classifier="logreg")))
+    for label, config in variants:
+        print(f"| {label} | {evaluate(config, X, y, is_dev, args)} |", flush=True)
     if not args.quick:
-        for name in CLASSIFIERS:
-            for tune in (False, True):
-                config = replace(base, classifier=name, tune_decision=tune)
-                if config != base:
-                    print(f"| {name}, tune={tune} | {evaluate(config, X, y, is_dev, args)} |", flush=True)
-        for C in (0.03, 0.1, 1.0):
-            config = replace(base, C=C)
-            print(f"| {base.classifier}, C={C} | {evaluate(config, X, y, is_dev, args)} |", flush=True)
-        print("\n" + header.format("feature groups (default classifier)"))
-        variants = [("default: " + "+".join(DEFAULT_GROUPS), DEFAULT_GROUPS)]
-        variants += [(f"without {g}", tuple(x for x in DEFAULT_GROUPS if x != g)) for g in DEFAULT_GROUPS]
-        variants += [(f"only {g}", (g,)) for g in DEFAULT_GROUPS]
-        variants += [
-            (f"with {g.value}", (*DEFAULT_GROUPS, g.value)) for g in (FeatureGroup.REQUEST_EMB, FeatureGroup.SET_EMB)
-        ]
-        variants += [("only request-emb", ("request-emb",))]
-        for label, groups in variants:
-            config = replace(base, groups=groups)
+        print("\n" + header.format("feature groups"))
+        for label, config in ablation(base, hand):
             print(f"| {label} | {evaluate(config, X, y, is_dev, args)} |", flush=True)
     _, pred = dev_scores(base, X, y, is_dev)
     print("\nDefault model, dev (trained on train only), confusion matrix:\n")
     print(confusion(y[is_dev], pred))
-    print(f"\nfeature names: {', '.join(feature_names([FeatureGroup(g) for g in DEFAULT_GROUPS]))}")
+    print(f"\nhand-crafted features: {', '.join(feature_names([FeatureGroup(g) for g in HAND_GROUPS]))}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """The clarification-need model's contract: labels 1-4 for every topic, determinism, probabilities that sum
 to 1, a save/load round trip and clear errors for bad input.
 
-One model (tiny CV settings, the same classifier) is trained per session on the train split; it is about
-the contract, not about quality (see test_need_training.py and benchmarks/clariq_need_cv.py for that).
+One model (tiny CV settings, the same classifier) is trained per session on 80 train topics (the bank and
+the request pool stay whole); it is about the contract, not about quality (see test_need_training.py and
+benchmarks/clariq_need_cv.py for that).
 """
 
 from __future__ import annotations
@@ -13,13 +14,29 @@ import pytest
 from clarion.clariq import need as need_module
 from clarion.clariq.methods import DEFAULT_NEED_METHOD, need_method
 from clarion.clariq.need import MAX_REQUEST_CHARS, NeedModel, check_splits, need_model, validate_requests
-from clarion.data.clariq import ClariQ
+from clarion.data.clariq import ClariQ, ClariqLabels
 from clarion.errors import InputError, ModelError
+
+
+class _Subset(ClariQ):
+    """ClariQ with the train labels cut to the first ``n`` topics."""
+
+    n = 80
+
+    def labels(self, split):
+        labels = super().labels(split)
+        if split != "train":
+            return labels
+        keep = list(labels.requests)[: self.n]
+        small = ClariqLabels(labels.path)
+        small.requests = {t: labels.requests[t] for t in keep}
+        small.need = {t: labels.need[t] for t in keep}
+        return small
 
 
 @pytest.fixture(scope="session")
 def data(data_root):
-    return ClariQ.load(data_root)
+    return _Subset(ClariQ.load(data_root).root)
 
 
 @pytest.fixture(scope="session")

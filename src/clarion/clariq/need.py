@@ -33,7 +33,9 @@ NAME = "need"
 LABELLED_SPLITS = ("train", "dev", "test")
 POOL_SPLITS = ("train", "dev", "test")
 MAX_REQUEST_CHARS = 2000
-DEFAULT_GROUPS = ("form", "lexicon", "bank", "spread", "markers")
+HAND_GROUPS = ("form", "lexicon", "bank", "spread", "markers")
+DEFAULT_GROUPS = (*HAND_GROUPS, "request-emb")
+"""The hand-crafted groups and, last (the ``views`` classifier's second view), the request embedding."""
 
 
 @dataclass(frozen=True)
@@ -41,8 +43,8 @@ class NeedConfig:
     """Everything that defines a need model besides its training data."""
 
     groups: tuple[str, ...] = DEFAULT_GROUPS
-    classifier: str = "logreg"
-    C: float = 0.3
+    classifier: str = "views"
+    C: float = 0.1
     tune_decision: bool = False
     cv_splits: int = 5
     cv_repeats: int = 5

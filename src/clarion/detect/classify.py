@@ -5,6 +5,8 @@
   classification", ECML 2001): one logistic regression per threshold P(y > k), differences give P(y = k).
 - ``lgbm``: a small LightGBM multiclass model (Ke et al., NeurIPS 2017).
 - ``blend``: the mean of ``logreg`` and ``lgbm`` probabilities.
+- ``views``: ``logreg`` on the hand-crafted features mixed 2:1 with a strongly regularised ``logreg`` on the
+  request embedding (late fusion of two views).
 
 Every classifier returns probabilities over all ``n_classes`` labels (1..K), even when a label is absent
 from a (tiny) training set, and rows sum to 1. :func:`decision_weights` tunes per-class multipliers of the
@@ -168,11 +170,40 @@ class Blend:
         return _normalise(np.mean([p.predict_proba(X) for p in self.parts], axis=0))
 
 
+class Views:
+    """Two logistic regressions, one per view, probabilities mixed ``1 : tail_weight``: the hand-crafted
+    features (all columns but the last ``tail``) and an embedding view (the last ``tail`` columns, e.g. the
+    384-d MiniLM request embedding, much more strongly regularised)."""
+
+    name = "views"
+
+    def __init__(self, C: float = 0.1, seed: int = 0, tail: int = 384, tail_C: float = 0.03, tail_weight: float = 0.5):
+        self.tail, self.tail_weight = tail, tail_weight
+        self.parts = [LogReg(C, seed), LogReg(tail_C, seed)]
+
+    state = Blend.state
+
+    def _views(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if X.shape[1] <= self.tail:
+            raise ValueError(f"the views classifier needs more than {self.tail} columns, got {X.shape[1]}")
+        return X[:, : -self.tail], X[:, -self.tail :]
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> Views:
+        for part, view in zip(self.parts, self._views(X), strict=True):
+            part.fit(view, y)
+        return self
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        hand, tail = (p.predict_proba(v) for p, v in zip(self.parts, self._views(X), strict=True))
+        return _normalise(hand + self.tail_weight * tail)
+
+
 CLASSIFIERS: dict[str, Callable[..., Any]] = {
     "logreg": LogReg,
     "ordinal": Ordinal,
     "lgbm": GBM,
     "blend": Blend,
+    "views": Views,
 }
 
 
