@@ -12,6 +12,7 @@ from clarion.dstc.models.generate import (
     NeighbourBank,
     Selected,
     display_name,
+    mbr_choice,
     neighbour_response,
     swap_entity,
     template_response,
@@ -111,7 +112,13 @@ def test_swap_entity_and_neighbour_response():
         np.zeros((2, 384), dtype=np.float32),
     )
     query = np.eye(1, 384, 1, dtype=np.float32)[0]
-    assert neighbour_response(bank, query, np.zeros(384, np.float32), "Beta House") == "Beta House has a view."
+    assert neighbour_response(bank, query, np.zeros(384, np.float32), "Beta House", k=1) == "Beta House has a view."
+
+
+def test_mbr_choice_prefers_the_consensus_candidate():
+    candidates = ["the rooms are quiet", "guests say the rooms are quiet and clean", "free parking", "rooms quiet"]
+    assert mbr_choice(candidates) == 0
+    assert mbr_choice(["only"]) == 0
 
 
 def test_selector_threshold_keeps_at_least_the_best():

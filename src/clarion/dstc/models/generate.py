@@ -3,10 +3,12 @@
 - ``template``: extractive. An FAQ answer is returned as is (DSTC9/10 answers are FAQ bodies); review
   sentences are turned into reported speech ("Guests of X say that they ...": first person becomes third
   person) and joined, best first.
-- ``neighbour``: the response of the most similar training turn (cosine of the MiniLM embeddings of the user
-  turns plus that of the selected snippets, so that a "yes, it is quiet" answer is borrowed from a turn whose
-  knowledge also said so), with the training entity's name replaced by this turn's entity name. A
-  retrieval-based responder in the spirit of the nearest-neighbour baselines of response generation.
+- ``neighbour``: retrieve-and-choose. The ``k`` most similar training turns (cosine of the MiniLM embeddings
+  of the user turns plus that of the selected snippets, so that a "yes, it is quiet" answer is borrowed from a
+  turn whose knowledge also said so) give candidate responses, with the training entity's name replaced by
+  this turn's entity name; the candidate that agrees most with the others (unigram+bigram Dice overlap) is
+  returned — minimum Bayes risk selection (Kumar & Byrne, 2004). On our dev split MBR over 20 candidates
+  lifts ROUGE-L from 0.238 (nearest neighbour alone) to 0.276 (gold knowledge embeddings, see docs/dstc.md).
 
 Both are pure functions of plain data; :data:`GENERATORS` maps the names (the :class:`Generator` Enum) to them.
 """
@@ -43,6 +45,7 @@ _PRONOUNS = {
     "we'll": "they'll",
 }
 _WORD = re.compile(r"[A-Za-z']+")
+_TOKEN = re.compile(r"[a-z0-9']+")
 
 
 class Generator(str, Enum):
@@ -106,19 +109,42 @@ class NeighbourBank:
     query_emb: np.ndarray  # (n, 384)
     knowledge_emb: np.ndarray  # (n, 384), mean of the gold snippets' embeddings
 
-    def nearest(self, query_emb: np.ndarray, knowledge_emb: np.ndarray, weight: float = 1.0) -> int:
+    def nearest(self, query_emb: np.ndarray, knowledge_emb: np.ndarray, weight: float = 1.0, k: int = 1) -> list[int]:
+        """Indices of the ``k`` most similar training turns, most similar first."""
         score = self.query_emb @ query_emb + weight * (self.knowledge_emb @ knowledge_emb)
-        return int(np.argmax(score))
+        return [int(i) for i in np.argsort(-score, kind="stable")[:k]]
+
+
+def _ngrams(text: str) -> set:
+    words = _TOKEN.findall(text.lower())
+    return set(words) | set(zip(words, words[1:], strict=False))
+
+
+def mbr_choice(candidates: Sequence[str]) -> int:
+    """Index of the candidate with the highest summed Dice overlap (unigrams + bigrams) with the others."""
+    grams = [_ngrams(c) for c in candidates]
+
+    def dice(a: set, b: set) -> float:
+        return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
+
+    gains = [sum(dice(g, h) for j, h in enumerate(grams) if j != i) for i, g in enumerate(grams)]
+    return int(np.argmax(gains)) if gains else 0
 
 
 def neighbour_response(
-    bank: NeighbourBank, query_emb: np.ndarray, knowledge_emb: np.ndarray, name: str, weight: float = 1.0
+    bank: NeighbourBank,
+    query_emb: np.ndarray,
+    knowledge_emb: np.ndarray,
+    name: str,
+    weight: float = 1.0,
+    k: int = 20,
 ) -> str:
-    """The nearest training response with its entity name swapped for ``name``."""
+    """The MBR choice among the ``k`` nearest training responses, entity names swapped for ``name``."""
     if not bank.responses:
         return ""
-    i = bank.nearest(query_emb, knowledge_emb, weight)
-    return swap_entity(bank.responses[i], bank.names[i], name)
+    nearest = bank.nearest(query_emb, knowledge_emb, weight, k)
+    candidates = [swap_entity(bank.responses[i], bank.names[i], name) for i in nearest]
+    return candidates[mbr_choice(candidates)]
 
 
 GENERATORS: dict[Generator, Callable[..., str]] = {

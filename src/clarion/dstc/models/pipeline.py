@@ -27,7 +27,7 @@ from clarion.dstc.models.generate import (
     template_response,
 )
 from clarion.dstc.models.memory import memory_features
-from clarion.dstc.models.select import N_DENSE, SelectConfig, Selector
+from clarion.dstc.models.select import N_DENSE, SelectConfig, SelectModel, Selector
 from clarion.dstc.schema import Format
 
 Progress = Callable[[str, int], Callable[[int], None]]
@@ -46,23 +46,28 @@ class PipelineConfig:
     select: SelectConfig = field(default_factory=SelectConfig)
     generator: Generator = Generator.neighbour
     neighbour_weight: float = 1.0
+    neighbour_k: int = 20
     calibration_percent: int = 20
+    refit: bool = False  # refit the selector on all training turns after calibrating (slow with LightGBM)
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
 
     def to_json(self) -> dict:
         out = asdict(self)
         out["generator"] = self.generator.value
+        out["select"]["model"] = self.select.model.value
         return out
 
     @classmethod
     def from_json(cls, obj: dict) -> PipelineConfig:
         return cls(
             detect=DetectConfig(**obj.get("detect", {})),
-            select=SelectConfig(**obj.get("select", {})),
+            select=_select_config(obj.get("select", {})),
             generator=Generator(obj.get("generator", Generator.neighbour.value)),
             neighbour_weight=float(obj.get("neighbour_weight", 1.0)),
+            neighbour_k=int(obj.get("neighbour_k", 20)),
             calibration_percent=int(obj.get("calibration_percent", 20)),
+            refit=bool(obj.get("refit", False)),
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
         )
@@ -70,7 +75,15 @@ class PipelineConfig:
     @classmethod
     def tiny(cls) -> PipelineConfig:
         """The CI setting (``CLARION_TINY=1``): 400 contexts, lexical features only — seconds on a CPU."""
-        return cls(detect=DetectConfig(use_embeddings=False), max_contexts=400, dense=False)
+        select = SelectConfig(n_estimators=30)
+        return cls(detect=DetectConfig(use_embeddings=False), select=select, max_contexts=400, dense=False)
+
+
+def _select_config(obj: dict) -> SelectConfig:
+    obj = dict(obj)
+    if "model" in obj:
+        obj["model"] = SelectModel(obj["model"])
+    return SelectConfig(**obj)
 
 
 class DataSplit(str, Enum):
@@ -167,5 +180,6 @@ class DstcModel:
             response = template_response(Selected(name, reviews, faqs))
         else:
             k_emb = mean_embedding(group.snippets[[chosen[j] for j in range(len(pool))]])
-            response = neighbour_response(self.bank, q_emb, k_emb, name, self.config.neighbour_weight)
+            weight, k = self.config.neighbour_weight, self.config.neighbour_k
+            response = neighbour_response(self.bank, q_emb, k_emb, name, weight, k)
         return Label(True, tuple(s.key for s in picked), response)

@@ -17,17 +17,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from enum import Enum
 
 import numpy as np
 
 N_DENSE = 384
 
 
+class SelectModel(str, Enum):
+    """The classifier over the pair features."""
+
+    lgbm = "lgbm"
+    logreg = "logreg"
+
+
+_LGBM_PARAMS = {
+    "learning_rate": 0.05,
+    "num_leaves": 31,
+    "min_child_samples": 20,
+    "subsample": 0.8,
+    "subsample_freq": 1,
+    "colsample_bytree": 0.5,
+    "random_state": 0,
+    "n_jobs": 2,
+    "verbose": -1,
+}
+
+
 @dataclass
 class SelectConfig:
     """Options of the selector (part of the model's config in meta.json)."""
 
-    C: float = 1.0
+    model: SelectModel = SelectModel.lgbm
+    n_estimators: int = 300
+    C: float = 100.0
     use_product: bool = True
     max_snippets: int = 20
     rank_k: int = 5
@@ -96,26 +119,35 @@ def group_features(group: Group, use_product: bool = True) -> np.ndarray:
 
 
 class Selector:
-    """A logistic regression over :func:`group_features` with a calibrated selection threshold."""
+    """A classifier over :func:`group_features` (LightGBM or a logistic regression, :class:`SelectModel`)
+    with a calibrated selection threshold."""
 
     def __init__(self, config: SelectConfig | None = None):
         self.config = config or SelectConfig()
         self.threshold = 0.5
-        self._model = None
+        self._model = None  # LogisticRegression or lightgbm.Booster
 
     def fit(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> None:
-        from sklearn.linear_model import LogisticRegression
-
         x = np.vstack([group_features(g, self.config.use_product) for g in groups])
         y = np.concatenate([np.asarray(lab, dtype=int) for lab in labels])
-        self._model = LogisticRegression(C=self.config.C, max_iter=2000)
-        self._model.fit(x, y)
+        if self.config.model is SelectModel.lgbm:
+            import lightgbm
+
+            params = dict(_LGBM_PARAMS, n_estimators=self.config.n_estimators)
+            self._model = lightgbm.LGBMClassifier(**params).fit(x, y).booster_
+        else:
+            from sklearn.linear_model import LogisticRegression
+
+            self._model = LogisticRegression(C=self.config.C, max_iter=2000).fit(x, y)
 
     def scores(self, group: Group) -> np.ndarray:
         """P(snippet is gold) for each candidate of ``group``."""
         if len(group.snippets) == 0:
             return np.zeros(0)
-        return self._model.predict_proba(group_features(group, self.config.use_product))[:, 1]
+        x = group_features(group, self.config.use_product)
+        if self.config.model is SelectModel.lgbm:
+            return np.asarray(self._model.predict(x))
+        return self._model.predict_proba(x)[:, 1]
 
     def choose(self, scores: np.ndarray, ranked: bool = False) -> list[int]:
         """Indices of the selected candidates, best first (see the module docstring)."""
@@ -128,18 +160,32 @@ class Selector:
         return keep or order[:1]
 
     def state(self, arrays: dict[str, np.ndarray]) -> dict:
+        """JSON state; LightGBM trees as LightGBM's own text format, logistic weights into ``arrays``."""
         from clarion.dstc.models.persist import logreg_state
 
-        logreg_state(self._model, "select_lr_", arrays)
-        return {"config": asdict(self.config), "threshold": self.threshold}
+        config = asdict(self.config)
+        config["model"] = self.config.model.value
+        out = {"config": config, "threshold": self.threshold}
+        if self.config.model is SelectModel.lgbm:
+            out["lgbm"] = self._model.model_to_string()
+        else:
+            logreg_state(self._model, "select_lr_", arrays)
+        return out
 
     @classmethod
     def from_state(cls, state: dict, arrays: dict[str, np.ndarray]) -> Selector:
         from clarion.dstc.models.persist import logreg_from_state
 
-        sel = cls(SelectConfig(**state["config"]))
+        config = dict(state["config"])
+        config["model"] = SelectModel(config.get("model", SelectModel.logreg.value))
+        sel = cls(SelectConfig(**config))
         sel.threshold = float(state["threshold"])
-        sel._model = logreg_from_state("select_lr_", arrays)
+        if sel.config.model is SelectModel.lgbm:
+            import lightgbm
+
+            sel._model = lightgbm.Booster(model_str=state["lgbm"])
+        else:
+            sel._model = logreg_from_state("select_lr_", arrays)
         return sel
 
     def calibrate(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> float:

@@ -79,9 +79,10 @@ def _fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config, bank,
     advance(1)
     f1 = selector.calibrate(*_groups(dataset, cal_idx, index, q_emb, q_tfidf, tracked, memory))
     advance(1)
-    threshold = selector.threshold
-    selector.fit(*_groups(dataset, knowledge_turns, index, q_emb, q_tfidf, gold, memory))
-    selector.threshold = threshold
+    if config.refit:
+        threshold = selector.threshold
+        selector.fit(*_groups(dataset, knowledge_turns, index, q_emb, q_tfidf, gold, memory))
+        selector.threshold = threshold
     advance(1)
     return selector, f1
 
