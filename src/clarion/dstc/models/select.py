@@ -1,16 +1,17 @@
 """Knowledge selection (DSTC9 Track 1 task 2): rank the snippets of the tracked entities, keep the likely ones.
 
 Candidates are every snippet of the entities the :class:`~clarion.dstc.models.entities.EntityTracker` found.
-Each (user turn, snippet) pair gets cheap features — the all-MiniLM-L6-v2 cosine (Reimers & Gurevych, 2019),
-its margin to the best candidate and its rank, a TF-IDF cosine, the snippet type, and the element-wise product
-of the two embeddings (which lets a linear model learn which aspects matter: a "learned similarity" in the
-spirit of Sentence-BERT's classification objective) — and a logistic regression trained on the train
-turns scores them. DSTC11 turns have several gold snippets: every candidate whose probability reaches a
-threshold calibrated for micro F1 on held-out train dialogues is returned (at least the best one). DSTC9/10
-scoring ranks: there the best ``rank_k`` candidates are returned in order.
+Each (user turn, snippet) pair gets cheap features: the all-MiniLM-L6-v2 cosine (Reimers & Gurevych, 2019), its
+margin to the best candidate, z-score and rank; a TF-IDF cosine; the snippet type; the cosines of the previous
+and next sentence of the same review and the review's max/mean (context-dependent sentences); the kNN "memory"
+of :mod:`clarion.dstc.models.memory`; and the element-wise product of the two embeddings (which lets the
+classifier learn which aspects matter). A LightGBM classifier (Ke et al., 2017; or a logistic regression)
+trained on the training turns scores them. DSTC11 turns have several gold snippets: every candidate whose
+probability reaches a threshold calibrated for micro F1 on held-out training dialogues is returned (at least
+the best one). DSTC9/10 scoring ranks: there the best ``rank_k`` candidates are returned in order.
 
-A cross-encoder was the plan (see docs/dstc.md): on the shared 2-core CPU it scored ~20 pairs/s, too slow for
-~76 candidates per turn, so this feature model is the selection model.
+A fine-tuned MiniLM cross-encoder was the plan: on the shared 2-core CPU it scored ~20 pairs/s, too slow for
+~76 candidates per turn, so this feature model is the selection model (docs/dstc.md).
 """
 
 from __future__ import annotations
