@@ -73,6 +73,20 @@ def confusion(gold: np.ndarray, pred: np.ndarray) -> str:
     return "\n".join(rows)
 
 
+def paired(a: NeedConfig, b: NeedConfig, X, y, args) -> str:
+    """Fold-by-fold comparison of two configurations on the same CV folds (Wilcoxon signed-rank)."""
+    from scipy.stats import wilcoxon
+
+    sa, sb = (
+        np.array(repeated_cv(c.make(), X[:, columns(c.groups)], y, args.splits, args.repeats).scores) for c in (a, b)
+    )
+    p = wilcoxon(sa, sb).pvalue if np.any(sa != sb) else 1.0
+    return (
+        f"mean difference {np.mean(sa - sb):+.4f}, wins {(sa > sb).sum()}, losses {(sa < sb).sum()} "
+        f"of {len(sa)} folds, Wilcoxon p = {p:.3f}"
+    )
+
+
 def ablation(base: NeedConfig, hand: NeedConfig) -> list[tuple[str, NeedConfig]]:
     """Feature-group variants: the default, each hand-crafted group left out (views classifier), no
     embedding view, each group alone and the question-set embedding as the second view (logreg)."""
@@ -125,6 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     for label, config in variants:
         print(f"| {label} | {evaluate(config, X, y, is_dev, args)} |", flush=True)
     if not args.quick:
+        print(f"\nPaired, default vs logreg on hand-crafted groups: {paired(base, hand, X, y, args)}")
         print("\n" + header.format("feature groups"))
         for label, config in ablation(base, hand):
             print(f"| {label} | {evaluate(config, X, y, is_dev, args)} |", flush=True)
