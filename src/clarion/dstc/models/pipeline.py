@@ -2,7 +2,8 @@
 
 :func:`train` fits a :class:`DstcModel` on a labelled :class:`~clarion.dstc.io.Dataset`; :meth:`DstcModel.predict`
 returns one :class:`~clarion.dstc.io.Label` per context, for either track format (DSTC9/10 predictions rank
-``rank_k`` snippets; DSTC11 predictions keep every snippet above the calibrated threshold).
+``rank_k`` snippets and answer with the template, i.e. the best FAQ's answer, since the neighbour bank holds
+DSTC11 review summaries; DSTC11 predictions keep every snippet above the calibrated threshold).
 """
 
 from __future__ import annotations
@@ -174,7 +175,7 @@ class DstcModel:
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
         pool = picked[:1] if ranked else picked
-        if self.config.generator is Generator.template:
+        if self.config.generator is Generator.template or ranked:  # DSTC9/10: the FAQ answer itself
             reviews = tuple(s.body for s in pool if s.doc_type == "review")
             faqs = tuple(s.body for s in pool if s.doc_type != "review")
             response = template_response(Selected(name, reviews, faqs))
