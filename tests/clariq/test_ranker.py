@@ -47,7 +47,7 @@ class _Subset(ClariQ):
 @pytest.fixture(scope="session")
 def tiny_ranker(data_root, tmp_path_factory):
     data = _Subset(ClariQ.load(data_root).root)
-    config = RankerConfig(shortlist=MIN_DEPTH + 5, folds=3, rounds=10, min_data_in_leaf=5)
+    config = RankerConfig(shortlist=MIN_DEPTH + 5, folds=3, rounds=10, min_data_in_leaf=5, stages=2)
     ranker = fit_ranker(QuestionRanker, data, ("train",), config)
     directory = ranker.save(tmp_path_factory.mktemp("ranker"))
     return ranker, directory, data

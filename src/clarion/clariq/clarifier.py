@@ -75,12 +75,13 @@ class Clarifier:
         return self._need
 
     def need(self, request: str) -> tuple[int, dict[int, float]]:
-        """The predicted clarification need (1 = clear ... 4 = very ambiguous) and the probability of
-        each label."""
-        proba = np.asarray(self._need_model().predict_proba([validate_request(request)]))[0]
+        """The need model's label (1 = clear ... 4 = very ambiguous; its own decision rule) and the
+        probability of each label."""
+        text = validate_request(request)
+        model = self._need_model()
+        proba = np.asarray(model.predict_proba([text]))[0]
         probabilities = {label: float(p) for label, p in zip(NEED_LABELS, proba, strict=True)}
-        label = max(NEED_LABELS, key=lambda k: (probabilities[k], -k))
-        return label, probabilities
+        return int(model.predict([text])[0]), probabilities
 
     def should_clarify(self, request: str, threshold: float = 0.5) -> bool:
         """Ask a clarifying question when P(need >= 2) — the probability that the request is *not* fully

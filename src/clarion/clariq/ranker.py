@@ -50,8 +50,9 @@ class RankerConfig:
     num_leaves: int = 15
     min_data_in_leaf: int = 50
     chunk: int = 64
-    competition: bool = False
-    """Add the second LambdaMART over competition features (dev +0.001 Recall@30, train CV -0.001)."""
+    stages: int = 3
+    """LambdaMARTs in sequence; stage ``s > 1`` adds competition and feedback features computed from
+    stage ``s - 1``'s scores (train CV Recall@30: 1 stage 0.8625, 2 stages 0.8698, 3 stages 0.8722)."""
 
     @classmethod
     def tiny(cls) -> RankerConfig:
@@ -175,7 +176,7 @@ class QuestionRanker:
         self.no_question_at = no_question_at
         self.cv_metrics: dict[str, float] = {}
         self._space: Space | None = None
-        self._table: tuple[np.ndarray, dict[int, int]] | None = None
+        self._tables: tuple[list[np.ndarray], dict[int, int]] | None = None
 
     @property
     def space(self) -> Space:
@@ -184,18 +185,23 @@ class QuestionRanker:
         return self._space
 
     @property
-    def table(self) -> tuple[np.ndarray, dict[int, int]]:
-        """First-stage scores of the unlabelled known requests, and pool index -> table row."""
-        if self._table is None:
+    def tables(self) -> tuple[list[np.ndarray], dict[int, int]]:
+        """Per stage ``s < last`` the scores of the unlabelled known requests, and pool index -> row."""
+        if self._tables is None:
             unknown = self.space.unknown
             texts = [self.context.pool_texts[u] for u in unknown]
-            cands, scores = [], []
-            for top, feats in shortlist(self.space, texts, self.config.shortlist, self.config.chunk):
-                cands.extend(top)
-                scores.extend(predict(self.models[0], feats))
-            table = score_table(len(unknown), len(self.context.bank_ids), cands, scores)
-            self._table = table, {int(u): i for i, u in enumerate(unknown)}
-        return self._table
+            parts = list(shortlist(self.space, texts, self.config.shortlist, self.config.chunk))
+            cands = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 0), dtype=int)
+            feats = np.concatenate([p[1] for p in parts]) if parts else np.zeros((0, 0, len(FEATURES)))
+            scores = predict(self.models[0], feats) if len(feats) else np.zeros((0, 0))
+            tables = []
+            for model in self.models[1:]:
+                table = score_table(len(unknown), len(self.context.bank_ids), cands, scores)
+                tables.append(table)
+                for i in range(len(unknown)):
+                    scores[i] = model.predict(stage_features(feats[i], cands[i], scores[i], table, i, self.space))
+            self._tables = tables, {int(u): i for i, u in enumerate(unknown)}
+        return self._tables
 
     @classmethod
     def train(
@@ -207,8 +213,11 @@ class QuestionRanker:
         config = RankerConfig.tiny() if tiny else RankerConfig()
         return fit_ranker(cls, data, splits, config, progress=progress)
 
-    def score_shortlist(self, requests: Sequence[str], stage: str = "full") -> list[list[tuple[str, float]]]:
-        """Each request's shortlist reranked, best first (no ``Q00001``); ``stage`` is one of STAGES."""
+    def score_shortlist(
+        self, requests: Sequence[str], stage: str = "full", upto: int | None = None
+    ) -> list[list[tuple[str, float]]]:
+        """Each request's shortlist reranked, best first (no ``Q00001``); ``stage`` is one of STAGES and
+        ``upto`` (ablation) limits "full" to its first LambdaMARTs."""
         if stage not in STAGES:
             raise InputError(f"unknown stage {stage!r}; choose one of: {', '.join(STAGES)}")
         ids, out = self.context.bank_ids, []
@@ -220,12 +229,11 @@ class QuestionRanker:
             else:
                 scores = predict(self.models[0], feats)
             if stage == "full" and len(self.models) > 1:
-                table, rows = self.table
+                tables, rows = self.tables
                 for i in range(len(top)):
                     row = rows.get(int(cols[done + i]), -1)
-                    extra = competition_features(top[i], scores[i], table, row, self.space)
-                    x = np.concatenate([feats[i], extra], axis=1)
-                    scores[i] = self.models[1].predict(x)
+                    for model, table in list(zip(self.models[1:], tables, strict=True))[: (upto or 99) - 1]:
+                        scores[i] = model.predict(stage_features(feats[i], top[i], scores[i], table, row, self.space))
             for cand, score in zip(top, scores, strict=True):
                 order = np.lexsort((cand, -score))
                 out.append([(ids[cand[j]], float(score[j])) for j in order])
@@ -280,6 +288,13 @@ class QuestionRanker:
         ranker = cls(RankerConfig(**state["config"]), context, models, int(state["no_question_at"]))
         ranker.cv_metrics = state.get("cv_metrics", {})
         return ranker
+
+
+def stage_features(feats, candidates, scores, table, row: int, space: Space) -> np.ndarray:
+    """A later stage's ``(K, F + C)`` input: first-stage features plus competition features from the
+    previous stage's ``scores`` (``row``: the request's row of ``table``, ``-1`` if absent)."""
+    extra = competition_features(candidates, scores, table, row, space)
+    return np.concatenate([feats, extra], axis=1)
 
 
 def predict(model: LambdaMART, feats: np.ndarray) -> np.ndarray:

@@ -3,8 +3,9 @@ stages, cross-validated placement of ``Q00001``.
 
 Folds are over the labelled topics (seeded permutation). For fold ``k`` the topics of the other folds are
 "labelled" (their questions attached) and the fold's own requests join the pool of unlabelled requests —
-the situation of a new topic at test time. The first LambdaMART of fold ``k`` (trained on the other folds)
-scores every unlabelled request of that context, which gives the competition features of the second stage.
+the situation of a new topic at test time. Each stage's LambdaMART of fold ``k`` (trained on the other
+folds) scores every unlabelled request of that context, which gives the competition features of the next
+stage.
 Recall figures are computed with the official scorer.
 """
 
@@ -23,12 +24,13 @@ from clarion.clariq.ranker import (
     make_context,
     predict,
     shortlist,
+    stage_features,
 )
 from clarion.data.clariq import ClariQ
 from clarion.data.trec import RunRow
 from clarion.errors import InputError
 from clarion.evaluate.clariq_official import question_relevance
-from clarion.rerank.competition import COMPETITION_FEATURES, competition_features, score_table
+from clarion.rerank.competition import COMPETITION_FEATURES, score_table
 from clarion.rerank.features import FEATURES, Space
 
 
@@ -94,38 +96,40 @@ def fit(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], config: RankerConfig
     return config.lambdamart().fit(np.concatenate(xs), np.concatenate(ys), [len(y) for y in ys])
 
 
-def competition_examples(folds, examples, config: RankerConfig, progress=None):
-    """Out-of-fold first-stage scores and second-stage features ``key -> (stage-1 scores, X2)``."""
-    out = {}
-    for k, fold in enumerate(folds):
-        train = [e for e in examples if e.fold != k]
-        model = fit([e.x for e in train], [e.y for e in train], config)
-        scores = predict(model, fold.features)
-        table = score_table(len(scores), fold.n_questions, fold.shortlists, scores)
-        for e in examples:
-            if e.fold == k:
-                extra = competition_features(e.candidates, scores[e.row], table, e.row, fold.space)
-                out[e.key] = (scores[e.row], np.concatenate([e.x, extra], axis=1))
-        if progress:
-            progress(1)
-    return out
+def next_features(fold: Fold, scores: np.ndarray) -> np.ndarray:
+    """The next stage's features of every unlabelled request of ``fold`` given this stage's scores."""
+    table = score_table(len(scores), fold.n_questions, fold.shortlists, scores)
+    return np.stack(
+        [
+            stage_features(fold.features[i], fold.shortlists[i], scores[i], table, i, fold.space)
+            for i in range(len(scores))
+        ]
+    )
+
+
+def staged_out_of_fold(folds, examples, config: RankerConfig, progress=None):
+    """Train the ``config.stages`` LambdaMARTs; return them and each stage's out-of-fold scores."""
+    feats = [fold.features for fold in folds]
+    models, oof = [], []
+    for stage in range(config.stages):
+        x = {e.key: feats[e.fold][e.row] for e in examples}
+        fold_scores = []
+        for k in range(config.folds):
+            train = [e for e in examples if e.fold != k]
+            model = fit([x[e.key] for e in train], [e.y for e in train], config)
+            fold_scores.append(predict(model, feats[k]))
+            if progress:
+                progress(1)
+        oof.append({e.key: fold_scores[e.fold][e.row] for e in examples})
+        models.append(fit([x[e.key] for e in examples], [e.y for e in examples], config))
+        if stage < config.stages - 1:
+            feats = [next_features(fold, fold_scores[k]) for k, fold in enumerate(folds)]
+    return models, oof
 
 
 def ranked(candidates: np.ndarray, scores: np.ndarray, ids: Sequence[str]) -> list[tuple[str, float]]:
     order = np.lexsort((candidates, -scores))
     return [(ids[candidates[j]], float(scores[j])) for j in order]
-
-
-def out_of_fold_second(examples, stage2, config: RankerConfig):
-    """Second-stage scores of each fold from a model trained on the other folds."""
-    out = {}
-    for k in range(config.folds):
-        train = [e for e in examples if e.fold != k]
-        model = fit([stage2[e.key][1] for e in train], [e.y for e in train], config)
-        for e in examples:
-            if e.fold == k:
-                out[e.key] = model.predict(stage2[e.key][1])
-    return out
 
 
 def recall(rel, rankings, position: int | None) -> dict[str, float]:
@@ -158,14 +162,9 @@ def fit_ranker(cls, data: ClariQ, splits: Sequence[str], config: RankerConfig, p
     folds, examples = fold_data(data, rel, req, config, progress)
     context = make_context(data, rel, req)
     ids = context.bank_ids
-    stage2 = competition_examples(folds, examples, config, progress)
-    first = {e.key: ranked(e.candidates, stage2[e.key][0], ids) for e in examples}
-    models = [fit([e.x for e in examples], [e.y for e in examples], config)]
-    final = first
-    if config.competition:
-        second = out_of_fold_second(examples, stage2, config)
-        final = {e.key: ranked(e.candidates, second[e.key], ids) for e in examples}
-        models.append(fit([stage2[e.key][1] for e in examples], [e.y for e in examples], config))
+    models, oof = staged_out_of_fold(folds, examples, config, progress)
+    first = {e.key: ranked(e.candidates, oof[0][e.key], ids) for e in examples}
+    final = {e.key: ranked(e.candidates, oof[-1][e.key], ids) for e in examples}
     position, metrics = best_no_question_slot(rel, final)
     ranker = cls(config, context, models, position)
     ranker.cv_metrics = {
@@ -177,6 +176,6 @@ def fit_ranker(cls, data: ClariQ, splits: Sequence[str], config: RankerConfig, p
         "no_question_at": position,
         "training_topics": len(rel),
     }
-    names = list(FEATURES) + (list(COMPETITION_FEATURES) if config.competition else [])
+    names = list(FEATURES) + (list(COMPETITION_FEATURES) if config.stages > 1 else [])
     ranker.importance = models[-1].feature_importance(names)
     return ranker

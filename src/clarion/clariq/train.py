@@ -101,7 +101,8 @@ def train_models(
 
 def ranker_steps(tiny: bool = False) -> int:
     """How many times :func:`train_models` calls ``progress`` (for a progress bar's total)."""
-    return 2 * (RankerConfig.tiny() if tiny else RankerConfig()).folds
+    config = RankerConfig.tiny() if tiny else RankerConfig()
+    return config.folds * (1 + config.stages)
 
 
 def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> QuestionRanker:

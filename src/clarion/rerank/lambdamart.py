@@ -56,7 +56,8 @@ class LambdaMART:
     def predict(self, x: np.ndarray) -> np.ndarray:
         if self.booster is None:
             raise ModelError("LambdaMART model is not trained")
-        return self.booster.predict(x, num_threads=DEFAULT_PARAMS["num_threads"])
+        threads = 1 if len(x) < 10_000 else DEFAULT_PARAMS["num_threads"]  # threads cost more than they save
+        return self.booster.predict(x, num_threads=threads)
 
     def feature_importance(self, names: Sequence[str]) -> dict[str, float]:
         """Total gain per feature name."""

@@ -23,9 +23,7 @@ class BM25Index:
         self.ids = list(ids)
         self._stemmer = Stemmer.Stemmer("english")
         self._bm25s = bm25s
-        tokens = bm25s.tokenize(
-            [t or "" for t in texts], stopwords="en", stemmer=self._stemmer, show_progress=False
-        )
+        tokens = bm25s.tokenize([t or "" for t in texts], stopwords="en", stemmer=self._stemmer, show_progress=False)
         self._model = bm25s.BM25(k1=k1, b=b)
         self._model.index(tokens, show_progress=False)
 

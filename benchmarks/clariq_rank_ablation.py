@@ -1,0 +1,60 @@
+"""Dev ablation of the ClariQ question ranker, official scorer, models trained on train only.
+
+Rows: BM25 and zero-shot dense alone (the baselines), the first-stage score alone (without and with the
+learned ``Q00001`` slot), the first LambdaMART, and the pipeline up to each later stage (the last row is
+the full pipeline). Uses the cached train-only model
+(``clarion clariq rank --method full`` with train splits ``train``), training it when absent.
+
+    python benchmarks/clariq_rank_ablation.py [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from clarion.clariq.baselines import rank_bm25, rank_dense
+    from clarion.clariq.ranker import insert_no_question
+    from clarion.clariq.train import load_ranker
+    from clarion.data.clariq import ClariQ
+    from clarion.data.trec import RunRow
+    from clarion.evaluate.clariq_official import question_relevance
+
+    data = ClariQ.load()
+    labels, topics = data.labels("dev"), data.topics("dev")
+    ranker = load_ranker(data, ("train",))
+    requests = [t.request for t in topics]
+
+    def score(run: dict[str, list[tuple[str, float]]]) -> dict[str, float]:
+        rows = [RunRow(t, q, i + 1, -float(i), "x") for t, pairs in run.items() for i, (q, _) in enumerate(pairs)]
+        return question_relevance(labels.questions, rows).means
+
+    table = []
+    for name, method in (("BM25", rank_bm25), ("dense (zero-shot MiniLM)", rank_dense)):
+        run = method(topics, data, ("train",))
+        table.append((name, score({t: sorted(s.items(), key=lambda x: -x[1]) for t, s in run.items()})))
+    slot = ranker.no_question_at
+    stages = [("first", None, "first stage"), ("lambdamart", None, "LambdaMART stage 1")]
+    stages += [("full", n, f"+ stages 2..{n}") for n in range(2, len(ranker.models) + 1)]
+    for stage, upto, label in stages:
+        shortlists = ranker.score_shortlist(requests, stage, upto)
+        if stage == "first":
+            table.append((f"{label}, no Q00001", score({t.id: r for t, r in zip(topics, shortlists, strict=True)})))
+        with_slot = {t.id: insert_no_question(r, slot) for t, r in zip(topics, shortlists, strict=True)}
+        table.append((f"{label} + Q00001 at rank {slot + 1}", score(with_slot)))
+    print(f"{'method (dev, trained on train)':50s} R@5    R@10   R@20   R@30")
+    for name, m in table:
+        print(f"{name:50s} {m['Recall5']:.4f} {m['Recall10']:.4f} {m['Recall20']:.4f} {m['Recall30']:.4f}")
+
+
+if __name__ == "__main__":
+    main()
