@@ -54,7 +54,9 @@ def test_train_predict_evaluate(data, tmp_path):
 def test_split_flags_use_one_side_of_the_dialogue_split(data, tmp_path):
     model = tmp_path / "model"
     run("train", "--data", str(data), "--split", "train", "--out", str(model))
-    n_train = json.loads((model / "meta.json").read_text())["metrics"]["contexts"]
+    metrics = json.loads((model / "meta.json").read_text())["metrics"]
+    n_train = metrics["contexts"]
+    assert set(metrics["dev"]) == {"detection", "selection", "generation"}
     pred = tmp_path / "dev.json"
     run("predict", "--data", str(data), "--split", "dev", "--out", str(pred), "--model", str(model))
     n_dev = len(json.loads(pred.read_text()))

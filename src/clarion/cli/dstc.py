@@ -75,14 +75,30 @@ def _train(directory: Path, split: DataSplit, out: Path | None, config) -> Path:
     from clarion.dstc.models.train import train as fit
     from clarion.store import model_dir
 
-    dataset = apply_split(load_dataset(directory, labels=True), split)
+    full = load_dataset(directory, labels=True)
+    dataset = apply_split(full, split)
     fingerprint = _fingerprint(directory, split)
     out = out or model_dir("dstc", "pipeline", config.to_json(), fingerprint)
     with _bars() as bars:
         model, info = fit(dataset, config, bars)
-    info.update({"data": str(directory), "split": split.value, "contexts": len(dataset.contexts)})
+        info.update({"data": str(directory), "split": split.value, "contexts": len(dataset.contexts)})
+        if split is DataSplit.train:
+            info["dev"] = _dev_scores(model, apply_split(full, DataSplit.dev), bars)
     save_model(model, out, fingerprint, info)
     return out
+
+
+def _dev_scores(model, dev, bars) -> dict:
+    """Official-compatible scores on the dev side (DSTC11 without the METEOR jar), recorded in meta.json."""
+    from clarion.dstc.evaluate import SCORERS
+    from clarion.dstc.schema import Format
+
+    if not dev.contexts:
+        return {}
+    hyps = [p.to_json(dev.format) for p in model.predict(dev, bars)]
+    refs = [label.to_json(dev.format) for label in dev.labels]
+    options = {"meteor": False} if dev.format is Format.DSTC11 else {"generation": False}
+    return SCORERS[dev.format](refs, hyps, **options)
 
 
 def default_model_dir(data_dir: Path | None = None) -> Path:
