@@ -45,6 +45,10 @@ def test_train_predict_evaluate(data, tmp_path):
     pred = tmp_path / "pred.json"
     run("predict", "--data", str(data), "--out", str(pred), "--model", str(model))
     assert len(json.loads(pred.read_text())) == 24
+    template = tmp_path / "template.json"
+    run("predict", "--data", str(data), "--out", str(template), "--model", str(model), "--generator", "template")
+    responses = [p.get("response", "") for p in json.loads(template.read_text())]
+    assert any(r.startswith("Guests of") for r in responses)
     result = run("evaluate", "--data", str(data), "--pred", str(pred), "--json", "--no-meteor")
     scores = json.loads(result.stdout)
     assert set(scores) == {"detection", "selection", "generation"}

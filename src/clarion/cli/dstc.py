@@ -131,6 +131,7 @@ def predict(
     data: DataOption = None,
     split: SplitOption = DataSplit.all,
     model: ModelOption = None,
+    generator: Annotated[Generator | None, typer.Option(help="Response generator (default: the model's own).")] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Write one prediction per context (target, knowledge, response) in the data's track format."""
@@ -149,6 +150,8 @@ def predict(
 
             _train(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, model, _config())
     pipeline = load_model(model)
+    if generator is not None:
+        pipeline.config.generator = generator
     with _bars() as bars:
         predictions = pipeline.predict(dataset, bars)
     write_predictions(out, predictions, dataset.format, n_contexts=len(dataset.contexts))
