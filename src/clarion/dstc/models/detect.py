@@ -2,7 +2,7 @@
 
 A logistic regression over the last user turn: TF-IDF word 1-2-grams and character 2-5-grams (the lexical
 shape of a question about reviews or FAQs) plus, when enabled, its all-MiniLM-L6-v2 embedding (Reimers &
-Gurevych, 2019). On our dstc11_track5 dev split the embedding lifts F1 from 0.985 to 0.995 (see docs/dstc.md).
+Gurevych, 2019), which on our dstc11_track5 dev split removed most of the lexical model's errors.
 """
 
 from __future__ import annotations
