@@ -4,7 +4,7 @@ Prints: median latency of one request against the full 3,940-question bank after
 shortlist size), throughput for a batch of 1,000 requests, and the training time and peak memory of the
 train+dev model (from its meta.json; ``--train`` retrains it here, in this process, first).
 
-    python benchmarks/clariq_rank_latency.py [--train] [--model-dir DIR] [--threads 2]
+    python benchmarks/clariq_rank_latency.py [--train] [--model-dir DIR] [--threads 1]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--train", action="store_true", help="retrain the train+dev model first (timed)")
     parser.add_argument("--model-dir", default=None, help="a trained model directory (default: train+dev)")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest for one request)")
     parser.add_argument("--repeats", type=int, default=50, help="single requests timed")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -56,8 +56,9 @@ def competition_features(
         out[:, 1 + j] = mine / (mine + rest)
     out[:, 3] = scores - np.maximum(best, FLOOR)
     out[:, 4] = (others > scores[None, :]).sum(axis=0) if len(others) else 0
-    share = dict(zip(candidates.tolist(), out[:, 1].tolist(), strict=True))
-    out[:, 5] = [np.mean([share.get(int(n), 0.0) for n in space.nearest[c]]) for c in candidates]
+    share = np.zeros(len(space.nearest), dtype=np.float64)
+    share[candidates] = out[:, 1]
+    out[:, 5] = share[space.nearest[candidates]].mean(axis=1)
     out[:, 6:] = feedback_features(candidates, scores, space)
     return out
 
