@@ -60,7 +60,7 @@ def print_benchmark(result: BenchmarkResult, as_json: bool = False) -> None:
         stdout.print(docs)
 
     for name, matrix in result.confusion.items():
-        cm = Table(title=f"Confusion matrix of need method {name!r} (rows: gold 1-4, columns: predicted 1-4)")
+        cm = Table(title=f"Need {name!r}: confusion", caption="rows gold 1-4, columns predicted 1-4")
         cm.add_column("gold")
         for label in range(1, 5):
             cm.add_column(str(label), justify="right")

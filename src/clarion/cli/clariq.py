@@ -202,10 +202,13 @@ def train(
     data_dir: DataDirOption = None,
 ) -> None:
     """Train everything the default pipeline needs (ranker and need model) into a versioned directory."""
-    from clarion.clariq.train import train_models
+    from clarion.clariq.train import ranker_steps, train_models
     from clarion.data.clariq import ClariQ
 
-    path = train_models(ClariQ.load(data_dir), _splits(splits), out_dir=out)
+    data = ClariQ.load(data_dir)
+    with progress() as bar:
+        task = bar.add_task(f"training on {splits}", total=ranker_steps())
+        path = train_models(data, _splits(splits), out_dir=out, progress=lambda n: bar.advance(task, n))
     console.print(f"model written to {path}")
 
 
