@@ -86,13 +86,11 @@ def train_models(
     ranker = QuestionRanker.train(data, splits, tiny=tiny, progress=progress)
     ranker.save(directory / "ranker")
     metrics: dict = {"ranker": ranker.cv_metrics}
-    try:
-        from clarion.clariq.need import NeedModel
-    except ImportError as err:
-        say(f"clarification-need model skipped: clarion.clariq.need is not available ({err})")
-    else:
-        NeedModel.train(data, splits, tiny=tiny).save(directory / "need")
-        metrics["need"] = "trained"
+    from clarion.clariq.need import load_or_train
+
+    # The need method's own cached model for these splits (trained once, shared with `clarion clariq need`).
+    load_or_train(data, splits, tiny=tiny).save(directory / "need")
+    metrics["need"] = "trained"
     metrics["training_seconds"] = round(time.perf_counter() - start, 1)
     metrics["peak_memory_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     write_meta(directory, config, fingerprint, metrics)
