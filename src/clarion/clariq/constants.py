@@ -1,4 +1,10 @@
-"""Constants of the ClariQ task shared by readers, methods and the CLI."""
+"""Constants of the ClariQ task shared by readers, methods and the CLI, and the one check of split names."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from clarion.errors import InputError
 
 NO_QUESTION = "Q00001"
 """The bank's empty question: "ask nothing"."""
@@ -7,3 +13,17 @@ MIN_DEPTH = 30
 """Every ranked run gives at least this many distinct questions per topic (the official cut-off)."""
 
 NEED_LABELS = (1, 2, 3, 4)
+
+LABELLED_SPLITS = ("train", "dev", "test")
+"""Splits with labels (test needs test_with_labels.tsv)."""
+
+
+def check_splits(splits: Sequence[str]) -> tuple[str, ...]:
+    """The distinct labelled splits, in order; an unknown or missing split raises :class:`InputError`."""
+    splits = tuple(dict.fromkeys(s.strip() for s in splits if s.strip()))
+    if not splits:
+        raise InputError("give at least one labelled split to train on (train, dev)")
+    for split in splits:
+        if split not in LABELLED_SPLITS:
+            raise InputError(f"unknown split {split!r}; choose from: {', '.join(LABELLED_SPLITS)}")
+    return splits

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import NEED_LABELS
+from clarion.clariq.constants import NEED_LABELS, check_splits
 from clarion.data.clariq import ClariQ
 from clarion.data.io import atomic_writer, read_json, write_json
 from clarion.detect.ambiguity import TEMPERATURE, RequestPool
@@ -30,7 +30,6 @@ from clarion.types import Topic
 
 TASK = "clariq"
 NAME = "need"
-LABELLED_SPLITS = ("train", "dev", "test")
 POOL_SPLITS = ("train", "dev", "test")
 MAX_REQUEST_CHARS = 2000
 HAND_GROUPS = ("form", "lexicon", "bank", "spread", "markers")
@@ -76,17 +75,6 @@ def validate_requests(requests: Sequence[str]) -> list[str]:
         if len(request) > MAX_REQUEST_CHARS:
             raise InputError(f"request {i}: {len(request)} characters, at most {MAX_REQUEST_CHARS} allowed")
     return list(requests)
-
-
-def check_splits(splits: Sequence[str]) -> tuple[str, ...]:
-    """The distinct labelled splits, in order; an unknown or missing split raises :class:`InputError`."""
-    splits = tuple(dict.fromkeys(splits))
-    if not splits:
-        raise InputError("give at least one labelled split to train on (train, dev)")
-    for split in splits:
-        if split not in LABELLED_SPLITS:
-            raise InputError(f"unknown split {split!r}; choose from: {', '.join(LABELLED_SPLITS)}")
-    return splits
 
 
 def labelled(data: ClariQ, splits: Sequence[str]) -> tuple[list[str], np.ndarray]:

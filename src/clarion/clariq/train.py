@@ -19,10 +19,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from clarion.clariq.constants import check_splits
 from clarion.clariq.ranker import POOL_SPLITS, QuestionRanker, RankerConfig
 from clarion.clariq.runs import strictly_decreasing
 from clarion.data.clariq import ClariQ
-from clarion.errors import InputError
 from clarion.rerank.features import FEATURES
 from clarion.store import fingerprint_files, is_complete, model_dir, write_meta
 from clarion.types import Run, Topic
@@ -30,17 +30,6 @@ from clarion.types import Run, Topic
 TASK = "clariq"
 NAME = "pipeline"
 DEFAULT_SPLITS = ("train", "dev")
-LABELLED_SPLITS = ("train", "dev", "test")
-
-
-def _check_splits(data: ClariQ, splits: Sequence[str]) -> tuple[str, ...]:
-    splits = tuple(dict.fromkeys(splits))
-    if not splits:
-        raise InputError("give at least one labelled split to train on (train, dev)")
-    for split in splits:
-        if split not in LABELLED_SPLITS:
-            raise InputError(f"unknown split {split!r}; choose from: {', '.join(LABELLED_SPLITS)}")
-    return splits
 
 
 def pipeline_config(splits: Sequence[str], tiny: bool = False) -> dict:
@@ -57,7 +46,7 @@ def data_fingerprint(data: ClariQ, splits: Sequence[str]) -> str:
 
 def default_model_dir(data: ClariQ, splits: Sequence[str] = DEFAULT_SPLITS, tiny: bool = False) -> Path:
     """Where :func:`train_models` puts the model for ``splits``."""
-    splits = _check_splits(data, splits)
+    splits = check_splits(splits)
     return model_dir(TASK, NAME, pipeline_config(splits, tiny), data_fingerprint(data, splits))
 
 
@@ -77,7 +66,7 @@ def train_models(
     ``progress`` (optional) is called with an increment after each training step (``ranker_steps(tiny)``
     steps in all), e.g. a rich progress bar's ``advance``.
     """
-    splits = _check_splits(data, splits)
+    splits = check_splits(splits)
     config = pipeline_config(splits, tiny)
     fingerprint = data_fingerprint(data, splits)
     directory = Path(out_dir) if out_dir else model_dir(TASK, NAME, config, fingerprint)

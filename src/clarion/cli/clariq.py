@@ -37,13 +37,9 @@ SplitsOption = Annotated[
 
 
 def _splits(text: str) -> tuple[str, ...]:
-    from clarion.errors import InputError
+    from clarion.clariq.constants import check_splits
 
-    splits = tuple(s.strip() for s in text.split(",") if s.strip())
-    bad = [s for s in splits if s not in {"train", "dev"}]
-    if not splits or bad:
-        raise InputError(f"--splits must name train and/or dev, got {text!r}")
-    return splits
+    return check_splits(text.split(","))
 
 
 def _print_metrics(title: str, metrics: dict[str, float], as_json: bool) -> None:
