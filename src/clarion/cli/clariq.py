@@ -65,15 +65,15 @@ def rank(
     data_dir: DataDirOption = None,
 ) -> None:
     """Rank the question bank for every topic; writes a TREC run (topic_id 0 question_id rank score run_id)."""
+    from clarion.clariq.methods import rank_method
     from clarion.data.clariq import ClariQ, read_topics
     from clarion.data.trec import write_run
 
     items = read_topics(topics)
     data = ClariQ.load(data_dir)
     with console.status(f"ranking {len(items)} topics with {method.value}"):
-        run = _method(RANK_METHODS, method.value)(items, data, _splits(splits))
-    run = {t: dict(list(scores.items())[:depth]) for t, scores in run.items()}
-    write_run(out, run, run_id=f"clarion-{method.value}")
+        run = rank_method(method.value)(items, data, _splits(splits))
+    write_run(out, run, run_id=f"clarion-{method.value}", depth=depth)
     console.print(f"wrote {out} ({len(run)} topics)")
 
 
@@ -86,21 +86,16 @@ def need(
     data_dir: DataDirOption = None,
 ) -> None:
     """Predict clarification need (1-4) for every topic; writes 'topic_id label' lines."""
+    from clarion.clariq.methods import need_method
     from clarion.clariq.need_io import write_need_run
     from clarion.data.clariq import ClariQ, read_topics
 
     items = read_topics(topics)
     data = ClariQ.load(data_dir)
     with console.status(f"predicting need for {len(items)} topics with {method.value}"):
-        labels = _method(NEED_METHODS, method.value)(items, data, _splits(splits))
+        labels = need_method(method.value)(items, data, _splits(splits))
     write_need_run(out, {t.id: labels[t.id] for t in items})
     console.print(f"wrote {out} ({len(items)} topics)")
-
-
-def _method(registry, name):
-    from clarion.clariq.methods import need_method, rank_method
-
-    return rank_method(name) if registry is RANK_METHODS else need_method(name)
 
 
 @evaluate_app.command("need")
