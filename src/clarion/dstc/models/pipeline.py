@@ -170,6 +170,8 @@ class DstcModel:
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that.")
         group.memory = memory_features(self.bank, q_emb, group.snippets)
+        if self.selector.memory is not None:
+            group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
         chosen = self.selector.choose(self.selector.scores(group), ranked=ranked)
         picked = [snippets[j] for j in chosen]
         top = picked[0]

@@ -22,6 +22,8 @@ from enum import Enum
 
 import numpy as np
 
+from clarion.dstc.models.select_keys import N_KEY_MEMORY, KeyMemory
+
 N_DENSE = 384
 
 
@@ -55,6 +57,9 @@ class SelectConfig:
     use_product: bool = True
     max_snippets: int = 20
     rank_k: int = 5
+    key_memory: bool = True  # the snippet-level kNN features of clarion.dstc.models.select_keys
+    calibration_folds: int = 5  # threshold chosen on out-of-fold scores of this many dialogue folds
+    calibration_beta: float = 2.0  # ... maximising micro F-beta (recall weighted beta times)
 
 
 @dataclass
@@ -68,6 +73,7 @@ class Group:
     n_entities: int = 1
     doc: np.ndarray | None = None  # (n,) document number within the group (review sentences share one)
     memory: np.ndarray | None = None  # (n, 2) see clarion.dstc.models.memory
+    key_memory: np.ndarray | None = None  # (n, 4) see clarion.dstc.models.select_keys
 
 
 N_BASE = 16
@@ -90,11 +96,12 @@ def _document_features(cos: np.ndarray, doc: np.ndarray | None) -> list[np.ndarr
     return [prev, nxt, doc_max, doc_mean]
 
 
-def group_features(group: Group, use_product: bool = True) -> np.ndarray:
+def group_features(group: Group, use_product: bool = True, key_memory: bool = False) -> np.ndarray:
     """The feature matrix (n, d) of one group (see the module docstring)."""
     n = len(group.snippets)
     if n == 0:
-        return np.zeros((0, N_BASE + (N_DENSE if use_product else 0)), dtype=np.float32)
+        width = N_BASE + (N_KEY_MEMORY if key_memory else 0) + (N_DENSE if use_product else 0)
+        return np.zeros((0, width), dtype=np.float32)
     cos = group.snippets @ group.query
     order = np.argsort(-cos, kind="stable")
     rank = np.empty(n)
@@ -114,6 +121,9 @@ def group_features(group: Group, use_product: bool = True) -> np.ndarray:
     memory = group.memory if group.memory is not None else np.zeros((n, 2))
     columns += [memory[:, 0], memory[:, 1], memory[:, 0] - memory[:, 0].max(), memory[:, 1] - memory[:, 1].max()]
     dense = np.stack(columns, axis=1)
+    if key_memory:
+        keys = group.key_memory if group.key_memory is not None else np.tile([-1.0, 0.0, -1.0, 0.0], (n, 1))
+        dense = np.hstack([dense, keys])
     if use_product:
         dense = np.hstack([dense, group.snippets * group.query[None, :]])
     return dense.astype(np.float32)
@@ -126,10 +136,14 @@ class Selector:
     def __init__(self, config: SelectConfig | None = None):
         self.config = config or SelectConfig()
         self.threshold = 0.5
+        self.memory: KeyMemory | None = None  # set by training when config.key_memory
         self._model = None  # LogisticRegression or lightgbm.Booster
 
+    def features(self, group: Group) -> np.ndarray:
+        return group_features(group, self.config.use_product, self.config.key_memory)
+
     def fit(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> None:
-        x = np.vstack([group_features(g, self.config.use_product) for g in groups])
+        x = np.vstack([self.features(g) for g in groups])
         y = np.concatenate([np.asarray(lab, dtype=int) for lab in labels])
         if self.config.model is SelectModel.lgbm:
             import lightgbm
@@ -145,7 +159,7 @@ class Selector:
         """P(snippet is gold) for each candidate of ``group``."""
         if len(group.snippets) == 0:
             return np.zeros(0)
-        x = group_features(group, self.config.use_product)
+        x = self.features(group)
         if self.config.model is SelectModel.lgbm:
             return np.asarray(self._model.predict(x))
         return self._model.predict_proba(x)[:, 1]
@@ -167,6 +181,8 @@ class Selector:
         config = asdict(self.config)
         config["model"] = self.config.model.value
         out = {"config": config, "threshold": self.threshold}
+        if self.memory is not None:
+            out["key_memory"] = self.memory.state(arrays)
         if self.config.model is SelectModel.lgbm:
             out["lgbm"] = self._model.model_to_string()
         else:
@@ -179,8 +195,11 @@ class Selector:
 
         config = dict(state["config"])
         config["model"] = SelectModel(config.get("model", SelectModel.logreg.value))
+        config.setdefault("key_memory", False)  # models saved before the key memory existed
         sel = cls(SelectConfig(**config))
         sel.threshold = float(state["threshold"])
+        if "key_memory" in state:
+            sel.memory = KeyMemory.from_state(state["key_memory"], arrays)
         if sel.config.model is SelectModel.lgbm:
             import lightgbm
 
@@ -189,10 +208,11 @@ class Selector:
             sel._model = logreg_from_state("select_lr_", arrays)
         return sel
 
-    def calibrate(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> float:
-        """Set :attr:`threshold` to the value maximising micro F1 over ``groups``; returns that F1."""
-        all_scores = [self.scores(g) for g in groups]
-        best_f1, best_t = -1.0, 0.5
+    def calibrate_scores(self, all_scores: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> float:
+        """Set :attr:`threshold` to the value maximising micro F-beta (``config.calibration_beta``) of the
+        snippets chosen from ``all_scores`` (e.g. out-of-fold scores); returns the micro F1 there."""
+        beta2 = self.config.calibration_beta**2
+        best, best_t, best_f1 = -1.0, 0.5, 0.0
         for t in np.arange(0.05, 0.95, 0.025):
             self.threshold = float(t)
             tp = fp = fn = 0
@@ -202,8 +222,12 @@ class Selector:
                 tp += len(chosen & gold)
                 fp += len(chosen - gold)
                 fn += len(gold - chosen)
-            f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
-            if f1 > best_f1:
-                best_f1, best_t = f1, float(t)
+            f_beta = (1 + beta2) * tp / ((1 + beta2) * tp + beta2 * fn + fp) if tp else 0.0
+            if f_beta > best:
+                best, best_t, best_f1 = f_beta, float(t), 2 * tp / (2 * tp + fp + fn)
         self.threshold = best_t
         return best_f1
+
+    def calibrate(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> float:
+        """:meth:`calibrate_scores` on this selector's scores of ``groups``."""
+        return self.calibrate_scores([self.scores(g) for g in groups], labels)

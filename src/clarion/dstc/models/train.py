@@ -2,9 +2,8 @@
 
 1. Detection: :class:`~clarion.dstc.models.detect.Detector` on every context's last user turn.
 2. Selection: a TF-IDF vectorizer over the knowledge snippets; the :class:`~clarion.dstc.models.select.Selector`
-   is fitted on the knowledge-seeking turns of most training dialogues (candidates: every snippet of the gold
-   entities) and its threshold calibrated on the held-out ``calibration_percent`` of dialogues with the
-   *tracked* entities as candidates (as at prediction time), then refitted on all training turns.
+   is fitted and its threshold calibrated on out-of-fold scores by
+   :func:`~clarion.dstc.models.select_fit.fit_selector` (``refit`` and ``calibration_percent`` are unused since).
 3. Generation: the neighbour bank (training responses, query and gold-knowledge embeddings, entity names).
 """
 
@@ -15,20 +14,16 @@ import numpy as np
 from clarion.dstc.io import Dataset
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import Detector
-from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import NeighbourBank, mean_embedding
-from clarion.dstc.models.memory import memory_features
 from clarion.dstc.models.pipeline import (
     DstcModel,
     PipelineConfig,
     Progress,
     _no_progress,
-    context_texts,
     embed_queries,
     query_texts,
 )
-from clarion.dstc.models.select import Selector
-from clarion.dstc.split import Part, dialogue_ids, split_indices
+from clarion.dstc.models.select_fit import fit_selector
 from clarion.errors import InputError
 
 
@@ -38,53 +33,6 @@ def _gold_entities(label) -> list[tuple]:
         if tuple(key[:2]) not in seen:
             seen.append(tuple(key[:2]))
     return seen
-
-
-def _groups(dataset, indices, index, q_emb, q_tfidf, entities_of, memory):
-    groups, labels = [], []
-    for i in indices:
-        label = dataset.labels[i]
-        group, snippets = index.group(q_emb[i], q_tfidf[i], entities_of(i))
-        if not snippets:
-            continue
-        group.memory = memory(i, group)
-        gold = set(label.knowledge)
-        groups.append(group)
-        labels.append(np.array([s.key in gold for s in snippets]))
-    return groups, labels
-
-
-def _fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config, bank, progress):
-    dialogue = np.array(dialogue_ids(dataset.contexts))
-    bank_dialogue = dialogue[knowledge_turns]
-
-    def memory(i, group):
-        return memory_features(bank, group.query, group.snippets, exclude=bank_dialogue == dialogue[i])
-
-    sub = dataset.subset(knowledge_turns)
-    parts = split_indices(sub.contexts, config.calibration_percent)
-    fit_idx = [knowledge_turns[j] for j in parts[Part.TRAIN]] or knowledge_turns
-    cal_idx = [knowledge_turns[j] for j in parts[Part.DEV]] or fit_idx
-    tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
-
-    def gold(i):
-        return _gold_entities(dataset.labels[i])
-
-    def tracked(i):
-        return tracker.track(context_texts(dataset.contexts[i])) or gold(i)
-
-    advance = progress("fitting the snippet selector", 3)
-    selector = Selector(config.select)
-    selector.fit(*_groups(dataset, fit_idx, index, q_emb, q_tfidf, gold, memory))
-    advance(1)
-    f1 = selector.calibrate(*_groups(dataset, cal_idx, index, q_emb, q_tfidf, tracked, memory))
-    advance(1)
-    if config.refit:
-        threshold = selector.threshold
-        selector.fit(*_groups(dataset, knowledge_turns, index, q_emb, q_tfidf, gold, memory))
-        selector.threshold = threshold
-    advance(1)
-    return selector, f1
 
 
 def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
@@ -131,6 +79,6 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     index.prepare(entities, progress("encoding entity snippets", len(entities)))
     q_tfidf = vectorizer.transform(texts)
     bank = _bank(dataset, knowledge_turns, index, q_emb)
-    selector, cal_f1 = _fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config, bank, progress)
+    selector, cal_f1 = fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config.select, bank, progress)
     info = {"calibration_selection_f1": round(cal_f1, 4), "selection_threshold": selector.threshold}
     return DstcModel(config, detector, selector, vectorizer, bank), info
