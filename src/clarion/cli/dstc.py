@@ -115,12 +115,13 @@ def train(
     data: DataOption = None,
     split: SplitOption = DataSplit.all,
     out: Annotated[Path | None, typer.Option("--out", help="Model directory (default: in the cache).")] = None,
-    generator: Annotated[Generator, typer.Option(help="Response generator.")] = Generator.neighbour,
+    generator: Annotated[Generator | None, typer.Option(help="Response generator (default: consensus).")] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Train detection, selection and the response generator; prints the model directory."""
     config = _config()
-    config.generator = generator
+    if generator is not None:
+        config.generator = generator
     directory = _train(_data(data, data_dir), split, out, config)
     typer.echo(str(directory))
 

@@ -1,4 +1,4 @@
-"""Response generation (DSTC9 Track 1 task 3) without a language model: two cheap generators.
+"""Response generation (DSTC9 Track 1 task 3) without a language model: three cheap generators.
 
 - ``template``: extractive. An FAQ answer is returned as is (DSTC9/10 answers are FAQ bodies); review
   sentences are turned into reported speech ("Guests of X say that they ...": first person becomes third
@@ -9,15 +9,23 @@
   this turn's entity name; the candidate that agrees most with the others (unigram+bigram Dice overlap) is
   returned — minimum Bayes risk selection (Kumar & Byrne, 2004); on our dev split it beat the single nearest
   response on every metric.
+- ``consensus`` (default): the ``neighbour`` pool widened and re-weighted: the ``k`` nearest training turns
+  plus every training turn whose gold snippet set equals the selected one (weight ``exact_weight``; DSTC11 reuses
+  an entity's aspect annotation across dialogues, so such turns answer the very same snippets). Their trailing
+  follow-up questions are cut off, the body with the highest weighted expected 1-4-gram F1 against the others
+  is chosen (MBR, Kumar & Byrne, 2004, with a BLEU-like n-gram utility), and one fixed follow-up question is
+  appended (chosen on a validation slice of the train split; BLEU's n-gram precision and brevity penalty reward
+  the frequent "Would you like to ..." ending over each neighbour's own wording). docs/dstc_generation.md has
+  the measurements.
 
-Both are pure functions of plain data; :data:`GENERATORS` maps the names (the :class:`Generator` Enum) to them.
+All are pure functions of plain data; :data:`GENERATORS` maps the names (the :class:`Generator` Enum) to them.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 import numpy as np
@@ -53,6 +61,7 @@ class Generator(str, Enum):
 
     template = "template"
     neighbour = "neighbour"
+    consensus = "consensus"
 
 
 def display_name(name: str | None) -> str:
@@ -102,12 +111,22 @@ def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
 
 @dataclass
 class NeighbourBank:
-    """Training responses with their query and knowledge embeddings and entity names."""
+    """Training responses with their query and knowledge embeddings, entity names and gold snippet keys."""
 
     responses: list[str]
     names: list[str | None]
     query_emb: np.ndarray  # (n, 384)
     knowledge_emb: np.ndarray  # (n, 384), mean of the gold snippets' embeddings
+    keys: list[frozenset] = field(default_factory=list)  # gold snippet keys per turn (empty: unknown)
+    _by_keys: dict | None = field(default=None, init=False, repr=False, compare=False)
+
+    def same_knowledge(self, keys: Sequence[tuple]) -> list[int]:
+        """Indices of the training turns whose gold snippet set is exactly ``keys``."""
+        if self._by_keys is None:
+            self._by_keys = {}
+            for i, turn_keys in enumerate(self.keys):
+                self._by_keys.setdefault(turn_keys, []).append(i)
+        return list(self._by_keys.get(frozenset(keys), [])) if keys else []
 
     def nearest(self, query_emb: np.ndarray, knowledge_emb: np.ndarray, weight: float = 1.0, k: int = 1) -> list[int]:
         """Indices of the ``k`` most similar training turns, most similar first."""
@@ -147,9 +166,93 @@ def neighbour_response(
     return candidates[mbr_choice(candidates)]
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+FOLLOW_UP = "Would you like to make a reservation?"
+"""The appended question: the best of the five most frequent closing questions of the train responses on a
+validation slice of the train split (docs/dstc_generation.md)."""
+
+
+def split_follow_up(response: str) -> tuple[str, str | None]:
+    """``(body, question)``: a response's closing question sentence split off (None when it has none)."""
+    sentences = _SENTENCE_END.split(response.strip())
+    if len(sentences) > 1 and sentences[-1].endswith("?"):
+        return " ".join(sentences[:-1]), sentences[-1]
+    return response.strip(), None
+
+
+def ngram_utility(texts: Sequence[str], order: int = 4) -> np.ndarray:
+    """``U[i, j]``: the mean over n = 1..``order`` of the F1 of the n-gram sets of ``texts[i]`` and ``texts[j]``.
+
+    Sets (not counts) of lowercased word n-grams; the intersections are one indicator-matrix product per order.
+    """
+    n = len(texts)
+    words = [_TOKEN.findall(t.lower()) for t in texts]
+    utility = np.zeros((n, n))
+    for size in range(1, order + 1):
+        grams = [{tuple(w[i : i + size]) for i in range(len(w) - size + 1)} for w in words]
+        vocab: dict[tuple, int] = {}
+        rows = [i for i, g in enumerate(grams) for _ in g]
+        cols = [vocab.setdefault(x, len(vocab)) for g in grams for x in g]
+        matrix = np.zeros((n, max(len(vocab), 1)), dtype=np.float32)
+        matrix[rows, cols] = 1.0
+        common = (matrix @ matrix.T).astype(float)
+        sizes = np.array([len(g) for g in grams], dtype=float)
+        total = sizes[:, None] + sizes[None, :]
+        utility += np.divide(2 * common, total, out=np.zeros_like(common), where=total > 0)
+    return utility / order
+
+
+def mbr_weighted(texts: Sequence[str], weights: Sequence[float], order: int = 4) -> int:
+    """Index of the text with the highest weighted mean utility against the other texts (MBR)."""
+    weights = np.asarray(weights, dtype=float)
+    if len(texts) < 2:
+        return 0
+    utility = ngram_utility(texts, order)
+    np.fill_diagonal(utility, 0.0)
+    expected = (utility @ weights) / np.maximum(weights.sum() - weights, 1e-9)
+    return int(np.argmax(expected))
+
+
+def consensus_response(
+    bank: NeighbourBank,
+    query_emb: np.ndarray,
+    knowledge_emb: np.ndarray,
+    name: str,
+    keys: Sequence[tuple] = (),
+    k: int = 30,
+    exact_weight: float = 3.0,
+    follow_up: str = FOLLOW_UP,
+) -> str:
+    """The ``consensus`` generator (see the module docstring); ``keys`` are the selected snippets' keys.
+
+    BLAS runs single-threaded here: its threads spin on these small products and cost 10x on a busy CPU.
+    """
+    from threadpoolctl import threadpool_limits
+
+    if not bank.responses:
+        return ""
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _consensus(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, follow_up)
+
+
+def _consensus(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, follow_up) -> str:
+    pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
+    weights = [1.0] * len(pool)
+    for i in bank.same_knowledge(keys):
+        if i in pool:
+            weights[pool.index(i)] = exact_weight
+        else:
+            pool.append(i)
+            weights.append(exact_weight)
+    bodies = [split_follow_up(swap_entity(bank.responses[i], bank.names[i], name))[0] for i in pool]
+    body = bodies[mbr_weighted(bodies, weights)]
+    return f"{body} {follow_up}".strip() if follow_up else body
+
+
 GENERATORS: dict[Generator, Callable[..., str]] = {
     Generator.template: template_response,
     Generator.neighbour: neighbour_response,
+    Generator.consensus: consensus_response,
 }
 
 

@@ -44,7 +44,11 @@ def save_model(
         "detector": model.detector.state(arrays),
         "selector": model.selector.state(arrays),
         "vectorizer": tfidf_state(model.vectorizer, "select_tfidf_", arrays),
-        "bank": {"responses": model.bank.responses, "names": model.bank.names},
+        "bank": {
+            "responses": model.bank.responses,
+            "names": model.bank.names,
+            "keys": [sorted(keys, key=str) for keys in model.bank.keys],
+        },
     }
     with atomic_writer(directory / STATE) as handle:
         json.dump(state, handle, ensure_ascii=False)
@@ -71,6 +75,7 @@ def load_model(directory: str | Path) -> DstcModel:
             list(state["bank"]["names"]),
             arrays["bank_query"],
             arrays["bank_knowledge"],
+            [frozenset(tuple(k) for k in keys) for keys in state["bank"].get("keys", [])],
         )
         return DstcModel(
             PipelineConfig.from_json(state["config"]),

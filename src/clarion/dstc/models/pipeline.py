@@ -22,6 +22,7 @@ from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
     Selected,
+    consensus_response,
     display_name,
     mean_embedding,
     neighbour_response,
@@ -45,9 +46,11 @@ class PipelineConfig:
 
     detect: DetectConfig = field(default_factory=DetectConfig)
     select: SelectConfig = field(default_factory=SelectConfig)
-    generator: Generator = Generator.neighbour
+    generator: Generator = Generator.consensus
     neighbour_weight: float = 1.0
     neighbour_k: int = 20
+    consensus_k: int = 30  # consensus generator: nearest turns in the pool
+    exact_weight: float = 3.0  # consensus generator: weight of the turns with the same gold snippet set
     calibration_percent: int = 20
     refit: bool = False  # refit the selector on all training turns after calibrating (slow with LightGBM)
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
@@ -67,6 +70,8 @@ class PipelineConfig:
             generator=Generator(obj.get("generator", Generator.neighbour.value)),
             neighbour_weight=float(obj.get("neighbour_weight", 1.0)),
             neighbour_k=int(obj.get("neighbour_k", 20)),
+            consensus_k=int(obj.get("consensus_k", 30)),
+            exact_weight=float(obj.get("exact_weight", 3.0)),
             calibration_percent=int(obj.get("calibration_percent", 20)),
             refit=bool(obj.get("refit", False)),
             max_contexts=obj.get("max_contexts"),
@@ -181,6 +186,11 @@ class DstcModel:
             reviews = tuple(s.body for s in pool if s.doc_type == "review")
             faqs = tuple(s.body for s in pool if s.doc_type != "review")
             response = template_response(Selected(name, reviews, faqs))
+        elif self.config.generator is Generator.consensus:
+            k_emb = mean_embedding(group.snippets[[chosen[j] for j in range(len(pool))]])
+            keys = [s.key for s in pool]
+            config = self.config
+            response = consensus_response(self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight)
         else:
             k_emb = mean_embedding(group.snippets[[chosen[j] for j in range(len(pool))]])
             weight, k = self.config.neighbour_weight, self.config.neighbour_k

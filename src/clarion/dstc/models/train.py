@@ -50,7 +50,8 @@ def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
         names.append(dataset.knowledge.entity_names.get(first[0]) if first else None)
         k_embs.append(mean_embedding(rows))
     q = q_emb[knowledge_turns] if knowledge_turns else np.zeros((0, 384), np.float32)
-    return NeighbourBank(responses, names, q, np.asarray(k_embs, dtype=np.float32).reshape(-1, 384))
+    keys = [frozenset(tuple(k) for k in dataset.labels[i].knowledge) for i in knowledge_turns]
+    return NeighbourBank(responses, names, q, np.asarray(k_embs, dtype=np.float32).reshape(-1, 384), keys)
 
 
 def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Progress = _no_progress):

@@ -1,0 +1,81 @@
+"""The consensus generator: follow-up splitting, the n-gram utility, weighted MBR, the same-knowledge pool."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from dstc_synthetic import write_synthetic
+
+from clarion.dstc.io import load_dataset
+from clarion.dstc.models.generate import (
+    FOLLOW_UP,
+    Generator,
+    NeighbourBank,
+    consensus_response,
+    mbr_weighted,
+    ngram_utility,
+    split_follow_up,
+)
+from clarion.dstc.models.modeldir import load_model, save_model
+from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.dstc.models.train import train
+
+
+def test_split_follow_up():
+    assert split_follow_up("It is quiet. Would you like to book?") == ("It is quiet.", "Would you like to book?")
+    assert split_follow_up("Is it quiet? Yes, it is.") == ("Is it quiet? Yes, it is.", None)
+    assert split_follow_up("Would you like to book?") == ("Would you like to book?", None)  # nothing left
+
+
+def test_ngram_utility_by_hand():
+    # "a b c" vs "a b d": unigrams 2 common of 3+3 -> 2/3; bigrams 1 of 2+2 -> 1/2; trigrams 0; 4-grams none.
+    u = ngram_utility(["a b c", "a b d", ""], order=4)
+    assert u[0, 1] == pytest.approx((2 / 3 + 1 / 2 + 0 + 0) / 4)
+    assert u[0, 1] == u[1, 0]
+    assert u[0, 0] == pytest.approx(3 / 4)  # no 4-gram in a 3-word text
+    assert u[2].sum() == 0.0 and u[:, 2].sum() == 0.0
+
+
+def test_mbr_weighted_follows_the_weights():
+    texts = ["the room is quiet", "the room is very quiet", "breakfast is free", "breakfast is free daily"]
+    assert mbr_weighted(texts, [1, 1, 1, 1]) in (0, 1, 2, 3)
+    assert mbr_weighted(texts, [5, 5, 1, 1]) in (0, 1)
+    assert mbr_weighted(texts, [1, 1, 5, 5]) in (2, 3)
+    assert mbr_weighted(["only one"], [1.0]) == 0
+
+
+def _bank() -> NeighbourBank:
+    responses = [
+        "Guests of Alpha Hotel say the rooms are quiet. Would you like to book?",
+        "Alpha Hotel rooms are very quiet at night.",
+        "Breakfast at Beta Inn is free. Anything else?",
+        "Beta Inn serves a free breakfast every morning.",
+    ]
+    names = ["ALPHA HOTEL", "ALPHA HOTEL", "BETA INN", "BETA INN"]
+    emb = np.eye(4, 384, dtype=np.float32)
+    keys = [frozenset({("hotel", 1, 0, 0)})] * 2 + [frozenset({("hotel", 2, 1)})] * 2
+    return NeighbourBank(responses, names, emb, emb, keys)
+
+
+def test_consensus_uses_same_knowledge_turns_and_appends_follow_up():
+    bank = _bank()
+    assert bank.same_knowledge([("hotel", 2, 1)]) == [2, 3]
+    assert bank.same_knowledge([]) == []
+    query = bank.query_emb[0]  # nearest: the quiet-room turns
+    text = consensus_response(bank, query, query, "Gamma House", [("hotel", 2, 1)], k=1, exact_weight=10.0)
+    assert "breakfast" in text.lower() and text.endswith(FOLLOW_UP)
+    assert "Beta Inn" not in text and "Gamma House" in text
+    plain = consensus_response(bank, query, query, "Gamma House", [], k=2, follow_up="")
+    assert "quiet" in plain and not plain.endswith("?")
+    assert consensus_response(NeighbourBank([], [], np.zeros((0, 384)), np.zeros((0, 384))), query, query, "X") == ""
+
+
+def test_bank_keys_survive_save_and_load(tmp_path):
+    data = load_dataset(write_synthetic(tmp_path / "syn"))
+    model, _ = train(data, PipelineConfig.tiny())
+    assert model.config.generator is Generator.consensus
+    assert len(model.bank.keys) == len(model.bank.responses) > 0
+    save_model(model, tmp_path / "m", "fp")
+    again = load_model(tmp_path / "m")
+    assert again.bank.keys == model.bank.keys
+    assert again.predict(data) == model.predict(data)
