@@ -4,8 +4,10 @@ Stages (the pipeline shape of docs/architecture.md):
 
 1. **retrieve** — MiniLM cosine, character TF-IDF and BM25 of the request against the 3,940-question bank,
    plus each question's *preference* for this request over every other known request (a per-question
-   softmax, temperature 0.05, over the requests of the train, dev and test topics; labels unused).
-   A cheap first-stage score picks a shortlist (``config.shortlist`` questions);
+   softmax, temperature 0.05, over the requests of the train, dev and test topics; labels unused) and its
+   balanced (Sinkhorn) share (:mod:`clarion.rerank.balance`: every question belongs to one topic, every
+   topic has about 14). A cheap first-stage score, propagated to each question's nearest bank questions,
+   picks a shortlist (``config.shortlist`` questions);
 2. **rerank** — a LightGBM LambdaMART over :data:`clarion.rerank.features.FEATURES` scores the shortlist;
 3. **"no question"** — ``Q00001`` is relevant for 85% of the training topics, so it is inserted at the
    position that maximised mean Recall@5/10/20/30 in cross-validation on the training topics.
@@ -52,7 +54,8 @@ class RankerConfig:
     chunk: int = 64
     stages: int = 3
     """LambdaMARTs in sequence; stage ``s > 1`` adds competition and feedback features computed from
-    stage ``s - 1``'s scores (train CV Recall@30: 1 stage 0.8625, 2 stages 0.8698, 3 stages 0.8722)."""
+    stage ``s - 1``'s scores (train CV Recall@30 with the balanced features: 1 stage 0.8690, 3 stages
+    0.8758; see docs/clariq_ranking.md)."""
 
     @classmethod
     def tiny(cls) -> RankerConfig:
@@ -196,7 +199,7 @@ class QuestionRanker:
             scores = predict(self.models[0], feats) if len(feats) else np.zeros((0, 0))
             tables = []
             for model in self.models[1:]:
-                table = score_table(len(unknown), len(self.context.bank_ids), cands, scores)
+                table = score_table(len(unknown), len(self.context.bank_ids), cands, scores, self.space.attached)
                 tables.append(table)
                 for i in range(len(unknown)):
                     scores[i] = model.predict(stage_features(feats[i], cands[i], scores[i], table, i, self.space))

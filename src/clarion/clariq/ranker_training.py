@@ -98,7 +98,7 @@ def fit(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], config: RankerConfig
 
 def next_features(fold: Fold, scores: np.ndarray) -> np.ndarray:
     """The next stage's features of every unlabelled request of ``fold`` given this stage's scores."""
-    table = score_table(len(scores), fold.n_questions, fold.shortlists, scores)
+    table = score_table(len(scores), fold.n_questions, fold.shortlists, scores, fold.space.attached)
     return np.stack(
         [
             stage_features(fold.features[i], fold.shortlists[i], scores[i], table, i, fold.space)

@@ -4,12 +4,17 @@ the other known (unlabelled) requests, measured with the first-stage combiner's 
 The first-stage per-question softmax compares raw cosines; once a combiner scores (request, question)
 pairs far better than a cosine, the same competition can be run on its scores: a question every other
 request scores low is probably this request's. ``table`` holds the first-stage score of every unlabelled
-known request for the questions on its shortlist (``-inf`` elsewhere).
+known request for the questions on its shortlist (``-inf`` elsewhere), and Sinkhorn-balanced shares over it
+(:mod:`clarion.rerank.balance`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+
+from clarion.rerank.balance import BalancedPool
 
 COMPETITION_FEATURES = (
     "stage1",  # first-stage LambdaMART score
@@ -23,6 +28,8 @@ COMPETITION_FEATURES = (
     "prf_lex_mean",  # mean character TF-IDF cosine to those questions
     "prf_lex_max",
     "prf_lead",  # fraction of those questions opening with the same two words
+    "bal2",  # balanced (Sinkhorn) share over the unlabelled requests' first-stage scores (T=0.5)
+    "bal2_soft",  # ... at T=2
 )
 PRF_DEPTH = 10
 TEMPERATURES = (0.5, 2.0)
@@ -30,20 +37,30 @@ FLOOR = -10.0
 """Stand-in for "no other request shortlisted this question" in the margin."""
 
 
-def score_table(n_rows: int, n_questions: int, shortlists, scores) -> np.ndarray:
-    """A ``(n_rows, n_questions)`` table with ``scores[i]`` at ``shortlists[i]`` and ``-inf`` elsewhere."""
+@dataclass
+class Table:
+    """The previous stage's scores of the unlabelled known requests ``(n_rows, n_questions)``, ``-inf``
+    off their shortlists, and one :class:`BalancedPool` per temperature over them."""
+
+    scores: np.ndarray
+    pools: list[BalancedPool]
+
+
+def score_table(n_rows: int, n_questions: int, shortlists, scores, attached: np.ndarray) -> Table:
+    """A :class:`Table` with ``scores[i]`` at ``shortlists[i]``; ``attached`` questions are not distributed."""
     table = np.full((n_rows, n_questions), -np.inf, dtype=np.float32)
     for i, (cand, s) in enumerate(zip(shortlists, scores, strict=True)):
         table[i, cand] = s
-    return table
+    finite = np.isfinite(table)
+    free = finite.any(axis=0) & ~attached
+    offset = float(table[finite].max()) if finite.any() else 0.0
+    return Table(table, [BalancedPool(table.T, free, t, offset=offset) for t in TEMPERATURES])
 
 
-def competition_features(
-    candidates: np.ndarray, scores: np.ndarray, table: np.ndarray, self_row: int, space
-) -> np.ndarray:
+def competition_features(candidates: np.ndarray, scores: np.ndarray, table: Table, self_row: int, space) -> np.ndarray:
     """``(K, len(COMPETITION_FEATURES))`` for one request's shortlist ``candidates`` with first-stage
     ``scores``; ``self_row`` is the request's row of ``table`` (``-1`` if absent), left out of the pool."""
-    others = table[:, candidates]
+    others = table.scores[:, candidates]
     if self_row >= 0:
         others = np.delete(others, self_row, axis=0)
     out = np.zeros((len(candidates), len(COMPETITION_FEATURES)), dtype=np.float32)
@@ -59,7 +76,11 @@ def competition_features(
     share = np.zeros(len(space.nearest), dtype=np.float64)
     share[candidates] = out[:, 1]
     out[:, 5] = share[space.nearest[candidates]].mean(axis=1)
-    out[:, 6:] = feedback_features(candidates, scores, space)
+    out[:, 6:11] = feedback_features(candidates, scores, space)
+    own = np.full((1, table.scores.shape[1]), -np.inf)
+    own[0, candidates] = scores
+    for j, pool in enumerate(table.pools):
+        out[:, 11 + j] = pool.share(own, np.asarray([self_row]))[0][0, candidates]
     return out
 
 

@@ -5,7 +5,9 @@ evidence is *which known request a question prefers*. For each question we take 
 requests of its similarities (temperature 0.05) and read off the share of the request being ranked
 ("known requests" = the requests of train, dev and test topics, labels unused, plus the request itself).
 Questions already attached to a labelled topic rarely belong to a new one (only 2 of the 909 test-topic
-questions occur in train), so attachment is a feature too.
+questions occur in train), so attachment is a feature too. Since every question belongs to exactly one
+topic and every topic has about 14, the same similarities are also balanced by Sinkhorn over questions and
+requests (:class:`clarion.rerank.balance.BalancedPool`).
 
 :class:`Space` holds the bank, the pool of known requests and their precomputed similarity statistics;
 :meth:`Space.shortlist` picks each request's shortlist with :func:`first_stage` and returns its
@@ -20,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from clarion.rerank.balance import BalancedPool
 
 FEATURES = (
     "dense",  # MiniLM cosine(request, question)
@@ -39,6 +43,11 @@ FEATURES = (
     "q_len",  # question length in words
     "overlap",  # fraction of the request's content stems found in the question
     "r_len",  # request length in words
+    "dense_bal",  # balanced (Sinkhorn) share of this request among unlabelled requests, on cosines
+    "lex_bal",  # ... on TF-IDF cosines
+    "bal_weight",  # log of the request's Sinkhorn weight (large: few questions look like it)
+    "neighbour_bal",  # mean dense_bal of the question's nearest bank questions
+    "first_score",  # the shortlist score (first_stage): shares propagated to nearest bank questions
 )
 FORMS = ("are", "do", "would", "what", "which", "how", "who", "where", "is", "when", "can", "did")
 """First words that open most bank questions; anything else is form ``len(FORMS)``."""
@@ -185,6 +194,8 @@ class Space:
         self.dense_unk = PoolStats(dense_pool[:, self.unknown], t)
         self.dense_all = PoolStats(dense_pool, t)
         self.lex_unk = PoolStats(lex_pool[:, self.unknown], t)
+        self.dense_bal = BalancedPool(dense_pool[:, self.unknown], ~self.attached, t)
+        self.lex_bal = BalancedPool(lex_pool[:, self.unknown], ~self.attached, t)
         self.nearest = nearest_neighbours(self.bank_emb, self.neighbours)
         self._index = {t: i for i, t in enumerate(self.pool_texts)}
 
@@ -210,8 +221,9 @@ class Space:
         lex = (self.tfidf.transform(requests) @ self._tfidf_t).toarray()
         share = self.dense_unk.share(dense, col_unk)
         lex_share = self.lex_unk.share(lex, col_unk)
+        bal, bal_weight = self.dense_bal.share(dense, col_unk)
         attached = self.attached_for(cols)
-        s1 = share + 0.5 * lex_share + 0.1 * dense - 10.0 * attached
+        s1 = shortlist_score(bal, share, lex_share, attached, self.nearest)
         top = np.argsort(-s1, axis=1, kind="stable")[:, :size]
 
         def take(matrix: np.ndarray) -> np.ndarray:
@@ -240,11 +252,24 @@ class Space:
         hits = (r_stems @ self._stems_t).toarray()
         out[..., f["overlap"]] = take(hits) / np.maximum(np.asarray(r_stems.sum(axis=1)), 1.0)
         out[..., f["r_len"]] = word_count(requests)[:, None]
+        out[..., f["dense_bal"]] = take(bal)
+        out[..., f["lex_bal"]] = take(self.lex_bal.share(lex, col_unk)[0])
+        out[..., f["bal_weight"]] = bal_weight[:, None]
+        for i in range(len(requests)):
+            out[i, :, f["neighbour_bal"]] = bal[i, self.nearest[top[i]]].mean(axis=1)
+        out[..., f["first_score"]] = take(s1)
         return top, out
 
 
+def shortlist_score(bal, share, lex_share, attached, nearest: np.ndarray, weight: float = 0.5) -> np.ndarray:
+    """The cheap first-stage score ``(n_r, n_q)``: balanced plus softmax dense share plus half the lexical
+    share, plus ``weight`` times the mean of that over each question's ``nearest`` bank questions (a topic's
+    questions were written together and resemble each other); attached questions last. Weights chosen by
+    shortlist recall in cross-validation on train."""
+    score = bal + share + 0.5 * lex_share
+    return score + weight * score[:, nearest].mean(axis=2) - 10.0 * attached
+
+
 def first_stage(block: np.ndarray) -> np.ndarray:
-    """The cheap shortlist score ``(n_r, n_q)``: dense plus lexical share, attached questions last."""
-    f = {name: k for k, name in enumerate(FEATURES)}
-    score = block[..., f["dense_share"]] + 0.5 * block[..., f["lex_share"]] + 0.1 * block[..., f["dense"]]
-    return score - 10.0 * block[..., f["attached"]]
+    """The :func:`shortlist_score` column of a ``(n_r, K, F)`` block of features."""
+    return block[..., FEATURES.index("first_score")]
