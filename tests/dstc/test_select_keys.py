@@ -64,9 +64,9 @@ def test_calibration_beta_trades_precision_for_recall():
     # Each turn: two gold snippets, the second scored below three wrong ones.
     scores = [np.array([0.9, 0.2, 0.5, 0.4, 0.6])] * 10
     labels = [np.array([True, True, False, False, False])] * 10
-    f1_sel = Selector(SelectConfig(calibration_beta=1.0))
+    f1_sel = Selector(SelectConfig(calibration_beta=1.0, anchor_precision=None))
     f1_sel.calibrate_scores(scores, labels)
-    recall_sel = Selector(SelectConfig(calibration_beta=3.0))
+    recall_sel = Selector(SelectConfig(calibration_beta=3.0, anchor_precision=None))
     recall_sel.calibrate_scores(scores, labels)
     assert f1_sel.choose(scores[0]) == [0]  # only the best: P 1, R 0.5, F1 0.67 (all five: 0.57)
     assert sorted(recall_sel.choose(scores[0])) == [0, 1, 2, 3, 4]  # P 0.4, R 1, F3 0.87 (the best: 0.53)
@@ -79,3 +79,12 @@ def test_calibration_folds_are_not_the_train_dev_hash():
     folds = calibration_folds(train_side, 5)
     counts = np.bincount(folds, minlength=5)
     assert counts.min() > 0.15 * len(train_side)
+
+
+def test_anchor_calibration_keeps_the_widest_margin_over_both_anchors():
+    # Gold 0 and 1; thresholds pick {0} (P 1, R .5), {0,4,1} (P .67, R 1) or all five (P .4, R 1).
+    scores = [np.array([0.9, 0.55, 0.2, 0.1, 0.6])] * 4
+    labels = [np.array([True, True, False, False, False])] * 4
+    sel = Selector(SelectConfig(anchor_precision=0.6, anchor_recall=0.9))
+    sel.calibrate_scores(scores, labels)
+    assert sorted(sel.choose(scores[0])) == [0, 1, 4]  # margin min(0.07, 0.1); {0}: -0.4; all: -0.2

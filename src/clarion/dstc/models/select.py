@@ -40,7 +40,8 @@ _LGBM_PARAMS = {
     "min_child_samples": 20,
     "subsample": 0.8,
     "subsample_freq": 1,
-    "colsample_bytree": 0.5,
+    "colsample_bytree": 0.3,
+    "max_bin": 63,  # with 0.3 of the columns per tree: ~5x faster than 255 bins / 0.5, same out-of-fold F1
     "random_state": 0,
     "n_jobs": 2,
     "verbose": -1,
@@ -58,8 +59,10 @@ class SelectConfig:
     max_snippets: int = 20
     rank_k: int = 5
     key_memory: bool = True  # the snippet-level kNN features of clarion.dstc.models.select_keys
-    calibration_folds: int = 5  # threshold chosen on out-of-fold scores of this many dialogue folds
-    calibration_beta: float = 2.0  # ... maximising micro F-beta (recall weighted beta times)
+    calibration_folds: int = 3  # threshold chosen on out-of-fold scores of this many dialogue folds
+    calibration_beta: float = 1.0  # ... maximising micro F-beta (recall weighted beta times), or when both
+    anchor_precision: float | None = 0.7951  # anchors are set: the largest min(P - anchor P, R - anchor R), i.e.
+    anchor_recall: float | None = 0.8843  # the widest margin over an operating point (the DSTC11 val baseline)
 
 
 @dataclass
@@ -208,11 +211,21 @@ class Selector:
             sel._model = logreg_from_state("select_lr_", arrays)
         return sel
 
+    def _objective(self, tp: int, fp: int, fn: int) -> float:
+        """What calibration maximises: the margin over the anchor operating point, else micro F-beta."""
+        if not tp:
+            return -1.0
+        precision, recall = tp / (tp + fp), tp / (tp + fn)
+        cfg = self.config
+        if cfg.anchor_precision is not None and cfg.anchor_recall is not None:
+            return min(precision - cfg.anchor_precision, recall - cfg.anchor_recall)
+        beta2 = cfg.calibration_beta**2
+        return (1 + beta2) * precision * recall / (beta2 * precision + recall)
+
     def calibrate_scores(self, all_scores: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> float:
-        """Set :attr:`threshold` to the value maximising micro F-beta (``config.calibration_beta``) of the
-        snippets chosen from ``all_scores`` (e.g. out-of-fold scores); returns the micro F1 there."""
-        beta2 = self.config.calibration_beta**2
-        best, best_t, best_f1 = -1.0, 0.5, 0.0
+        """Set :attr:`threshold` to the value maximising :meth:`_objective` on the snippets chosen from
+        ``all_scores`` (e.g. out-of-fold scores); returns the micro F1 there."""
+        best, best_t, best_f1 = -np.inf, 0.5, 0.0
         for t in np.arange(0.05, 0.95, 0.025):
             self.threshold = float(t)
             tp = fp = fn = 0
@@ -222,9 +235,9 @@ class Selector:
                 tp += len(chosen & gold)
                 fp += len(chosen - gold)
                 fn += len(gold - chosen)
-            f_beta = (1 + beta2) * tp / ((1 + beta2) * tp + beta2 * fn + fp) if tp else 0.0
-            if f_beta > best:
-                best, best_t, best_f1 = f_beta, float(t), 2 * tp / (2 * tp + fp + fn)
+            value = self._objective(tp, fp, fn)
+            if value > best:
+                best, best_t, best_f1 = value, float(t), 2 * tp / (2 * tp + fp + fn)
         self.threshold = best_t
         return best_f1
 
