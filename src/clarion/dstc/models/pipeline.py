@@ -81,7 +81,7 @@ class PipelineConfig:
     @classmethod
     def tiny(cls) -> PipelineConfig:
         """The CI setting (``CLARION_TINY=1``): 400 contexts, lexical features only — seconds on a CPU."""
-        select = SelectConfig(n_estimators=30)
+        select = SelectConfig(n_estimators=30, use_product=False, calibration_folds=2)  # no embeddings to multiply
         return cls(detect=DetectConfig(use_embeddings=False), select=select, max_contexts=400, dense=False)
 
 

@@ -4,14 +4,17 @@ Candidates are every snippet of the entities the :class:`~clarion.dstc.models.en
 Each (user turn, snippet) pair gets cheap features: the all-MiniLM-L6-v2 cosine (Reimers & Gurevych, 2019), its
 margin to the best candidate, z-score and rank; a TF-IDF cosine; the snippet type; the cosines of the previous
 and next sentence of the same review and the review's max/mean (context-dependent sentences); the kNN "memory"
-of :mod:`clarion.dstc.models.memory`; and the element-wise product of the two embeddings (which lets the
-classifier learn which aspects matter). A LightGBM classifier (Ke et al., 2017; or a logistic regression)
-trained on the training turns scores them. DSTC11 turns have several gold snippets: every candidate whose
-probability reaches a threshold calibrated for micro F1 on held-out training dialogues is returned (at least
-the best one). DSTC9/10 scoring ranks: there the best ``rank_k`` candidates are returned in order.
+of :mod:`clarion.dstc.models.memory`; the snippet-level kNN memory of :mod:`clarion.dstc.models.select_keys`
+(was this very snippet the answer to a similar training question?); and the element-wise product of the two
+embeddings (which lets the classifier learn which aspects matter). A LightGBM classifier (Ke et al., 2017; or a
+logistic regression) trained on the training turns scores them. DSTC11 turns have several gold snippets: every
+candidate whose probability reaches a calibrated threshold is returned (at least the best one); the threshold
+is chosen on out-of-fold scores of the training dialogues (:mod:`clarion.dstc.models.select_fit`), for the
+widest margin over the DSTC11 baseline's precision and recall, or for micro F-beta. DSTC9/10 scoring ranks:
+there the best ``rank_k`` candidates are returned in order.
 
 A fine-tuned MiniLM cross-encoder was the plan: on the shared 2-core CPU it scored ~20 pairs/s, too slow for
-~76 candidates per turn, so this feature model is the selection model (docs/dstc.md).
+~76 candidates per turn, so this feature model is the selection model (docs/dstc_selection.md).
 """
 
 from __future__ import annotations
