@@ -9,6 +9,7 @@ from dstc_synthetic import write_synthetic
 from clarion.dstc.io import load_dataset
 from clarion.dstc.models.generate import (
     FOLLOW_UP,
+    FOLLOW_UPS,
     Generator,
     NeighbourBank,
     consensus_response,
@@ -63,7 +64,9 @@ def test_consensus_uses_same_knowledge_turns_and_appends_follow_up():
     assert bank.same_knowledge([]) == []
     query = bank.query_emb[0]  # nearest: the quiet-room turns
     text = consensus_response(bank, query, query, "Gamma House", [("hotel", 2, 1)], k=1, exact_weight=10.0)
-    assert "breakfast" in text.lower() and text.endswith(FOLLOW_UP)
+    assert "breakfast" in text.lower() and text.endswith(FOLLOW_UPS["hotel"])
+    other = consensus_response(bank, query, query, "Gamma House", [("restaurant", 2, 1)], k=1)
+    assert other.endswith(FOLLOW_UP)
     assert "Beta Inn" not in text and "Gamma House" in text
     plain = consensus_response(bank, query, query, "Gamma House", [], k=2, follow_up="")
     assert "quiet" in plain and not plain.endswith("?")

@@ -13,10 +13,10 @@
   plus every training turn whose gold snippet set equals the selected one (weight ``exact_weight``; DSTC11 reuses
   an entity's aspect annotation across dialogues, so such turns answer the very same snippets). Their trailing
   follow-up questions are cut off, the body with the highest weighted expected 1-4-gram F1 against the others
-  is chosen (MBR, Kumar & Byrne, 2004, with a BLEU-like n-gram utility), and one fixed follow-up question is
-  appended (chosen on a validation slice of the train split; BLEU's n-gram precision and brevity penalty reward
-  the frequent "Would you like to ..." ending over each neighbour's own wording). docs/dstc_generation.md has
-  the measurements.
+  is chosen (MBR, Kumar & Byrne, 2004, with a BLEU-like n-gram utility), and a fixed follow-up question for
+  the domain is appended (chosen on a validation slice of the train split; BLEU's n-gram precision and brevity
+  penalty reward the frequent "Would you like to ..." ending over each neighbour's own wording).
+  docs/dstc_generation.md has the measurements.
 
 All are pure functions of plain data; :data:`GENERATORS` maps the names (the :class:`Generator` Enum) to them.
 """
@@ -168,8 +168,10 @@ def neighbour_response(
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 FOLLOW_UP = "Would you like to make a reservation?"
-"""The appended question: the best of the five most frequent closing questions of the train responses on a
-validation slice of the train split (docs/dstc_generation.md)."""
+FOLLOW_UPS = {"hotel": "Would you like to book a room?", "restaurant": FOLLOW_UP}
+"""The appended question by domain (else :data:`FOLLOW_UP`): the best of the five most frequent closing
+questions of the train responses, then a per-domain variant, on a validation slice of the train split
+(docs/dstc_generation.md)."""
 
 
 def split_follow_up(response: str) -> tuple[str, str | None]:
@@ -221,9 +223,11 @@ def consensus_response(
     keys: Sequence[tuple] = (),
     k: int = 30,
     exact_weight: float = 3.0,
-    follow_up: str = FOLLOW_UP,
+    follow_up: str | None = None,
 ) -> str:
     """The ``consensus`` generator (see the module docstring); ``keys`` are the selected snippets' keys.
+
+    ``follow_up``: the appended question (None: :data:`FOLLOW_UPS` by the domain of ``keys[0]``; "": none).
 
     BLAS runs single-threaded here: its threads spin on these small products and cost 10x on a busy CPU.
     """
@@ -246,6 +250,8 @@ def _consensus(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, foll
             weights.append(exact_weight)
     bodies = [split_follow_up(swap_entity(bank.responses[i], bank.names[i], name))[0] for i in pool]
     body = bodies[mbr_weighted(bodies, weights)]
+    if follow_up is None:
+        follow_up = FOLLOW_UPS.get(keys[0][0], FOLLOW_UP) if keys else FOLLOW_UP
     return f"{body} {follow_up}".strip() if follow_up else body
 
 
