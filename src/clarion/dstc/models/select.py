@@ -63,6 +63,7 @@ class SelectConfig:
     rank_k: int = 5
     key_memory: bool = True  # the snippet-level kNN features of clarion.dstc.models.select_keys
     calibration_folds: int = 3  # threshold chosen on out-of-fold scores of this many dialogue folds
+    bag: bool = True  # LightGBM: predict with the average of the fold models (no refit), see select_fit
     calibration_beta: float = 1.0  # ... maximising micro F-beta (recall weighted beta times), or when both
     anchor_precision: float | None = 0.7951  # anchors are set: the largest min(P - anchor P, R - anchor R), i.e.
     anchor_recall: float | None = 0.8843  # the widest margin over an operating point (the DSTC11 val baseline)
@@ -143,7 +144,7 @@ class Selector:
         self.config = config or SelectConfig()
         self.threshold = 0.5
         self.memory: KeyMemory | None = None  # set by training when config.key_memory
-        self._model = None  # LogisticRegression or lightgbm.Booster
+        self._model = None  # LogisticRegression, lightgbm.Booster or a list of Boosters (averaged)
 
     def features(self, group: Group) -> np.ndarray:
         return group_features(group, self.config.use_product, self.config.key_memory)
@@ -167,7 +168,8 @@ class Selector:
             return np.zeros(0)
         x = self.features(group)
         if self.config.model is SelectModel.lgbm:
-            return np.asarray(self._model.predict(x))
+            boosters = self._model if isinstance(self._model, list) else [self._model]
+            return np.mean([np.asarray(b.predict(x)) for b in boosters], axis=0)
         return self._model.predict_proba(x)[:, 1]
 
     def choose(self, scores: np.ndarray, ranked: bool = False) -> list[int]:
@@ -190,7 +192,8 @@ class Selector:
         if self.memory is not None:
             out["key_memory"] = self.memory.state(arrays)
         if self.config.model is SelectModel.lgbm:
-            out["lgbm"] = self._model.model_to_string()
+            boosters = self._model if isinstance(self._model, list) else [self._model]
+            out["lgbm"] = [b.model_to_string() for b in boosters]
         else:
             logreg_state(self._model, "select_lr_", arrays)
         return out
@@ -209,7 +212,8 @@ class Selector:
         if sel.config.model is SelectModel.lgbm:
             import lightgbm
 
-            sel._model = lightgbm.Booster(model_str=state["lgbm"])
+            trees = state["lgbm"] if isinstance(state["lgbm"], list) else [state["lgbm"]]
+            sel._model = [lightgbm.Booster(model_str=t) for t in trees]
         else:
             sel._model = logreg_from_state("select_lr_", arrays)
         return sel
@@ -229,7 +233,7 @@ class Selector:
         """Set :attr:`threshold` to the value maximising :meth:`_objective` on the snippets chosen from
         ``all_scores`` (e.g. out-of-fold scores); returns the micro F1 there."""
         best, best_t, best_f1 = -np.inf, 0.5, 0.0
-        for t in np.arange(0.05, 0.95, 0.025):
+        for t in np.arange(0.05, 0.95, 0.01):
             self.threshold = float(t)
             tp = fp = fn = 0
             for s, lab in zip(all_scores, labels, strict=True):
@@ -243,6 +247,10 @@ class Selector:
                 best, best_t, best_f1 = value, float(t), 2 * tp / (2 * tp + fp + fn)
         self.threshold = best_t
         return best_f1
+
+    def bag(self, selectors: Sequence[Selector]) -> None:
+        """Predict with the average score of ``selectors``' LightGBM models (fitted on different folds)."""
+        self._model = [m for sel in selectors for m in (sel._model if isinstance(sel._model, list) else [sel._model])]
 
     def calibrate(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> float:
         """:meth:`calibrate_scores` on this selector's scores of ``groups``."""

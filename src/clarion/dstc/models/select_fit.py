@@ -7,7 +7,10 @@
    train vs dev — re-using it would put every training dialogue on one side); a selector fitted on the other
    folds scores each fold's turns, and the threshold maximising micro F-beta over all these out-of-fold scores
    is kept (:meth:`~clarion.dstc.models.select.Selector.calibrate_scores`).
-3. The final selector is fitted on every training turn and takes that threshold.
+3. With LightGBM (``bag``, the default) the final selector averages the fold models — the very models the
+   threshold was calibrated on, so their score scale matches it (a refit on all turns is more confident than
+   its 2/3-data fold models, which moved the operating point); otherwise it is refitted on every training
+   turn and takes that threshold.
 
 Memory features (:mod:`.memory`, :mod:`.select_keys`) of a training turn never see its own dialogue.
 """
@@ -20,7 +23,7 @@ import numpy as np
 
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.memory import memory_features
-from clarion.dstc.models.select import SelectConfig, Selector
+from clarion.dstc.models.select import SelectConfig, SelectModel, Selector
 from clarion.dstc.models.select_keys import KeyMemory
 from clarion.dstc.split import dialogue_ids
 
@@ -79,6 +82,7 @@ def fit_selector(dataset, turns, index, q_emb, q_tfidf, config: SelectConfig, ba
     fit_fold = calibration_folds(dialogue[fit_turns], n_folds)
     cal_fold = calibration_folds(dialogue[cal_turns], n_folds)
     oof: list[np.ndarray | None] = [None] * len(cal_groups)
+    fold_models = []
     for fold in range(n_folds):
         inside = np.flatnonzero(fit_fold != fold)
         if inside.size == 0 or not any(fit_labels[j].any() for j in inside):
@@ -86,6 +90,7 @@ def fit_selector(dataset, turns, index, q_emb, q_tfidf, config: SelectConfig, ba
             continue
         selector = Selector(config)
         selector.fit([fit_groups[j] for j in inside], [fit_labels[j] for j in inside])
+        fold_models.append(selector)
         for j in np.flatnonzero(cal_fold == fold):
             oof[j] = selector.scores(cal_groups[j])
         advance(1)
@@ -93,9 +98,12 @@ def fit_selector(dataset, turns, index, q_emb, q_tfidf, config: SelectConfig, ba
     f1 = selector.calibrate_scores(
         [np.zeros(len(g.lexical)) if s is None else s for g, s in zip(cal_groups, oof, strict=True)], cal_labels
     )
-    threshold = selector.threshold
-    selector.fit(fit_groups, fit_labels)
-    selector.threshold = threshold
+    if config.bag and config.model is SelectModel.lgbm and fold_models:
+        selector.bag(fold_models)  # the models the threshold was calibrated on
+    else:
+        threshold = selector.threshold
+        selector.fit(fit_groups, fit_labels)
+        selector.threshold = threshold
     selector.memory = keys if config.key_memory else None
     advance(1)
     return selector, f1
