@@ -91,6 +91,8 @@ class BalancedPool:
             if col >= 0:
                 rest[i] -= self.weight[col] * self.exp[:, col]
         rest = np.maximum(rest, 1e-300)
-        beta = solve_weight(mine, rest, self.free, self.mass)
+        # questions the request does not score (-inf: off its shortlist) add nothing to its mass
+        counted = self.free & (mine > 1e-290).any(axis=0)
+        beta = solve_weight(mine, rest, counted, self.mass)
         share = beta[:, None] * mine / (rest + beta[:, None] * mine)
         return share.astype(np.float32), np.log(beta).astype(np.float32)
