@@ -88,3 +88,22 @@ def test_anchor_calibration_keeps_the_widest_margin_over_both_anchors():
     sel = Selector(SelectConfig(anchor_precision=0.6, anchor_recall=0.9))
     sel.calibrate_scores(scores, labels)
     assert sorted(sel.choose(scores[0])) == [0, 1, 4]  # margin min(0.07, 0.1); {0}: -0.4; all: -0.2
+
+
+def test_bagged_selector_averages_its_fold_models_and_survives_a_roundtrip():
+    rng = np.random.default_rng(1)
+    groups = [_group(8, rng.normal(size=(8, 4)).astype(np.float32)) for _ in range(6)]
+    labels = [np.arange(8) < 2 for _ in groups]
+    config = SelectConfig(n_estimators=5, use_product=False)
+    folds = []
+    for part in (slice(0, 3), slice(3, 6)):
+        sel = Selector(config)
+        sel.fit(groups[part], labels[part])
+        folds.append(sel)
+    bagged = Selector(config)
+    bagged.bag(folds)
+    expected = np.mean([s.scores(groups[0]) for s in folds], axis=0)
+    np.testing.assert_allclose(bagged.scores(groups[0]), expected)
+    arrays: dict = {}
+    again = Selector.from_state(bagged.state(arrays), arrays)
+    np.testing.assert_allclose(again.scores(groups[0]), expected)
