@@ -140,3 +140,16 @@ def test_question_form():
 def test_context_round_trip_types():
     context = Context(["Q1"], ["q"], ["r"], {0: ["Q1"]})
     assert context.owned == {0: ["Q1"]}
+
+
+def test_load_rejects_stale_competition_features(tiny_ranker, tmp_path):
+    import json
+    import shutil
+
+    _, directory, _ = tiny_ranker
+    copy = shutil.copytree(directory, tmp_path / "stale")
+    state = json.loads((copy / "ranker.json").read_text())
+    state["competition_features"] = state["competition_features"][:-2]
+    (copy / "ranker.json").write_text(json.dumps(state))
+    with pytest.raises(ModelError, match="other features"):
+        QuestionRanker.load(copy)

@@ -30,7 +30,7 @@ from clarion.clariq.constants import NO_QUESTION
 from clarion.data.clariq import ClariQ
 from clarion.data.io import read_json, write_json
 from clarion.errors import InputError, ModelError
-from clarion.rerank.competition import competition_features, score_table
+from clarion.rerank.competition import COMPETITION_FEATURES, competition_features, score_table
 from clarion.rerank.features import FEATURES, Space, first_stage
 from clarion.rerank.lambdamart import LambdaMART
 
@@ -270,6 +270,7 @@ class QuestionRanker:
                 "models": len(self.models),
                 "cv_metrics": self.cv_metrics,
                 "features": list(FEATURES),
+                "competition_features": list(COMPETITION_FEATURES),
                 "context": asdict(self.context),
             },
         )
@@ -282,7 +283,8 @@ class QuestionRanker:
         if not path.is_file():
             raise ModelError(f"{directory}: not a trained question ranker (no ranker.json); train it first")
         state = read_json(path)
-        if state.get("features") != list(FEATURES):
+        stale = state.get("models", 1) > 1 and state.get("competition_features") != list(COMPETITION_FEATURES)
+        if state.get("features") != list(FEATURES) or stale:
             raise ModelError(f"{directory}: trained with other features; retrain it (clarion clariq train)")
         ctx = state["context"]
         owned = {int(u): q for u, q in ctx["owned"].items()}
