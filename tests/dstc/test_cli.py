@@ -48,7 +48,7 @@ def test_train_predict_evaluate(data, tmp_path):
     template = tmp_path / "template.json"
     run("predict", "--data", str(data), "--out", str(template), "--model", str(model), "--generator", "template")
     responses = [p.get("response", "") for p in json.loads(template.read_text())]
-    assert any(r.startswith("Guests of") for r in responses)
+    assert any("Guests of" in r for r in responses)  # after the FAQ answer, if one is selected
     result = run("evaluate", "--data", str(data), "--pred", str(pred), "--json", "--no-meteor")
     scores = json.loads(result.stdout)
     assert set(scores) == {"detection", "selection", "generation"}
