@@ -13,9 +13,11 @@ from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
     consensus_response,
+    display_name,
     mbr_weighted,
     ngram_utility,
     split_follow_up,
+    swap_entity,
 )
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
@@ -82,3 +84,10 @@ def test_bank_keys_survive_save_and_load(tmp_path):
     again = load_model(tmp_path / "m")
     assert again.bank.keys == model.bank.keys
     assert again.predict(data) == model.predict(data)
+
+
+def test_names_are_written_as_responses_write_them():
+    assert display_name("A AND B GUEST HOUSE") == "A and B Guest House"
+    assert display_name("THE GOLDEN CURRY") == "The Golden Curry"
+    text = swap_entity("I liked the Acorn Guest House. Acorn Guest House is nice.", "ACORN GUEST HOUSE", "The Place")
+    assert text == "I liked the Place. The Place is nice."

@@ -88,7 +88,7 @@ def test_domain_wide_docs_by_keyword(tracker):
 def test_third_person_and_display_name():
     assert third_person("I loved my room and we slept well.") == "they loved their room and they slept well."
     assert third_person("I was happy.") == "they were happy."
-    assert display_name("ROSA'S BED AND BREAKFAST") == "Rosa's Bed And Breakfast"
+    assert display_name("ROSA'S BED AND BREAKFAST") == "Rosa's Bed and Breakfast"
     assert display_name("Good Hotel") == "Good Hotel"
     assert display_name(None) == "this place"
 

@@ -64,11 +64,18 @@ class Generator(str, Enum):
     consensus = "consensus"
 
 
+_SMALL_WORDS = {"and", "of", "the", "in", "on", "at"}
+
+
 def display_name(name: str | None) -> str:
-    """ "THE GOLDEN CURRY" -> "The Golden Curry"; keeps already mixed-case names."""
+    """ "THE GOLDEN CURRY" -> "The Golden Curry", "A AND B GUEST HOUSE" -> "A and B Guest House" (small words
+    in lower case after the first, as the responses write them: BLEU is case-sensitive); keeps mixed-case names."""
     if not name:
         return "this place"
-    return " ".join(w[:1].upper() + w[1:].lower() for w in name.split()) if name.isupper() else name
+    if not name.isupper():
+        return name
+    words = name.lower().split()
+    return " ".join(w if i and w in _SMALL_WORDS else w[:1].upper() + w[1:] for i, w in enumerate(words))
 
 
 def third_person(sentence: str) -> str:
@@ -106,7 +113,13 @@ def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
     if not forms:
         return response
     pattern = r"\b(the\s+)?(" + "|".join(r"\s+".join(map(re.escape, f.split())) for f in forms) + r")\b"
-    return re.sub(pattern, new_name, response, flags=re.IGNORECASE)
+    inner = "the " + new_name[4:] if new_name.startswith("The ") else new_name  # "at the Golden Curry"
+
+    def name_at(match: re.Match) -> str:
+        before = response[: match.start()].rstrip()
+        return new_name if not before or before[-1] in ".!?" else inner
+
+    return re.sub(pattern, name_at, response, flags=re.IGNORECASE)
 
 
 @dataclass

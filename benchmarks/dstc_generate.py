@@ -1,0 +1,120 @@
+"""Ablation of the LM-free DSTC response generators, on the train split (leave-one-dialogue-out) and on dev.
+
+``--part val``: every knowledge-seeking turn of the dstc11_track5 train split answered from the *other* train
+dialogues' responses (the model's neighbour bank minus the turn's own dialogue), with the turn's gold snippets
+(their keys and mean embedding) as the selected knowledge. This is the validation slice on which the consensus
+generator's settings were chosen; no dev data is used.
+``--part dev``: ``DstcModel.predict`` on the dev split with each generator (predicted detection, entity and
+snippets, as ``clarion dstc predict --split dev --generator G``), scored on detection true positives and
+multiplied by detection F1 like the official scorer.
+
+Scores: corpus BLEU (sacrebleu), ROUGE-1/2/L F (rouge-score, stemmer) and, with ``--meteor``, METEOR 1.5 (Java).
+
+Run: ``python benchmarks/dstc_generate.py [--part val|dev|both] [--meteor] [--model DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def variants():
+    """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation."""
+    from clarion.dstc.models.generate import FOLLOW_UP, consensus_response, neighbour_response
+
+    return {
+        "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),
+        "consensus, no same-knowledge pool, no follow-up": lambda b, q, k, n, keys: consensus_response(
+            b, q, k, n, (), follow_up=""
+        ),
+        "consensus, no follow-up": lambda b, q, k, n, keys: consensus_response(b, q, k, n, keys, follow_up=""),
+        f"consensus, follow-up '{FOLLOW_UP}'": lambda b, q, k, n, keys: consensus_response(
+            b, q, k, n, keys, follow_up=FOLLOW_UP
+        ),
+        "consensus (default: follow-up by domain)": lambda b, q, k, n, keys: consensus_response(b, q, k, n, keys),
+    }
+
+
+def score(hyps, refs, meteor: bool, weight: float = 1.0) -> dict[str, float]:
+    from clarion.evaluate.dstc11 import generation_scores
+
+    return {k: round(v * weight, 4) for k, v in generation_scores(hyps, refs, meteor=meteor).items()}
+
+
+def val_part(model, meteor: bool) -> None:
+    from clarion.data.location import dataset_dir
+    from clarion.dstc.io import load_dataset
+    from clarion.dstc.models.generate import NeighbourBank, display_name
+    from clarion.dstc.split import dialogue_ids, split_dataset
+
+    train = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
+    turns = [i for i, lab in enumerate(train.labels) if lab.target and lab.knowledge]
+    bank = model.bank
+    if len(turns) != len(bank.responses):
+        raise SystemExit("the model's bank does not match the train split (train it with --split train)")
+    dialogue = np.array(dialogue_ids(train.contexts))[turns]
+    refs = [train.labels[i].response or "" for i in turns]
+    outputs: dict[str, list[str]] = {name: [] for name in variants()}
+    for j in range(len(turns)):
+        keep = np.flatnonzero(dialogue != dialogue[j])
+        sub = NeighbourBank(
+            [bank.responses[t] for t in keep],
+            [bank.names[t] for t in keep],
+            bank.query_emb[keep],
+            bank.knowledge_emb[keep],
+            [bank.keys[t] for t in keep],
+        )
+        keys, name = sorted(bank.keys[j], key=str), display_name(bank.names[j])
+        for variant, generate in variants().items():
+            outputs[variant].append(generate(sub, bank.query_emb[j], bank.knowledge_emb[j], name, keys))
+    print(f"val: {len(turns)} knowledge-seeking train turns, leave-one-dialogue-out, gold knowledge")
+    for variant, hyps in outputs.items():
+        print(f"  {variant}: {score(hyps, refs, meteor)}")
+
+
+def dev_part(model, meteor: bool) -> None:
+    from clarion.data.location import dataset_dir
+    from clarion.dstc.io import load_dataset
+    from clarion.dstc.models.generate import Generator
+    from clarion.dstc.split import split_dataset
+
+    dev = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "dev")
+    print(f"dev: {len(dev.contexts)} contexts, predicted detection / entity / snippets")
+    for generator in Generator:
+        model.config.generator = generator
+        start = time.perf_counter()
+        preds = model.predict(dev)
+        seconds = time.perf_counter() - start
+        pairs = [(p.response, g.response) for p, g in zip(preds, dev.labels, strict=True) if p.target and g.target]
+        tp, fp = len(pairs), sum(p.target and not g.target for p, g in zip(preds, dev.labels, strict=True))
+        fn = sum(g.target and not p.target for p, g in zip(preds, dev.labels, strict=True))
+        f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+        hyps, refs = [p for p, _ in pairs], [g or "" for _, g in pairs]
+        print(f"  {generator.value}: {score(hyps, refs, meteor, f1)} (detection F1 {f1:.4f}; predict {seconds:.0f} s)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=["val", "dev", "both"], default="both")
+    parser.add_argument("--meteor", action="store_true", help="also run the METEOR 1.5 jar (Java)")
+    parser.add_argument("--model", default=None, help="model directory (default: the default model)")
+    args = parser.parse_args()
+
+    from threadpoolctl import threadpool_limits
+
+    from clarion.cli.dstc import default_model_dir
+    from clarion.dstc.models.modeldir import load_model
+
+    model = load_model(args.model or default_model_dir())
+    with threadpool_limits(limits=1, user_api="blas"):
+        if args.part in ("val", "both"):
+            val_part(model, args.meteor)
+    if args.part in ("dev", "both"):
+        dev_part(model, args.meteor)
+
+
+if __name__ == "__main__":
+    main()
