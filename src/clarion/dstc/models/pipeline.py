@@ -51,8 +51,6 @@ class PipelineConfig:
     neighbour_k: int = 20
     consensus_k: int = 30  # consensus generator: nearest turns in the pool
     exact_weight: float = 3.0  # consensus generator: weight of the turns with the same gold snippet set
-    calibration_percent: int = 20
-    refit: bool = False  # refit the selector on all training turns after calibrating (slow with LightGBM)
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
 
@@ -72,8 +70,6 @@ class PipelineConfig:
             neighbour_k=int(obj.get("neighbour_k", 20)),
             consensus_k=int(obj.get("consensus_k", 30)),
             exact_weight=float(obj.get("exact_weight", 3.0)),
-            calibration_percent=int(obj.get("calibration_percent", 20)),
-            refit=bool(obj.get("refit", False)),
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
         )

@@ -3,7 +3,7 @@
 1. Detection: :class:`~clarion.dstc.models.detect.Detector` on every context's last user turn.
 2. Selection: a TF-IDF vectorizer over the knowledge snippets; the :class:`~clarion.dstc.models.select.Selector`
    is fitted and its threshold calibrated on out-of-fold scores by
-   :func:`~clarion.dstc.models.select_fit.fit_selector` (``refit`` and ``calibration_percent`` are unused since).
+   :func:`~clarion.dstc.models.select_fit.fit_selector`.
 3. Generation: the neighbour bank (training responses, query and gold-knowledge embeddings, entity names).
 """
 
