@@ -23,6 +23,7 @@ from clarion.clariq.constants import check_splits
 from clarion.clariq.ranker import POOL_SPLITS, QuestionRanker, RankerConfig
 from clarion.clariq.runs import strictly_decreasing
 from clarion.data.clariq import ClariQ
+from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
 from clarion.store import fingerprint_files, is_complete, model_dir, write_meta
 from clarion.types import Run, Topic
@@ -35,7 +36,8 @@ DEFAULT_SPLITS = ("train", "dev")
 def pipeline_config(splits: Sequence[str], tiny: bool = False) -> dict:
     """The configuration that, with the data fingerprint, names the model directory."""
     ranker = RankerConfig.tiny() if tiny else RankerConfig()
-    return {"splits": list(splits), "tiny": tiny, "ranker": asdict(ranker), "features": list(FEATURES)}
+    features = {"features": list(FEATURES), "competition_features": list(COMPETITION_FEATURES)}
+    return {"splits": list(splits), "tiny": tiny, "ranker": asdict(ranker), **features}
 
 
 def data_fingerprint(data: ClariQ, splits: Sequence[str]) -> str:
