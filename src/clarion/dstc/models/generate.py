@@ -18,13 +18,13 @@
   penalty reward the frequent "Would you like to ..." ending over each neighbour's own wording).
   docs/dstc_generation.md has the measurements.
 
-All are pure functions of plain data; :data:`GENERATORS` maps the names (the :class:`Generator` Enum) to them.
+All are pure functions of plain data; :class:`DstcModel` picks one by the :class:`Generator` Enum.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -242,17 +242,11 @@ def consensus_response(
 
     ``follow_up``: the appended question (None: :data:`FOLLOW_UPS` by the domain of ``keys[0]``; "": none).
 
-    BLAS runs single-threaded here: its threads spin on these small products and cost 10x on a busy CPU.
+    Call it with BLAS single-threaded (``threadpoolctl.threadpool_limits(1, "blas")`` around the whole batch, as
+    ``DstcModel.predict`` does): BLAS threads spin on these small products and cost 10x on a busy CPU.
     """
-    from threadpoolctl import threadpool_limits
-
     if not bank.responses:
         return ""
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _consensus(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, follow_up)
-
-
-def _consensus(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, follow_up) -> str:
     pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
     weights = [1.0] * len(pool)
     for i in bank.same_knowledge(keys):
@@ -266,13 +260,6 @@ def _consensus(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, foll
     if follow_up is None:
         follow_up = FOLLOW_UPS.get(keys[0][0], FOLLOW_UP) if keys else FOLLOW_UP
     return f"{body} {follow_up}".strip() if follow_up else body
-
-
-GENERATORS: dict[Generator, Callable[..., str]] = {
-    Generator.template: template_response,
-    Generator.neighbour: neighbour_response,
-    Generator.consensus: consensus_response,
-}
 
 
 def mean_embedding(rows: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from clarion.dstc.io import Dataset, Label
 from clarion.dstc.models.candidates import KnowledgeIndex
@@ -148,10 +149,11 @@ class DstcModel:
         ranked = dataset.format is Format.DSTC9
         out = [Label(False) for _ in texts]
         advance = progress("selecting and responding", len(positive))
-        for i in positive:
-            entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
-            out[i] = self._answer(index, q_emb[i], q_tfidf[i], entities, ranked)
-            advance(1)
+        with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only spin
+            for i in positive:
+                entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
+                out[i] = self._answer(index, q_emb[i], q_tfidf[i], entities, ranked)
+                advance(1)
         return out
 
     def _fallback_entity(self, index: KnowledgeIndex, q_tfidf) -> list[tuple]:
