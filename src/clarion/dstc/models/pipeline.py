@@ -183,14 +183,12 @@ class DstcModel:
         if self.config.generator is Generator.template or ranked:  # DSTC9/10: the FAQ answer itself
             reviews = tuple(s.body for s in pool if s.doc_type == "review")
             faqs = tuple(s.body for s in pool if s.doc_type != "review")
-            response = template_response(Selected(name, reviews, faqs))
-        elif self.config.generator is Generator.consensus:
-            k_emb = mean_embedding(group.snippets[[chosen[j] for j in range(len(pool))]])
+            return Label(True, tuple(s.key for s in picked), template_response(Selected(name, reviews, faqs)))
+        config = self.config
+        k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
+        if config.generator is Generator.consensus:
             keys = [s.key for s in pool]
-            config = self.config
             response = consensus_response(self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight)
         else:
-            k_emb = mean_embedding(group.snippets[[chosen[j] for j in range(len(pool))]])
-            weight, k = self.config.neighbour_weight, self.config.neighbour_k
-            response = neighbour_response(self.bank, q_emb, k_emb, name, weight, k)
+            response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
         return Label(True, tuple(s.key for s in picked), response)

@@ -144,7 +144,7 @@ class Selector:
         self.config = config or SelectConfig()
         self.threshold = 0.5
         self.memory: KeyMemory | None = None  # set by training when config.key_memory
-        self._model = None  # LogisticRegression, lightgbm.Booster or a list of Boosters (averaged)
+        self._model = None  # LogisticRegression, or a list of lightgbm.Boosters (scores averaged)
 
     def features(self, group: Group) -> np.ndarray:
         return group_features(group, self.config.use_product, self.config.key_memory)
@@ -156,7 +156,7 @@ class Selector:
             import lightgbm
 
             params = dict(_LGBM_PARAMS, n_estimators=self.config.n_estimators)
-            self._model = lightgbm.LGBMClassifier(**params).fit(x, y).booster_
+            self._model = [lightgbm.LGBMClassifier(**params).fit(x, y).booster_]
         else:
             from sklearn.linear_model import LogisticRegression
 
@@ -168,8 +168,7 @@ class Selector:
             return np.zeros(0)
         x = self.features(group)
         if self.config.model is SelectModel.lgbm:
-            boosters = self._model if isinstance(self._model, list) else [self._model]
-            return np.mean([np.asarray(b.predict(x)) for b in boosters], axis=0)
+            return np.mean([np.asarray(b.predict(x)) for b in self._model], axis=0)
         return self._model.predict_proba(x)[:, 1]
 
     def choose(self, scores: np.ndarray, ranked: bool = False) -> list[int]:
@@ -192,8 +191,7 @@ class Selector:
         if self.memory is not None:
             out["key_memory"] = self.memory.state(arrays)
         if self.config.model is SelectModel.lgbm:
-            boosters = self._model if isinstance(self._model, list) else [self._model]
-            out["lgbm"] = [b.model_to_string() for b in boosters]
+            out["lgbm"] = [b.model_to_string() for b in self._model]
         else:
             logreg_state(self._model, "select_lr_", arrays)
         return out
@@ -250,7 +248,7 @@ class Selector:
 
     def bag(self, selectors: Sequence[Selector]) -> None:
         """Predict with the average score of ``selectors``' LightGBM models (fitted on different folds)."""
-        self._model = [m for sel in selectors for m in (sel._model if isinstance(sel._model, list) else [sel._model])]
+        self._model = [booster for sel in selectors for booster in sel._model]
 
     def calibrate(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> float:
         """:meth:`calibrate_scores` on this selector's scores of ``groups``."""

@@ -23,16 +23,8 @@ from clarion.dstc.models.pipeline import (
     embed_queries,
     query_texts,
 )
-from clarion.dstc.models.select_fit import fit_selector
+from clarion.dstc.models.select_fit import fit_selector, gold_entities
 from clarion.errors import InputError
-
-
-def _gold_entities(label) -> list[tuple]:
-    seen: list[tuple] = []
-    for key in label.knowledge:
-        if tuple(key[:2]) not in seen:
-            seen.append(tuple(key[:2]))
-    return seen
 
 
 def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
@@ -46,7 +38,7 @@ def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
             if pos is not None:
                 rows.append(index.embeddings(key[:2])[pos])
         responses.append(label.response or "")
-        first = _gold_entities(label)
+        first = gold_entities(label)
         names.append(dataset.knowledge.entity_names.get(first[0]) if first else None)
         k_embs.append(mean_embedding(rows))
     q = q_emb[knowledge_turns] if knowledge_turns else np.zeros((0, 384), np.float32)
