@@ -3,10 +3,11 @@
 Loads the default model (``clarion dstc train --split train``; trained here when absent), warms the entity
 snippet embeddings once (they are cached on disk by content, as in normal use), then times
 ``DstcModel.predict`` on the first ``--contexts`` contexts ``--repeats`` times and prints the median, with the
-machine. No language model is involved (the generators are template / nearest-neighbour / consensus MBR); the
-LM figure beside it (SmolLM2-135M decoding and fine-tuning cost) comes from ``benchmarks/dstc_generate_lm.py``.
+machine. The default model uses no language model (consensus MBR); the LM figure beside it is the same run with a
+model trained with ``clarion dstc train --split train --generator lm --out DIR`` and ``--model DIR`` (SmolLM2-135M
+decoding of every knowledge-seeking turn).
 
-Run: ``python benchmarks/dstc_predict.py [--contexts 1000] [--repeats 3]``.
+Run: ``python benchmarks/dstc_predict.py [--contexts 1000] [--repeats 3] [--model DIR]``.
 """
 
 from __future__ import annotations
@@ -49,8 +50,7 @@ def main() -> None:
     print(
         f"dstc predict: {len(data.contexts)} contexts ({sum(p.target for p in preds)} knowledge-seeking), "
         f"median {statistics.median(times):.1f} s over {args.repeats} runs "
-        f"(min {min(times):.1f}, max {max(times):.1f}); generator {model.config.generator.value}, no LM "
-        "(LM figure: benchmarks/dstc_generate_lm.py); "
+        f"(min {min(times):.1f}, max {max(times):.1f}); generator {model.config.generator.value}; "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs (shared)"
     )
 

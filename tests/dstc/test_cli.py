@@ -55,6 +55,14 @@ def test_train_predict_evaluate(data, tmp_path):
     assert scores["detection"]["f1"] > 0.9
 
 
+def test_lm_generator_needs_a_model_trained_with_it(data, tmp_path, capsys):
+    model, out = tmp_path / "model", tmp_path / "lm.json"
+    run("train", "--data", str(data), "--out", str(model))
+    line = fails(capsys, "predict", "--data", str(data), "--out", str(out), "--model", str(model), "--generator", "lm")
+    assert "no fine-tuned LM" in line and "--generator lm" in line
+    assert not out.exists()
+
+
 def test_split_flags_use_one_side_of_the_dialogue_split(data, tmp_path):
     model = tmp_path / "model"
     run("train", "--data", str(data), "--split", "train", "--out", str(model))

@@ -17,8 +17,10 @@
   the domain is appended (chosen on a validation slice of the train split; BLEU's n-gram precision and brevity
   penalty reward the frequent "Would you like to ..." ending over each neighbour's own wording).
   docs/dstc_generation.md has the measurements.
+- ``lm``: the packaged SmolLM2-135M fine-tuned on the training responses (:mod:`clarion.dstc.models.lm`, the
+  ``generate`` extra); its own closing question is replaced by the domain's, as for ``consensus``.
 
-All are pure functions of plain data; :class:`DstcModel` picks one by the :class:`Generator` Enum.
+The first three are pure functions of plain data; :class:`DstcModel` picks one by the :class:`Generator` Enum.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class Generator(str, Enum):
     template = "template"
     neighbour = "neighbour"
     consensus = "consensus"
+    lm = "lm"  # SmolLM2-135M fine-tuned on the training responses (clarion.dstc.models.lm)
 
 
 _SMALL_WORDS = {"and", "of", "the", "in", "on", "at"}
@@ -258,8 +261,18 @@ def consensus_response(
     bodies = [split_follow_up(swap_entity(bank.responses[i], bank.names[i], name))[0] for i in pool]
     body = bodies[mbr_weighted(bodies, weights)]
     if follow_up is None:
-        follow_up = FOLLOW_UPS.get(keys[0][0], FOLLOW_UP) if keys else FOLLOW_UP
+        follow_up = follow_up_for(keys)
     return f"{body} {follow_up}".strip() if follow_up else body
+
+
+def follow_up_for(keys: Sequence[tuple]) -> str:
+    """The appended question for a response about ``keys`` (:data:`FOLLOW_UPS` by the first key's domain)."""
+    return FOLLOW_UPS.get(keys[0][0], FOLLOW_UP) if keys else FOLLOW_UP
+
+
+def with_follow_up(response: str, keys: Sequence[tuple]) -> str:
+    """``response``'s own closing question replaced by :func:`follow_up_for` (used on the ``lm`` generator's output)."""
+    return f"{split_follow_up(response)[0]} {follow_up_for(keys)}".strip()
 
 
 def mean_embedding(rows: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """A trained :class:`~clarion.dstc.models.pipeline.DstcModel` on disk, without pickle.
 
 ``<dir>/state.json`` (vocabularies, configs, threshold, neighbour responses), ``<dir>/arrays.npz`` (weights and
-embeddings, loaded with ``allow_pickle=False``) and ``<dir>/meta.json`` (written last by
+embeddings, loaded with ``allow_pickle=False``), ``<dir>/lm.safetensors`` (the fine-tuned SmolLM2 tensors, ``lm``
+generator only) and ``<dir>/meta.json`` (written last by
 :func:`clarion.store.write_meta`: clarion version, config, data fingerprint, metrics).
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 from clarion.data.io import atomic_writer, read_json
 from clarion.dstc.models.detect import Detector
 from clarion.dstc.models.generate import NeighbourBank
+from clarion.dstc.models.lm import WEIGHTS
 from clarion.dstc.models.persist import tfidf_from_state, tfidf_state
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.dstc.models.select import Selector
@@ -54,6 +56,9 @@ def save_model(
         json.dump(state, handle, ensure_ascii=False)
     with atomic_writer(directory / ARRAYS, "wb") as handle:
         np.savez(handle, **arrays)
+    (directory / WEIGHTS).unlink(missing_ok=True)
+    if model.lm is not None:
+        model.lm.save(directory)
     write_meta(directory, model.config.to_json(), data_fingerprint, metrics)
     return directory
 
@@ -83,6 +88,7 @@ def load_model(directory: str | Path) -> DstcModel:
             Selector.from_state(state["selector"], arrays),
             tfidf_from_state(state["vectorizer"], "select_tfidf_", arrays),
             bank,
+            lm_dir=directory if (directory / WEIGHTS).is_file() else None,  # loaded on first use
         )
     except ModelError:
         raise

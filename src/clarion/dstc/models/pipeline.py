@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import Enum
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -28,10 +29,13 @@ from clarion.dstc.models.generate import (
     mean_embedding,
     neighbour_response,
     template_response,
+    with_follow_up,
 )
+from clarion.dstc.models.lm import LmConfig, lm_prompt
 from clarion.dstc.models.memory import memory_features
 from clarion.dstc.models.select import N_DENSE, SelectConfig, SelectModel, Selector
 from clarion.dstc.schema import Format
+from clarion.errors import ModelError
 
 Progress = Callable[[str, int], Callable[[int], None]]
 """``progress(description, total)`` returns an ``advance(n)`` callback (the CLI passes a rich bar)."""
@@ -54,9 +58,12 @@ class PipelineConfig:
     exact_weight: float = 3.0  # consensus generator: weight of the turns with the same gold snippet set
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
+    lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
 
     def to_json(self) -> dict:
         out = asdict(self)
+        if self.generator is not Generator.lm:  # model directories of the other generators keep their hash
+            del out["lm"]
         out["generator"] = self.generator.value
         out["select"]["model"] = self.select.model.value
         return out
@@ -73,13 +80,15 @@ class PipelineConfig:
             exact_weight=float(obj.get("exact_weight", 3.0)),
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
+            lm=LmConfig.from_json(obj.get("lm", {})),
         )
 
     @classmethod
     def tiny(cls) -> PipelineConfig:
         """The CI setting (``CLARION_TINY=1``): 400 contexts, lexical features only — seconds on a CPU."""
         select = SelectConfig(n_estimators=30, use_product=False, calibration_folds=2)  # no embeddings to multiply
-        return cls(detect=DetectConfig(use_embeddings=False), select=select, max_contexts=400, dense=False)
+        lm = LmConfig(epochs=1, batch=2, max_examples=4, max_new_tokens=8)  # only used with --generator lm
+        return cls(detect=DetectConfig(use_embeddings=False), select=select, max_contexts=400, dense=False, lm=lm)
 
 
 def _select_config(obj: dict) -> SelectConfig:
@@ -131,9 +140,16 @@ class DstcModel:
     selector: Selector
     vectorizer: object
     bank: NeighbourBank
+    lm: object | None = None
+    """The fine-tuned :class:`~clarion.dstc.models.lm.LmGenerator` (models trained with ``--generator lm``)."""
+    lm_dir: Path | None = None
+    """Where :attr:`lm` is loaded from on first use (a saved model whose directory holds ``lm.safetensors``)."""
 
     def predict(self, dataset: Dataset, progress: Progress = _no_progress) -> list[Label]:
         """One :class:`Label` per context of ``dataset`` (labels, if any, are ignored)."""
+        use_lm = self.config.generator is Generator.lm and dataset.format is not Format.DSTC9
+        if use_lm and self.lm is None and self.lm_dir is None:
+            raise ModelError("this model has no fine-tuned LM; train one with `clarion dstc train --generator lm`")
         texts = query_texts(dataset)
         advance = progress("encoding user turns", 1)
         q_emb = embed_queries(texts, self.config.dense)
@@ -154,7 +170,28 @@ class DstcModel:
                 entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
                 out[i] = self._answer(index, q_emb[i], q_tfidf[i], entities, ranked)
                 advance(1)
+        if use_lm:
+            self._lm_responses(dataset, out, [i for i in positive if out[i].knowledge], progress)
         return out
+
+    def _lm_responses(self, dataset: Dataset, out: list[Label], turns: list[int], progress: Progress) -> None:
+        """Replace the responses of ``turns`` with the fine-tuned LM's (the selected snippets in the prompt)."""
+        if self.lm is None and self.lm_dir is not None:
+            from clarion.dstc.models.lm import LmGenerator
+
+            self.lm = LmGenerator.load(self.lm_dir, self.config.lm)
+        names = dataset.knowledge.entity_names
+        prompts = [
+            lm_prompt(
+                dataset.knowledge,
+                dataset.contexts[i],
+                out[i].knowledge,
+                display_name(names.get(out[i].knowledge[0][:2])),
+            )
+            for i in turns
+        ]
+        for i, text in zip(turns, self.lm.generate(prompts, progress), strict=True):
+            out[i] = Label(True, out[i].knowledge, with_follow_up(text, out[i].knowledge))
 
     def _fallback_entity(self, index: KnowledgeIndex, q_tfidf) -> list[tuple]:
         """No name in the context: the entity of the lexically closest snippet (cheap, no encoding)."""
@@ -186,7 +223,7 @@ class DstcModel:
             return Label(True, tuple(s.key for s in picked), template_response(Selected(name, reviews, faqs)))
         config = self.config
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
-        if config.generator is Generator.consensus:
+        if config.generator in (Generator.consensus, Generator.lm):  # lm: replaced after the batch
             keys = [s.key for s in pool]
             response = consensus_response(self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight)
         else:

@@ -4,7 +4,8 @@
 2. Selection: a TF-IDF vectorizer over the knowledge snippets; the :class:`~clarion.dstc.models.select.Selector`
    is fitted and its threshold calibrated on out-of-fold scores by
    :func:`~clarion.dstc.models.select_fit.fit_selector`.
-3. Generation: the neighbour bank (training responses, query and gold-knowledge embeddings, entity names).
+3. Generation: the neighbour bank (training responses, query and gold-knowledge embeddings, entity names); with
+   the ``lm`` generator also SmolLM2-135M fine-tuned on the responses (about 35 minutes on dstc11_track5 train).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import numpy as np
 from clarion.dstc.io import Dataset
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import Detector
-from clarion.dstc.models.generate import NeighbourBank, mean_embedding
+from clarion.dstc.models.generate import Generator, NeighbourBank, display_name, mean_embedding
+from clarion.dstc.models.lm import LmGenerator, lm_prompt
 from clarion.dstc.models.pipeline import (
     DstcModel,
     PipelineConfig,
@@ -74,4 +76,20 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     bank = _bank(dataset, knowledge_turns, index, q_emb)
     selector, cal_f1 = fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config.select, bank, progress)
     info = {"calibration_selection_f1": round(cal_f1, 4), "selection_threshold": selector.threshold}
-    return DstcModel(config, detector, selector, vectorizer, bank), info
+    lm = None
+    if config.generator is Generator.lm:
+        lm = LmGenerator(config.lm)
+        info["lm_train_loss"] = round(lm.fit(*_lm_examples(dataset, knowledge_turns), progress), 4)
+    return DstcModel(config, detector, selector, vectorizer, bank, lm), info
+
+
+def _lm_examples(dataset: Dataset, knowledge_turns: list[int]) -> tuple[list[str], list[str]]:
+    """(prompt, response) of every knowledge-seeking training turn, prompted with its gold snippets."""
+    prompts, responses = [], []
+    for i in knowledge_turns:
+        label = dataset.labels[i]
+        first = gold_entities(label)
+        name = display_name(dataset.knowledge.entity_names.get(first[0]) if first else None)
+        prompts.append(lm_prompt(dataset.knowledge, dataset.contexts[i], label.knowledge, name))
+        responses.append(label.response or "")
+    return prompts, responses

