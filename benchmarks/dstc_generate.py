@@ -84,6 +84,8 @@ def dev_part(model, meteor: bool) -> None:
     dev = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "dev")
     print(f"dev: {len(dev.contexts)} contexts, predicted detection / entity / snippets")
     for generator in Generator:
+        if generator is Generator.lm and model.lm is None and model.lm_dir is None:
+            continue  # the model was not trained with --generator lm
         model.config.generator = generator
         start = time.perf_counter()
         preds = model.predict(dev)
