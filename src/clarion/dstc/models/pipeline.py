@@ -8,7 +8,6 @@ DSTC11 review summaries; DSTC11 predictions keep every snippet above the calibra
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -33,16 +32,10 @@ from clarion.dstc.models.generate import (
 )
 from clarion.dstc.models.lm import LmConfig, lm_prompt
 from clarion.dstc.models.memory import memory_features
+from clarion.dstc.models.progress import Progress, no_progress
 from clarion.dstc.models.select import N_DENSE, SelectConfig, SelectModel, Selector
 from clarion.dstc.schema import Format
 from clarion.errors import ModelError
-
-Progress = Callable[[str, int], Callable[[int], None]]
-"""``progress(description, total)`` returns an ``advance(n)`` callback (the CLI passes a rich bar)."""
-
-
-def _no_progress(description: str, total: int) -> Callable[[int], None]:
-    return lambda n=1: None
 
 
 @dataclass
@@ -145,7 +138,7 @@ class DstcModel:
     lm_dir: Path | None = None
     """Where :attr:`lm` is loaded from on first use (a saved model whose directory holds ``lm.safetensors``)."""
 
-    def predict(self, dataset: Dataset, progress: Progress = _no_progress) -> list[Label]:
+    def predict(self, dataset: Dataset, progress: Progress = no_progress) -> list[Label]:
         """One :class:`Label` per context of ``dataset`` (labels, if any, are ignored)."""
         use_lm = self.config.generator is Generator.lm and dataset.format is not Format.DSTC9
         if use_lm and self.lm is None and self.lm_dir is None:
@@ -222,8 +215,10 @@ class DstcModel:
             faqs = tuple(s.body for s in pool if s.doc_type != "review")
             return Label(True, tuple(s.key for s in picked), template_response(Selected(name, reviews, faqs)))
         config = self.config
+        if config.generator is Generator.lm:  # the response is generated for the whole batch (_lm_responses)
+            return Label(True, tuple(s.key for s in picked))
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
-        if config.generator in (Generator.consensus, Generator.lm):  # lm: replaced after the batch
+        if config.generator is Generator.consensus:
             keys = [s.key for s in pool]
             response = consensus_response(self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight)
         else:

@@ -20,11 +20,10 @@ from clarion.dstc.models.lm import LmGenerator, lm_prompt
 from clarion.dstc.models.pipeline import (
     DstcModel,
     PipelineConfig,
-    Progress,
-    _no_progress,
     embed_queries,
     query_texts,
 )
+from clarion.dstc.models.progress import Progress, no_progress
 from clarion.dstc.models.select_fit import fit_selector, gold_entities
 from clarion.errors import InputError
 
@@ -48,7 +47,7 @@ def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
     return NeighbourBank(responses, names, q, np.asarray(k_embs, dtype=np.float32).reshape(-1, 384), keys)
 
 
-def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Progress = _no_progress):
+def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Progress = no_progress):
     """Fit a :class:`DstcModel` on ``dataset`` (which must have labels); returns ``(model, info)``."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
