@@ -61,6 +61,9 @@ def test_lm_generator_needs_a_model_trained_with_it(data, tmp_path, capsys):
     line = fails(capsys, "predict", "--data", str(data), "--out", str(out), "--model", str(model), "--generator", "lm")
     assert "no fine-tuned LM" in line and "--generator lm" in line
     assert not out.exists()
+    args = ["predict", "--data", str(data), "--out", str(out), "--model", str(model), "--lm-samples", "-1"]
+    result = CliRunner().invoke(app, ["dstc", *args])
+    assert result.exit_code == 2 and "--lm-samples" in result.output and not out.exists()
 
 
 def test_split_flags_use_one_side_of_the_dialogue_split(data, tmp_path):

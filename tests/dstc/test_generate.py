@@ -1,4 +1,5 @@
-"""The consensus generator: follow-up splitting, the n-gram utility, weighted MBR, the same-knowledge pool."""
+"""The consensus generator: follow-up splitting, the n-gram utility, weighted MBR, the same-knowledge pool; the
+lm generator's choice among its candidates."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from clarion.dstc.models.generate import (
     FOLLOW_UPS,
     Generator,
     NeighbourBank,
+    consensus_pool,
     consensus_response,
     display_name,
+    lm_consensus_response,
     mbr_weighted,
     ngram_utility,
     split_follow_up,
@@ -45,6 +48,9 @@ def test_mbr_weighted_follows_the_weights():
     assert mbr_weighted(texts, [5, 5, 1, 1]) in (0, 1)
     assert mbr_weighted(texts, [1, 1, 5, 5]) in (2, 3)
     assert mbr_weighted(["only one"], [1.0]) == 0
+    # only the first two can be chosen; the heavy evidence decides which of them
+    assert mbr_weighted(texts, [1, 1, 5, 5], candidates=2) in (0, 1)
+    assert mbr_weighted(["breakfast", "the room is quiet", *texts[2:]], [1, 1, 5, 5], candidates=2) == 0
 
 
 def _bank() -> NeighbourBank:
@@ -73,6 +79,28 @@ def test_consensus_uses_same_knowledge_turns_and_appends_follow_up():
     plain = consensus_response(bank, query, query, "Gamma House", [], k=2, follow_up="")
     assert "quiet" in plain and not plain.endswith("?")
     assert consensus_response(NeighbourBank([], [], np.zeros((0, 384)), np.zeros((0, 384))), query, query, "X") == ""
+
+
+def test_consensus_pool_is_what_consensus_chooses_from():
+    bank = _bank()
+    query = bank.query_emb[0]
+    bodies, weights = consensus_pool(bank, query, query, "Gamma House", [("hotel", 2, 1)], k=1, exact_weight=10.0)
+    assert weights == [1.0, 10.0, 10.0]  # the nearest turn, then the two same-knowledge turns
+    assert all("Would you like" not in b and "Anything else" not in b for b in bodies)  # closing questions cut
+    assert bodies[0] == "Guests of Gamma House say the rooms are quiet."
+    chosen = consensus_response(bank, query, query, "Gamma House", [("hotel", 2, 1)], k=1, exact_weight=10.0)
+    assert chosen.removesuffix(" " + FOLLOW_UPS["hotel"]) in bodies
+
+
+def test_lm_candidate_chosen_by_the_pool_with_the_domain_follow_up():
+    candidates = ["The rooms are quiet. Do you want more?", "Breakfast is free every morning. Anything else?"]
+    pool = ["Breakfast at Gamma House is free.", "Gamma House serves a free breakfast every morning."]
+    keys = [("restaurant", 3, 1)]
+    text = lm_consensus_response(candidates, pool, [1.0, 1.0], keys, pool_weight=1.0)
+    assert text == f"Breakfast is free every morning. {FOLLOW_UPS['restaurant']}"
+    # without the pool the two candidates tie and the first (greedy) one is kept
+    assert lm_consensus_response(candidates, pool, [1.0, 1.0], keys, pool_weight=0.0).startswith("The rooms")
+    assert lm_consensus_response(candidates[:1], [], [], keys, 1.0).startswith("The rooms are quiet.")
 
 
 def test_bank_keys_survive_save_and_load(tmp_path):

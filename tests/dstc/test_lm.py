@@ -72,4 +72,8 @@ def test_tiny_fine_tune_generates_and_round_trips(synthetic, tmp_path):
     assert all(p.response.endswith(tuple(FOLLOW_UPS.values())) for p in answered)
     save_model(model, tmp_path / "m", "fp")
     assert (tmp_path / "m" / "lm.safetensors").is_file()
-    assert load_model(tmp_path / "m").predict(data) == preds  # greedy decoding: deterministic
+    assert load_model(tmp_path / "m").predict(data) == preds  # sampling is seeded: deterministic
+    prompts = ["Entity: Alpha\nUser: Is it quiet?\nSystem:", "Entity: Beta\nUser: Is there parking?\nSystem:"]
+    both = model.lm.generate(prompts)
+    assert [len(c) for c in both] == [1 + config.lm.samples] * 2  # greedy + samples
+    assert model.lm.generate(prompts[1:])[0][1:] == both[1][1:]  # a prompt's samples do not depend on the batch

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -133,6 +134,10 @@ def predict(
     split: SplitOption = DataSplit.all,
     model: ModelOption = None,
     generator: Annotated[Generator | None, typer.Option(help="Response generator (default: the model's own).")] = None,
+    lm_samples: Annotated[
+        int | None,
+        typer.Option(min=0, help="lm generator: sampled candidates per turn besides the greedy one (0: greedy only)."),
+    ] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Write one prediction per context (target, knowledge, response) in the data's track format."""
@@ -153,6 +158,8 @@ def predict(
     pipeline = load_model(model)
     if generator is not None:
         pipeline.config.generator = generator
+    if lm_samples is not None:
+        pipeline.config.lm = replace(pipeline.config.lm, samples=lm_samples)
     with _bars() as bars:
         predictions = pipeline.predict(dataset, bars)
     write_predictions(out, predictions, dataset.format, n_contexts=len(dataset.contexts))

