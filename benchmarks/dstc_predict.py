@@ -5,9 +5,9 @@ snippet embeddings once (they are cached on disk by content, as in normal use), 
 ``DstcModel.predict`` on the first ``--contexts`` contexts ``--repeats`` times and prints the median, with the
 machine. The default model uses no language model (consensus MBR); the LM figure beside it is the same run with a
 model trained with ``clarion dstc train --split train --generator lm --out DIR`` and ``--model DIR`` (SmolLM2-135M
-decoding of every knowledge-seeking turn).
+decoding of every knowledge-seeking turn; ``--lm-samples 0`` for greedy decoding only).
 
-Run: ``python benchmarks/dstc_predict.py [--contexts 1000] [--repeats 3] [--model DIR]``.
+Run: ``python benchmarks/dstc_predict.py [--contexts 1000] [--repeats 3] [--model DIR] [--lm-samples N]``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ def main() -> None:
     parser.add_argument("--contexts", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--model", default=None, help="model directory (default: the default model)")
+    parser.add_argument("--lm-samples", type=int, default=None, help="lm generator: sampled candidates per turn")
     args = parser.parse_args()
 
     from clarion.cli.dstc import DEFAULT_DATASET, _config, _train, default_model_dir
@@ -39,6 +40,10 @@ def main() -> None:
         print(f"training the default model -> {model_path}")
         _train(directory, DataSplit.train, model_path, _config())
     model = load_model(model_path)
+    if args.lm_samples is not None:
+        from dataclasses import replace
+
+        model.config.lm = replace(model.config.lm, samples=args.lm_samples)
     data = load_dataset(directory, labels=False)
     data = data.subset(range(min(args.contexts, len(data.contexts))))
     model.predict(data.subset(range(min(50, len(data.contexts)))))  # load MiniLM once
@@ -50,7 +55,8 @@ def main() -> None:
     print(
         f"dstc predict: {len(data.contexts)} contexts ({sum(p.target for p in preds)} knowledge-seeking), "
         f"median {statistics.median(times):.1f} s over {args.repeats} runs "
-        f"(min {min(times):.1f}, max {max(times):.1f}); generator {model.config.generator.value}; "
+        f"(min {min(times):.1f}, max {max(times):.1f}); generator {model.config.generator.value}"
+        f"{f' ({model.config.lm.samples} samples)' if model.config.generator.value == 'lm' else ''}; "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs (shared)"
     )
 

@@ -163,7 +163,9 @@ class DstcModel:
         with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only spin
             for i in positive:
                 entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
-                out[i] = self._answer(index, q_emb[i], q_tfidf[i], entities, ranked, pools.setdefault(i, ([], [])))
+                out[i], pool = self._answer(index, q_emb[i], q_tfidf[i], entities, ranked)
+                if pool is not None:
+                    pools[i] = pool
                 advance(1)
         if use_lm:
             self._lm_responses(dataset, out, pools, [i for i in positive if out[i].knowledge], progress)
@@ -206,12 +208,12 @@ class DstcModel:
                 best, best_score = [entity], score
         return best
 
-    def _answer(self, index: KnowledgeIndex, q_emb, q_tfidf, entities, ranked: bool, evidence: tuple) -> Label:
-        """Select snippets and respond; for the ``lm`` generator, fill ``evidence`` with the consensus pool
-        (bodies, weights) instead."""
+    def _answer(self, index: KnowledgeIndex, q_emb, q_tfidf, entities, ranked: bool) -> tuple[Label, tuple | None]:
+        """Select snippets and respond: ``(label, None)``; for the ``lm`` generator ``(label without response,
+        the turn's consensus pool)``, the response is generated for the whole batch (:meth:`_lm_responses`)."""
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
-            return Label(True, (), "I'm sorry, I could not find information about that.")
+            return Label(True, (), "I'm sorry, I could not find information about that."), None
         group.memory = memory_features(self.bank, q_emb, group.snippets)
         if self.selector.memory is not None:
             group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
@@ -223,19 +225,15 @@ class DstcModel:
         if self.config.generator is Generator.template or ranked:  # DSTC9/10: the FAQ answer itself
             reviews = tuple(s.body for s in pool if s.doc_type == "review")
             faqs = tuple(s.body for s in pool if s.doc_type != "review")
-            return Label(True, tuple(s.key for s in picked), template_response(Selected(name, reviews, faqs)))
+            return Label(True, tuple(s.key for s in picked), template_response(Selected(name, reviews, faqs))), None
         config = self.config
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
         keys = [s.key for s in pool]
-        if config.generator is Generator.lm:  # the response is generated for the whole batch (_lm_responses)
-            bodies, weights = consensus_pool(
-                self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight
-            )
-            evidence[0].extend(bodies)
-            evidence[1].extend(weights)
-            return Label(True, tuple(s.key for s in picked))
+        if config.generator is Generator.lm:
+            evidence = consensus_pool(self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight)
+            return Label(True, tuple(s.key for s in picked)), evidence
         if config.generator is Generator.consensus:
             response = consensus_response(self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight)
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
-        return Label(True, tuple(s.key for s in picked), response)
+        return Label(True, tuple(s.key for s in picked), response), None
