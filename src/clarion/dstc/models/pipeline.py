@@ -190,9 +190,10 @@ class DstcModel:
             )
             for i in turns
         ]
+        generated = self.lm.generate(prompts, progress)
         weight = self.config.lm.pool_weight
-        with threadpool_limits(limits=1, user_api="blas"):
-            for i, candidates in zip(turns, self.lm.generate(prompts, progress), strict=True):
+        with threadpool_limits(limits=1, user_api="blas"):  # the MBR products only, not the LM's decoding
+            for i, candidates in zip(turns, generated, strict=True):
                 response = lm_consensus_response(candidates, *pools[i], out[i].knowledge, weight)
                 out[i] = Label(True, out[i].knowledge, response)
 
