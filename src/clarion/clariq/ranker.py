@@ -56,6 +56,8 @@ class RankerConfig:
     """LambdaMARTs in sequence; stage ``s > 1`` adds competition and feedback features computed from
     stage ``s - 1``'s scores (train CV Recall@30 with the balanced features: 1 stage 0.8690, 3 stages
     0.8758; see docs/clariq_ranking.md)."""
+    generic_owners: int = 2
+    """Questions attached to at least this many labelled topics join every shortlist (0: none)."""
 
     @classmethod
     def tiny(cls) -> RankerConfig:
@@ -99,7 +101,7 @@ class Context:
     owned: dict[int, list[str]]
     """pool index of a labelled request -> the bank ids of its relevant questions."""
 
-    def space(self, temperature: float) -> Space:
+    def space(self, temperature: float, generic_owners: int = 0) -> Space:
         from clarion.retrieve.dense import encode_cached
 
         pos = {q: i for i, q in enumerate(self.bank_ids)}
@@ -114,6 +116,7 @@ class Context:
             labelled,
             owned,
             temperature,
+            generic_owners=generic_owners,
         )
 
 
@@ -184,7 +187,7 @@ class QuestionRanker:
     @property
     def space(self) -> Space:
         if self._space is None:
-            self._space = self.context.space(self.config.temperature)
+            self._space = self.context.space(self.config.temperature, self.config.generic_owners)
         return self._space
 
     @property

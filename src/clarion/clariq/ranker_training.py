@@ -70,7 +70,7 @@ def fold_data(data: ClariQ, rel, req, config: RankerConfig, progress=None):
     for k in range(config.folds):
         known = {t: rel[t] for t in rel if fold[t] != k}
         context = make_context(data, known, req)
-        space = context.space(config.temperature)
+        space = context.space(config.temperature, config.generic_owners)
         texts = [context.pool_texts[u] for u in space.unknown]
         parts = list(shortlist(space, texts, config.shortlist, config.chunk))
         folds.append(

@@ -5,7 +5,10 @@ evidence is *which known request a question prefers*. For each question we take 
 requests of its similarities (temperature 0.05) and read off the share of the request being ranked
 ("known requests" = the requests of train, dev and test topics, labels unused, plus the request itself).
 Questions already attached to a labelled topic rarely belong to a new one (only 2 of the 909 test-topic
-questions occur in train), so attachment is a feature too. Since every question belongs to exactly one
+questions occur in train), so attachment is a feature too. The exception are *generic* questions
+attached to several labelled topics ("are you looking for a specific web site" belongs to 18 train and
+3 dev topics): they join every shortlist, and how many labelled topics own them is a feature. Since every
+question belongs to exactly one
 topic and every topic has about 14, the same similarities are also balanced by Sinkhorn over questions and
 requests (:class:`clarion.rerank.balance.BalancedPool`).
 
@@ -48,7 +51,11 @@ FEATURES = (
     "bal_weight",  # log of the request's Sinkhorn weight (large: few questions look like it)
     "neighbour_bal",  # mean dense_bal of the question's nearest bank questions
     "first_score",  # the shortlist score (first_stage): shares propagated to nearest bank questions
+    "owners",  # fraction of the labelled topics the question is attached to (other than the request's own)
+    "owners_near",  # ... among the request's OWNER_NEIGHBOURS most similar labelled requests
 )
+OWNER_NEIGHBOURS = 20
+"""Labelled requests nearest to the request over which ``owners_near`` is read."""
 FORMS = ("are", "do", "would", "what", "which", "how", "who", "where", "is", "when", "can", "did")
 """First words that open most bank questions; anything else is form ``len(FORMS)``."""
 
@@ -154,7 +161,9 @@ class Space:
     """The bank, the known requests and the precomputed pool statistics of one training context.
 
     ``bank_emb``/``pool_emb`` are L2-normalised MiniLM embeddings; ``labelled[u]`` marks pool requests whose
-    topic is labelled, and ``owned[u]`` lists the bank indices attached to labelled request ``u``.
+    topic is labelled, and ``owned[u]`` lists the bank indices attached to labelled request ``u``. Questions
+    attached to at least ``generic_owners`` labelled topics (``0``: none) are *generic*: they are added to
+    every shortlist.
     """
 
     bank_texts: list[str]
@@ -165,6 +174,7 @@ class Space:
     owned: dict[int, np.ndarray]
     temperature: float = 0.05
     neighbours: int = 5
+    generic_owners: int = 0
 
     def __post_init__(self) -> None:
         from sklearn.feature_extraction.text import CountVectorizer
@@ -185,8 +195,18 @@ class Space:
         self.q_len = word_count(self.bank_texts)
         self.lead = lead_codes(self.bank_texts)
         self.attached = np.zeros(len(self.bank_texts), dtype=bool)
+        self.owners = np.zeros(len(self.bank_texts), dtype=np.float32)
         for rows in self.owned.values():
             self.attached[rows] = True
+            self.owners[rows] += 1
+        self.generic = (
+            np.flatnonzero(self.owners >= self.generic_owners) if self.generic_owners > 0 else np.zeros(0, dtype=int)
+        )
+        # pool columns of the labelled requests; owner_table[j, g]: does owner_cols[j] own generic question g
+        self.owner_cols = np.asarray(sorted(self.owned), dtype=int)
+        self.owner_table = np.zeros((len(self.owner_cols), len(self.generic)), dtype=np.float32)
+        for j, u in enumerate(self.owner_cols):
+            self.owner_table[j] = np.isin(self.generic, self.owned[u])
         self.unknown = np.flatnonzero(~self.labelled)
         dense_pool = self.bank_emb @ self.pool_emb.T
         lex_pool = (self.bank_tfidf @ self.tfidf.transform(self.pool_texts).T).toarray()
@@ -224,7 +244,10 @@ class Space:
         bal, bal_weight = self.dense_bal.share(dense, col_unk)
         attached = self.attached_for(cols)
         s1 = shortlist_score(bal, share, lex_share, attached, self.nearest)
-        top = np.argsort(-s1, axis=1, kind="stable")[:, :size]
+        ranked = s1.copy()
+        ranked[:, self.generic] = -np.inf
+        top = np.argsort(-ranked, axis=1, kind="stable")[:, :size]
+        top = np.concatenate([top, np.broadcast_to(self.generic, (len(top), len(self.generic)))], axis=1)
 
         def take(matrix: np.ndarray) -> np.ndarray:
             return np.take_along_axis(matrix, top, axis=1)
@@ -258,7 +281,28 @@ class Space:
         for i in range(len(requests)):
             out[i, :, f["neighbour_bal"]] = bal[i, self.nearest[top[i]]].mean(axis=1)
         out[..., f["first_score"]] = take(s1)
+        if len(self.generic):
+            owners, near = self.generic_owner_features(request_emb, cols)
+            out[:, -len(self.generic) :, f["owners"]] = owners
+            out[:, -len(self.generic) :, f["owners_near"]] = near
         return top, out
+
+    def generic_owner_features(self, request_emb: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(n_r, n_generic)`` twice: the fraction of labelled topics owning each generic question, and the
+        fraction among the request's :data:`OWNER_NEIGHBOURS` most similar labelled requests; a labelled
+        request's own topic is left out of both."""
+        table = np.broadcast_to(self.owner_table, (len(cols), *self.owner_table.shape)).copy()
+        sims = request_emb @ self.pool_emb[self.owner_cols].T
+        for i, c in enumerate(cols):
+            mine = np.flatnonzero(self.owner_cols == c)
+            table[i, mine] = 0.0
+            sims[i, mine] = -np.inf
+        n_other = len(self.owner_cols) - np.asarray([c in self.owned for c in cols], dtype=np.float32)
+        owners = table.sum(axis=1) / np.maximum(n_other, 1.0)[:, None]
+        k = min(OWNER_NEIGHBOURS, max(len(self.owner_cols) - 1, 1))
+        near = np.argsort(-sims, axis=1, kind="stable")[:, :k]
+        near_owners = np.take_along_axis(table, near[:, :, None], axis=1).mean(axis=1)
+        return owners, near_owners
 
 
 def shortlist_score(bal, share, lex_share, attached, nearest: np.ndarray, weight: float = 0.5) -> np.ndarray:
