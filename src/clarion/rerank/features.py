@@ -8,9 +8,8 @@ Questions already attached to a labelled topic rarely belong to a new one (only 
 questions occur in train), so attachment is a feature too. The exception are *generic* questions
 attached to several labelled topics ("are you looking for a specific web site" belongs to 18 train and
 3 dev topics): they join every shortlist, and how many labelled topics own them is a feature. Since every
-question belongs to exactly one
-topic and every topic has about 14, the same similarities are also balanced by Sinkhorn over questions and
-requests (:class:`clarion.rerank.balance.BalancedPool`).
+question belongs to exactly one topic and every topic has about 14, the same similarities are also
+balanced by Sinkhorn over questions and requests (:class:`clarion.rerank.balance.BalancedPool`).
 
 :class:`Space` holds the bank, the pool of known requests and their precomputed similarity statistics;
 :meth:`Space.shortlist` picks each request's shortlist with :func:`first_stage` and returns its
