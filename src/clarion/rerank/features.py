@@ -194,13 +194,11 @@ class Space:
         self.q_len = word_count(self.bank_texts)
         self.lead = lead_codes(self.bank_texts)
         self.attached = np.zeros(len(self.bank_texts), dtype=bool)
-        self.owners = np.zeros(len(self.bank_texts), dtype=np.float32)
+        owners = np.zeros(len(self.bank_texts), dtype=int)
         for rows in self.owned.values():
             self.attached[rows] = True
-            self.owners[rows] += 1
-        self.generic = (
-            np.flatnonzero(self.owners >= self.generic_owners) if self.generic_owners > 0 else np.zeros(0, dtype=int)
-        )
+            owners[rows] += 1
+        self.generic = np.flatnonzero(owners >= self.generic_owners) if self.generic_owners > 0 else np.zeros(0, int)
         # pool columns of the labelled requests; owner_table[j, g]: does owner_cols[j] own generic question g
         self.owner_cols = np.asarray(sorted(self.owned), dtype=int)
         self.owner_table = np.zeros((len(self.owner_cols), len(self.generic)), dtype=np.float32)

@@ -212,9 +212,12 @@ class LmGenerator:
             rows = order[start : start + batch]
             options = {}
             if cfg.samples:
+                from transformers import LogitsProcessorList
+
                 sampled = [r * width + s for r in range(len(rows)) for s in range(1, width)]
                 seeds = [cfg.seed * 1000 + s for _ in rows for s in range(1, width)]
-                options["logits_processor"] = [RowSampler(sampled, seeds, cfg.temperature, cfg.top_p)]
+                sampler = RowSampler(sampled, seeds, cfg.temperature, cfg.top_p)
+                options["logits_processor"] = LogitsProcessorList([sampler])
             texts = self._decode([ids[j] for j in rows for _ in range(width)], do_sample=False, **options)
             for r, j in enumerate(rows):
                 out[j] = texts[r * width : (r + 1) * width]
@@ -232,10 +235,6 @@ class LmGenerator:
         for r, row in enumerate(rows):
             tokens[r, width - len(row) :] = torch.tensor(row)
             mask[r, width - len(row) :] = 1
-        if "logits_processor" in options:
-            from transformers import LogitsProcessorList
-
-            options["logits_processor"] = LogitsProcessorList(options["logits_processor"])
         with torch.no_grad():
             generated = self.model.generate(
                 input_ids=tokens,
