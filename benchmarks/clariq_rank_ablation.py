@@ -1,8 +1,8 @@
 """Dev ablation of the ClariQ question ranker, official scorer, models trained on train only.
 
-Rows: BM25 and zero-shot dense alone (the baselines), the first-stage score alone (without and with the
-learned ``Q00001`` slot), the first LambdaMART, and the pipeline up to each later stage (the last row is
-the full pipeline). Uses the cached train-only model
+Rows: BM25 and zero-shot dense alone (the baselines), the ranker's fine-tuned MiniLM alone, the first-stage
+score alone (without and with the learned ``Q00001`` slot), the first LambdaMART, and the pipeline up to
+each later stage (the last row is the full pipeline). Uses the cached train-only model
 (``clarion clariq rank --method full`` with train splits ``train``), training it when absent.
 
     python benchmarks/clariq_rank_ablation.py [--threads 2]
@@ -22,12 +22,13 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.baselines import rank_bm25, rank_dense
+    from clarion.clariq.baselines import bank_pool, rank_bm25, rank_dense, top_k_run
     from clarion.clariq.ranker import insert_no_question
     from clarion.clariq.train import load_ranker
     from clarion.data.clariq import ClariQ
     from clarion.data.trec import RunRow
     from clarion.evaluate.clariq_official import question_relevance
+    from clarion.retrieve.dense import DenseIndex
 
     data = ClariQ.load()
     labels, topics = data.labels("dev"), data.topics("dev")
@@ -38,10 +39,16 @@ def main() -> None:
         rows = [RunRow(t, q, i + 1, -float(i), "x") for t, pairs in run.items() for i, (q, _) in enumerate(pairs)]
         return question_relevance(labels.questions, rows).means
 
+    def score_run(run: dict[str, dict[str, float]]) -> dict[str, float]:
+        return score({t: sorted(s.items(), key=lambda x: -x[1]) for t, s in run.items()})
+
     table = []
     for name, method in (("BM25", rank_bm25), ("dense (zero-shot MiniLM)", rank_dense)):
-        run = method(topics, data, ("train",))
-        table.append((name, score({t: sorted(s.items(), key=lambda x: -x[1]) for t, s in run.items()})))
+        table.append((name, score_run(method(topics, data, ("train",)))))
+    if ranker.context.encoder:  # the ranker's own MiniLM, fine-tuned on the train topics
+        ids, texts = bank_pool(data)
+        scores = DenseIndex(ids, texts, name="clariq-bank", encoder=ranker.context.encoder).scores(requests)
+        table.append(("dense (MiniLM fine-tuned on train)", score_run(top_k_run([t.id for t in topics], ids, scores))))
     slot = ranker.no_question_at
     stages = [("first", None, "first stage"), ("lambdamart", None, "LambdaMART stage 1")]
     stages += [("full", n, f"+ stages 2..{n}") for n in range(2, len(ranker.models) + 1)]

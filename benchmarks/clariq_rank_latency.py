@@ -2,7 +2,8 @@
 
 Prints: median latency of one request against the full 3,940-question bank after warm-up (with the
 shortlist size), throughput for a batch of 1,000 requests, and the training time and peak memory of the
-train+dev model (from its meta.json; ``--train`` retrains it here, in this process, first).
+train+dev model (from its meta.json; ``--train`` retrains it here, in this process, first, with torch's
+default threads as ``clarion clariq train`` does; ``--threads`` applies to the requests).
 
     python benchmarks/clariq_rank_latency.py [--train] [--model-dir DIR] [--threads 1]
 """
@@ -27,7 +28,6 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
 
-    torch.set_num_threads(args.threads)
     from clarion.clariq.clarifier import Clarifier
     from clarion.clariq.train import DEFAULT_SPLITS, default_model_dir, train_models
     from clarion.data.clariq import ClariQ
@@ -40,6 +40,7 @@ def main() -> None:
         seconds = time.perf_counter() - start
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"training on train+dev: {seconds:.0f} s, peak memory (ru_maxrss) {peak:.0f} MB")
+    torch.set_num_threads(args.threads)
     directory = args.model_dir or default_model_dir(data, DEFAULT_SPLITS)
     bot = Clarifier.load(directory)
     metrics = read_meta(directory)["metrics"]

@@ -1,10 +1,13 @@
 """The question ranker's contract, its save/load round trip and the Clarifier API's input checks.
 
-A tiny ranker (3 folds, 20 boosting rounds, shortlist 40) is trained once per session on 30 train topics;
-it is about the contract, not about quality.
+A tiny ranker (3 folds, 10 boosting rounds, shortlist 35, the packaged MiniLM) is trained once per session
+on 30 train topics; it is about the contract, not about quality. The slow tier trains one with a fine-tuned
+MiniLM (tests/clariq/test_ranker_training.py).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -12,6 +15,7 @@ import pytest
 from clarion.clariq.clarifier import Clarifier
 from clarion.clariq.constants import MIN_DEPTH, NO_QUESTION
 from clarion.clariq.ranker import (
+    ENCODER_DIR,
     MAX_REQUEST_CHARS,
     Context,
     QuestionRanker,
@@ -23,6 +27,8 @@ from clarion.clariq.ranker_training import assign_folds, fit_ranker
 from clarion.data.clariq import ClariQ
 from clarion.errors import InputError, ModelError
 from clarion.rerank.features import FORMS, question_form
+from clarion.retrieve.dense import MODEL_NAME, encoder_id
+from clarion.retrieve.finetune import FinetuneConfig, finetune, finetuned_id
 
 
 class _Subset(ClariQ):
@@ -47,7 +53,7 @@ class _Subset(ClariQ):
 @pytest.fixture(scope="session")
 def tiny_ranker(data_root, tmp_path_factory):
     data = _Subset(ClariQ.load(data_root).root)
-    config = RankerConfig(shortlist=MIN_DEPTH + 5, folds=3, rounds=10, min_data_in_leaf=5, stages=2)
+    config = RankerConfig(shortlist=MIN_DEPTH + 5, folds=3, rounds=10, min_data_in_leaf=5, stages=2, finetune_epochs=0)
     ranker = fit_ranker(QuestionRanker, data, ("train",), config)
     directory = ranker.save(tmp_path_factory.mktemp("ranker"))
     return ranker, directory, data
@@ -85,6 +91,27 @@ def test_save_load_round_trip(tiny_ranker):
     requests = [t.request for t in data.topics("dev")[:4]]
     assert loaded.rank(requests) == ranker.rank(requests)
     assert loaded.no_question_at == ranker.no_question_at
+    assert loaded.context.encoder is None and not (directory / ENCODER_DIR).exists()
+
+
+def test_a_finetuned_encoder_travels_with_the_model(tiny_ranker, tmp_path):
+    import shutil
+
+    ranker, _, _ = tiny_ranker
+    pairs = [("t1", "tell me about iron", "do you mean the metal"), ("t2", "dinosaurs", "which dinosaur")]
+    config = FinetuneConfig(epochs=1, batch_size=2)
+    tuned = finetune(pairs, tmp_path / "tuned", config)
+    context = replace(ranker.context, encoder=str(tuned))
+    directory = QuestionRanker(ranker.config, context, ranker.models, ranker.no_question_at).save(tmp_path / "m")
+    loaded = QuestionRanker.load(directory)
+    assert loaded.context.encoder == str(directory / ENCODER_DIR)
+    assert encoder_id(loaded.context.encoder) == finetuned_id(pairs, config) != MODEL_NAME
+    shutil.rmtree(tuned)  # the model directory holds its own copy
+    loaded.save(directory)  # saving in place keeps it
+    assert encoder_id(QuestionRanker.load(directory).context.encoder) == finetuned_id(pairs, config)
+    shutil.rmtree(directory / ENCODER_DIR)
+    with pytest.raises(ModelError, match="fine-tuned encoder"):
+        QuestionRanker.load(directory)
 
 
 def test_load_rejects_missing_model(tmp_path):

@@ -53,7 +53,7 @@ def test_train_models_writes_a_loadable_pipeline(data_root, tmp_path):
 @pytest.mark.slow
 def test_retraining_is_reproducible(data_root):
     data = _Subset(ClariQ.load(data_root).root)
-    config = RankerConfig(shortlist=35, folds=2, rounds=10, min_data_in_leaf=5, stages=2)
+    config = RankerConfig(shortlist=35, folds=2, rounds=10, min_data_in_leaf=5, stages=2, finetune_epochs=0.25)
     first = fit_ranker(QuestionRanker, data, ("train",), config)
     second = fit_ranker(QuestionRanker, data, ("train",), config)
     assert first.cv_metrics == second.cv_metrics

@@ -2,7 +2,8 @@
 
 Stages (the pipeline shape of docs/architecture.md):
 
-1. **retrieve** — MiniLM cosine, character TF-IDF and BM25 of the request against the 3,940-question bank,
+1. **retrieve** — cosine of MiniLM fine-tuned on the labelled (request, question) pairs
+   (:mod:`clarion.retrieve.finetune`), character TF-IDF and BM25 of the request against the 3,940-question bank,
    plus each question's *preference* for this request over every other known request (a per-question
    softmax, temperature 0.05, over the requests of the train, dev and test topics; labels unused) and its
    balanced (Sinkhorn) share (:mod:`clarion.rerank.balance`: every question belongs to one topic, every
@@ -13,12 +14,13 @@ Stages (the pipeline shape of docs/architecture.md):
    position that maximised mean Recall@5/10/20/30 in cross-validation on the training topics.
 
 Training features are computed out of fold (5 folds over the labelled topics): the questions of a held-out
-fold are not "attached", exactly as the questions of a new topic are not, so the combiner learns from the
-situation it meets at test time.
+fold are not "attached" and the fold's MiniLM never saw them, exactly as for a new topic, so the combiner
+learns from the situation it meets at test time.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -33,8 +35,12 @@ from clarion.errors import InputError, ModelError
 from clarion.rerank.competition import COMPETITION_FEATURES, competition_features, score_table
 from clarion.rerank.features import FEATURES, Space, first_stage
 from clarion.rerank.lambdamart import LambdaMART
+from clarion.retrieve.dense import encoder_id
+from clarion.retrieve.finetune import FinetuneConfig
 
 MAX_REQUEST_CHARS = 1000
+ENCODER_DIR = "encoder"
+"""Where a saved ranker keeps its fine-tuned MiniLM."""
 POOL_SPLITS = ("train", "dev", "test")
 """Splits whose (unlabelled) requests form the pool of known requests."""
 
@@ -58,10 +64,17 @@ class RankerConfig:
     0.8758; see docs/clariq_ranking.md)."""
     generic_owners: int = 2
     """Questions attached to at least this many labelled topics join every shortlist (0: none)."""
+    finetune_epochs: float = 1.0
+    """Epochs of fine-tuning MiniLM on the labelled (request, question) pairs before the first stage (per
+    fold on the other folds' topics, so the features stay out of fold); 0 keeps the packaged model."""
+    finetune_lr: float = 5e-5
 
     @classmethod
     def tiny(cls) -> RankerConfig:
-        return cls(shortlist=40, folds=3, rounds=20)
+        return cls(shortlist=40, folds=2, rounds=20, finetune_epochs=0.25)
+
+    def finetune(self) -> FinetuneConfig:
+        return FinetuneConfig(epochs=self.finetune_epochs, learning_rate=self.finetune_lr, seed=self.seed)
 
     def lambdamart(self) -> LambdaMART:
         params = {
@@ -100,6 +113,8 @@ class Context:
     pool_texts: list[str]
     owned: dict[int, list[str]]
     """pool index of a labelled request -> the bank ids of its relevant questions."""
+    encoder: str | None = None
+    """Directory of the fine-tuned MiniLM that embeds bank and requests (``None``: the packaged one)."""
 
     def space(self, temperature: float, generic_owners: int = 0) -> Space:
         from clarion.retrieve.dense import encode_cached
@@ -110,18 +125,22 @@ class Context:
         labelled[list(owned)] = True
         return Space(
             self.bank_texts,
-            encode_cached(self.bank_texts, name="clariq-bank"),
+            encode_cached(self.bank_texts, name="clariq-bank", encoder=self.encoder),
             self.pool_texts,
-            encode_cached(self.pool_texts, name="clariq-requests"),
+            encode_cached(self.pool_texts, name="clariq-requests", encoder=self.encoder),
             labelled,
             owned,
             temperature,
             generic_owners=generic_owners,
+            encoder=self.encoder,
         )
 
 
-def make_context(data: ClariQ, labelled: dict[str, set[str]], requests: dict[str, str]) -> Context:
-    """The context where the topics in ``labelled`` (topic id -> relevant ids) are known."""
+def make_context(
+    data: ClariQ, labelled: dict[str, set[str]], requests: dict[str, str], encoder: str | None = None
+) -> Context:
+    """The context where the topics in ``labelled`` (topic id -> relevant ids) are known, embedded by
+    ``encoder`` (a fine-tuned MiniLM directory; ``None``: the packaged model)."""
     ids, texts = bank_of(data)
     pool = [t.request for t in data.known_requests(POOL_SPLITS)]
     index = {r: i for i, r in enumerate(pool)}
@@ -130,7 +149,7 @@ def make_context(data: ClariQ, labelled: dict[str, set[str]], requests: dict[str
             index[request] = len(pool)
             pool.append(request)
     owned = {index[requests[t]]: sorted(qs - {NO_QUESTION}) for t, qs in labelled.items()}
-    return Context(ids, texts, pool, owned)
+    return Context(ids, texts, pool, owned, encoder)
 
 
 def labelled_topics(data: ClariQ, splits: Sequence[str]) -> tuple[dict[str, set[str]], dict[str, str]]:
@@ -150,7 +169,7 @@ def shortlist(space: Space, requests: Sequence[str], size: int, chunk: int = 64)
 
     for start in range(0, len(requests), chunk):
         part = list(requests[start : start + chunk])
-        yield space.shortlist(part, encode_queries(part), size)
+        yield space.shortlist(part, encode_queries(part, encoder=space.encoder), size)
 
 
 def insert_no_question(ranked: list[tuple[str, float]], position: int) -> list[tuple[str, float]]:
@@ -265,6 +284,12 @@ class QuestionRanker:
         directory.mkdir(parents=True, exist_ok=True)
         for i, model in enumerate(self.models):
             model.save(directory / f"lambdamart{i + 1}.txt")
+        context = asdict(self.context)
+        if self.context.encoder is not None:
+            if Path(self.context.encoder).resolve() != (directory / ENCODER_DIR).resolve():
+                shutil.rmtree(directory / ENCODER_DIR, ignore_errors=True)
+                shutil.copytree(self.context.encoder, directory / ENCODER_DIR)
+            context["encoder"] = ENCODER_DIR
         write_json(
             directory / "ranker.json",
             {
@@ -274,7 +299,7 @@ class QuestionRanker:
                 "cv_metrics": self.cv_metrics,
                 "features": list(FEATURES),
                 "competition_features": list(COMPETITION_FEATURES),
-                "context": asdict(self.context),
+                "context": context,
             },
         )
         return directory
@@ -291,7 +316,10 @@ class QuestionRanker:
             raise ModelError(f"{directory}: trained with other features; retrain it (clarion clariq train)")
         ctx = state["context"]
         owned = {int(u): q for u, q in ctx["owned"].items()}
-        context = Context(ctx["bank_ids"], ctx["bank_texts"], ctx["pool_texts"], owned)
+        encoder = str(directory / ctx["encoder"]) if ctx.get("encoder") else None
+        if encoder is not None:
+            encoder_id(encoder)  # a clear ModelError if the directory lost its fine-tuned MiniLM
+        context = Context(ctx["bank_ids"], ctx["bank_texts"], ctx["pool_texts"], owned, encoder)
         models = [LambdaMART.load(directory / f"lambdamart{i + 1}.txt") for i in range(state["models"])]
         ranker = cls(RankerConfig(**state["config"]), context, models, int(state["no_question_at"]))
         ranker.cv_metrics = state.get("cv_metrics", {})

@@ -6,6 +6,9 @@ Folds are over the labelled topics (seeded permutation). For fold ``k`` the topi
 the situation of a new topic at test time. Each stage's LambdaMART of fold ``k`` (trained on the other
 folds) scores every unlabelled request of that context, which gives the competition features of the next
 stage.
+With ``config.finetune_epochs > 0`` each fold's context is embedded by MiniLM fine-tuned on the other folds'
+(request, question) pairs, and the final context by MiniLM fine-tuned on every labelled topic; fine-tuned
+encoders are kept under ``<cache>/models/clariq/encoders/``, named by their content key.
 Recall figures are computed with the official scorer.
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -27,11 +31,14 @@ from clarion.clariq.ranker import (
     stage_features,
 )
 from clarion.data.clariq import ClariQ
+from clarion.data.location import cache_dir
 from clarion.data.trec import RunRow
 from clarion.errors import InputError
 from clarion.evaluate.clariq_official import question_relevance
 from clarion.rerank.competition import COMPETITION_FEATURES, score_table
 from clarion.rerank.features import FEATURES, Space
+from clarion.retrieve.dense import ENCODER_ID_FILE
+from clarion.retrieve.finetune import Pair, finetune, finetuned_id
 
 
 @dataclass
@@ -63,13 +70,34 @@ def assign_folds(keys: Sequence[str], folds: int, seed: int) -> dict[str, int]:
     return {str(k): i % folds for i, k in enumerate(order)}
 
 
+def encoder_pairs(data: ClariQ, rel, req) -> list[Pair]:
+    """The (topic, request, question text) pairs of the labelled topics ``rel``, ``Q00001`` left out."""
+    return [(key, req[key], data.bank[q]) for key in sorted(rel) for q in sorted(rel[key] - {NO_QUESTION})]
+
+
+def encoder_dir() -> Path:
+    return cache_dir() / "models" / "clariq" / "encoders"
+
+
+def train_encoder(data: ClariQ, rel, req, config: RankerConfig) -> str | None:
+    """MiniLM fine-tuned on the labelled topics ``rel`` (reused from the cache when present), or ``None``
+    when ``config`` keeps the packaged model."""
+    if config.finetune_epochs <= 0:
+        return None
+    pairs = encoder_pairs(data, rel, req)
+    path = encoder_dir() / finetuned_id(pairs, config.finetune())
+    if not (path / ENCODER_ID_FILE).is_file():
+        finetune(pairs, path, config.finetune())
+    return str(path)
+
+
 def fold_data(data: ClariQ, rel, req, config: RankerConfig, progress=None):
     """Per fold the unlabelled requests' shortlists, and the held-out topics as :class:`Example`."""
     fold = assign_folds(list(rel), config.folds, config.seed)
     folds, examples = [], []
     for k in range(config.folds):
         known = {t: rel[t] for t in rel if fold[t] != k}
-        context = make_context(data, known, req)
+        context = make_context(data, known, req, train_encoder(data, known, req, config))
         space = context.space(config.temperature, config.generic_owners)
         texts = [context.pool_texts[u] for u in space.unknown]
         parts = list(shortlist(space, texts, config.shortlist, config.chunk))
@@ -160,7 +188,9 @@ def fit_ranker(cls, data: ClariQ, splits: Sequence[str], config: RankerConfig, p
     if len(rel) < 2 * config.folds:
         raise InputError(f"need at least {2 * config.folds} labelled topics to train, got {len(rel)}")
     folds, examples = fold_data(data, rel, req, config, progress)
-    context = make_context(data, rel, req)
+    context = make_context(data, rel, req, train_encoder(data, rel, req, config))
+    if progress and config.finetune_epochs > 0:
+        progress(1)
     ids = context.bank_ids
     models, oof = staged_out_of_fold(folds, examples, config, progress)
     first = {e.key: ranked(e.candidates, oof[0][e.key], ids) for e in examples}

@@ -91,7 +91,7 @@ def train_models(
 def ranker_steps(tiny: bool = False) -> int:
     """How many times :func:`train_models` calls ``progress`` (for a progress bar's total)."""
     config = RankerConfig.tiny() if tiny else RankerConfig()
-    return config.folds * (1 + config.stages)
+    return config.folds * (1 + config.stages) + (1 if config.finetune_epochs > 0 else 0)
 
 
 def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> QuestionRanker:

