@@ -84,10 +84,10 @@ def train_encoder(data: ClariQ, rel, req, config: RankerConfig) -> str | None:
     when ``config`` keeps the packaged model."""
     if config.finetune_epochs <= 0:
         return None
-    pairs = encoder_pairs(data, rel, req)
-    path = encoder_dir() / finetuned_id(pairs, config.finetune())
+    pairs, settings = encoder_pairs(data, rel, req), config.finetune()
+    path = encoder_dir() / finetuned_id(pairs, settings)
     if not (path / ENCODER_ID_FILE).is_file():
-        finetune(pairs, path, config.finetune())
+        finetune(pairs, path, settings)
     return str(path)
 
 

@@ -47,7 +47,7 @@ def encoder_id(encoder: str | Path | None = None) -> str:
 
 
 @lru_cache(maxsize=2)
-def _load(encoder: str | None, key: str):
+def _load(encoder: str | None):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
@@ -55,8 +55,10 @@ def _load(encoder: str | None, key: str):
 
 
 def load_encoder(encoder: str | Path | None = None):
-    """The MiniLM SentenceTransformer (packaged or fine-tuned), loaded once per process, offline."""
-    return _load(None if encoder is None else str(encoder), encoder_id(encoder))
+    """The MiniLM SentenceTransformer (packaged or fine-tuned), loaded once per process, offline.
+    Fine-tuned encoders live in directories named by their content (or copied into a model directory), so
+    the path identifies the weights."""
+    return _load(None if encoder is None else str(encoder))
 
 
 def encode(

@@ -13,7 +13,7 @@ import hashlib
 import os
 import random
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,12 +74,7 @@ def schedule(pairs: Sequence[Pair], config: FinetuneConfig) -> list[list[Pair]]:
     return steps
 
 
-def finetune(
-    pairs: Sequence[Pair],
-    out: str | Path,
-    config: FinetuneConfig = FinetuneConfig(),
-    progress: Callable[[int], None] | None = None,
-) -> Path:
+def finetune(pairs: Sequence[Pair], out: str | Path, config: FinetuneConfig = FinetuneConfig()) -> Path:
     """Fine-tune the packaged MiniLM on ``pairs`` and save it to ``out`` (written whole or not at all)."""
     import torch
     from sentence_transformers import SentenceTransformer
@@ -105,8 +100,6 @@ def finetune(
         loss.backward()
         optimiser.step()
         scheduler.step()
-        if progress:
-            progress(1)
     model.eval()
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
