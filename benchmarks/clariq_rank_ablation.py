@@ -2,7 +2,8 @@
 
 Rows: BM25 and zero-shot dense alone (the baselines), the ranker's fine-tuned MiniLM alone, the first-stage
 score alone (without and with the learned ``Q00001`` slot), the first LambdaMART, and the pipeline up to
-each later stage (the last row is the full pipeline). Uses the cached train-only model
+each later stage (the last row is the full pipeline), then the full pipeline's bootstrap standard error and 95%
+interval over the dev topics (10,000 resamples). Uses the cached train-only model
 (``clarion clariq rank --method full`` with train splits ``train``), training it when absent.
 
     python benchmarks/clariq_rank_ablation.py [--threads 2]
@@ -35,9 +36,12 @@ def main() -> None:
     ranker = load_ranker(data, ("train",))
     requests = [t.request for t in topics]
 
+    evaluations = []
+
     def score(run: dict[str, list[tuple[str, float]]]) -> dict[str, float]:
         rows = [RunRow(t, q, i + 1, -float(i), "x") for t, pairs in run.items() for i, (q, _) in enumerate(pairs)]
-        return question_relevance(labels.questions, rows).means
+        evaluations.append(question_relevance(labels.questions, rows))
+        return evaluations[-1].means
 
     def score_run(run: dict[str, dict[str, float]]) -> dict[str, float]:
         return score({t: sorted(s.items(), key=lambda x: -x[1]) for t, s in run.items()})
@@ -61,6 +65,10 @@ def main() -> None:
     print(f"{'method (dev, trained on train)':50s} R@5    R@10   R@20   R@30")
     for name, m in table:
         print(f"{name:50s} {m['Recall5']:.4f} {m['Recall10']:.4f} {m['Recall20']:.4f} {m['Recall30']:.4f}")
+    # how much 50 topics can move: the full pipeline's recalls resampled over the dev topics
+    full = [evaluations[-1].bootstrap(f"Recall{k}") for k in (5, 10, 20, 30)]
+    print(f"{'full pipeline, bootstrap SE over topics':50s} " + " ".join(f"{b.se:.4f}" for b in full))
+    print(f"{'full pipeline, 95% bootstrap interval':50s} " + " ".join(f"{b.low:.2f}-{b.high:.2f}" for b in full))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,30 @@
+import math
+
+import pytest
+
+from clarion.evaluate.result import Evaluation
+
+
+def evaluation(values):
+    return Evaluation({"R": sum(values) / len(values)}, {"R": {str(i): v for i, v in enumerate(values)}})
+
+
+def test_bootstrap_matches_the_standard_error_of_a_mean():
+    values = [float(i % 2) for i in range(400)]  # std 0.5, so the standard error is 0.5 / sqrt(400) = 0.025
+    interval = evaluation(values).bootstrap("R")
+    assert interval.mean == pytest.approx(0.5)
+    assert interval.se == pytest.approx(0.5 / math.sqrt(400), rel=0.05)
+    assert interval.low < 0.5 < interval.high
+    assert interval.high - interval.low == pytest.approx(2 * 1.96 * interval.se, rel=0.1)
+
+
+def test_bootstrap_is_seeded_and_zero_for_constant_values():
+    ev = evaluation([0.1, 0.9, 0.4, 0.7])
+    assert ev.bootstrap("R") == ev.bootstrap("R")
+    assert ev.bootstrap("R", seed=1) != ev.bootstrap("R")
+    assert evaluation([0.3] * 10).bootstrap("R").se == pytest.approx(0.0)
+
+
+def test_bootstrap_needs_per_query_values():
+    with pytest.raises(KeyError, match="R@30"):
+        Evaluation({"R@30": 0.9}).bootstrap("R@30")
