@@ -8,7 +8,8 @@ Prints markdown tables:
    stratified K-fold, official scorer), and dev P/R/F1 of the same configuration trained on train only;
 2. feature-group ablation: the default groups, each hand-crafted one left out, the embedding view left
    out, each group alone, and the question-set embedding as the second view;
-3. the default model's dev confusion matrix (trained on train only).
+3. the default model's dev confusion matrix (trained on train only) and the bootstrap standard error of its dev F1
+   over the dev topics.
 
 Features are label-free and computed once per request (the pool of known requests is train+dev+test), so
 every configuration sees identical inputs; only the classifier is refitted per fold.
@@ -30,6 +31,7 @@ from clarion.detect.classify import decide
 from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import ALL_GROUPS, GROUP_FEATURES, FeatureGroup, feature_names
 from clarion.evaluate.clariq_official import clarification_need
+from clarion.evaluate.result import bootstrap
 
 
 def columns(groups: tuple[str, ...]) -> list[int]:
@@ -146,6 +148,17 @@ def main(argv: list[str] | None = None) -> None:
     _, pred = dev_scores(base, X, y, is_dev)
     print("\nDefault model, dev (trained on train only), confusion matrix:\n")
     print(confusion(y[is_dev], pred))
+    gold = y[is_dev]
+
+    def f1(rows: np.ndarray) -> float:
+        keyed = {str(j): int(gold[i]) for j, i in enumerate(rows)}
+        return clarification_need(keyed, {str(j): int(pred[i]) for j, i in enumerate(rows)}).means["F1"]
+
+    b = bootstrap(len(gold), f1, resamples=2_000)
+    print(
+        f"\nDefault model, dev F1 {b.value:.4f}: bootstrap SE over the {len(gold)} dev topics {b.se:.4f}, "
+        f"95% interval {b.low:.4f}-{b.high:.4f} (2,000 resamples)"
+    )
     print(f"\nhand-crafted features: {', '.join(feature_names([FeatureGroup(g) for g in HAND_GROUPS]))}")
 
 

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from clarion.evaluate.result import Evaluation
+from clarion.evaluate.result import Evaluation, bootstrap
 
 
 def evaluation(values):
@@ -12,7 +12,7 @@ def evaluation(values):
 def test_bootstrap_matches_the_standard_error_of_a_mean():
     values = [float(i % 2) for i in range(400)]  # std 0.5, so the standard error is 0.5 / sqrt(400) = 0.025
     interval = evaluation(values).bootstrap("R")
-    assert interval.mean == pytest.approx(0.5)
+    assert interval.value == pytest.approx(0.5)
     assert interval.se == pytest.approx(0.5 / math.sqrt(400), rel=0.05)
     assert interval.low < 0.5 < interval.high
     assert interval.high - interval.low == pytest.approx(2 * 1.96 * interval.se, rel=0.1)
@@ -28,3 +28,13 @@ def test_bootstrap_is_seeded_and_zero_for_constant_values():
 def test_bootstrap_needs_per_query_values():
     with pytest.raises(KeyError, match="R@30"):
         Evaluation({"R@30": 0.9}).bootstrap("R@30")
+
+
+def test_bootstrap_of_a_corpus_statistic_agrees_with_the_vectorised_mean():
+    values = [0.2, 0.9, 0.4, 0.7, 0.1]
+    one_by_one = bootstrap(len(values), lambda rows: sum(values[i] for i in rows) / len(rows), resamples=500)
+    vectorised = evaluation(values).bootstrap("R", resamples=500)
+    for field in ("value", "se", "low", "high"):
+        assert getattr(one_by_one, field) == pytest.approx(getattr(vectorised, field))
+    with pytest.raises(ValueError, match="nothing"):
+        bootstrap(0, len)

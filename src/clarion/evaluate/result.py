@@ -23,25 +23,42 @@ class Evaluation:
         """How far the mean of ``metric`` could move on another draw of as many queries: the mean over
         ``resamples`` resamples of the queries with replacement (Efron & Tibshirani, 1993), seeded.
 
-        >>> Evaluation({"R": 0.5}, {"R": {"a": 0.0, "b": 1.0}}).bootstrap("R").mean
+        >>> Evaluation({"R": 0.5}, {"R": {"a": 0.0, "b": 1.0}}).bootstrap("R").value
         0.5
         """
-        import numpy as np
-
         if metric not in self.per_query or not self.per_query[metric]:
             raise KeyError(f"no per-query values of {metric!r} to resample")
+        import numpy as np
+
         values = np.fromiter(self.per_query[metric].values(), dtype=np.float64)
-        rng = np.random.default_rng(seed)
-        means = values[rng.integers(0, len(values), (resamples, len(values)))].mean(axis=1)
-        low, high = np.percentile(means, [2.5, 97.5])
-        return Interval(float(values.mean()), float(means.std()), float(low), float(high))
+        return bootstrap(len(values), lambda rows: values[rows].mean(axis=-1), resamples, seed, vectorised=True)
+
+
+def bootstrap(n: int, statistic, resamples: int = 10_000, seed: int = 0, vectorised: bool = False) -> Interval:
+    """Bootstrap ``statistic`` of ``n`` queries: ``statistic(rows)`` scores the queries at the integer
+    positions ``rows`` (with repeats), and is called once per resample, or once on the ``(resamples, n)`` matrix
+    of them when ``vectorised``. For corpus-level metrics (weighted F1, corpus BLEU) that are not a mean.
+
+    >>> bootstrap(3, lambda rows: float(len(rows)), resamples=10).se
+    0.0
+    """
+    import numpy as np
+
+    if n < 1:
+        raise ValueError("nothing to resample")
+    rows = np.random.default_rng(seed).integers(0, n, (resamples, n))
+    stats = np.asarray(statistic(rows) if vectorised else [statistic(r) for r in rows], dtype=np.float64)
+    everything = np.arange(n)
+    value = statistic(everything[None, :])[0] if vectorised else statistic(everything)
+    low, high = np.percentile(stats, [2.5, 97.5])
+    return Interval(float(value), float(stats.std()), float(low), float(high))
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A mean with its bootstrap standard error and 95% percentile interval."""
+    """A metric's value with its bootstrap standard error and 95% percentile interval."""
 
-    mean: float
+    value: float
     se: float
     low: float
     high: float
