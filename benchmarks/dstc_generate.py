@@ -6,11 +6,12 @@ dialogues' responses (the model's neighbour bank minus the turn's own dialogue),
 generator's settings were chosen; no dev data is used.
 ``--part dev``: ``DstcModel.predict`` on the dev split with each generator (predicted detection, entity and
 snippets, as ``clarion dstc predict --split dev --generator G``), scored on detection true positives and
-multiplied by detection F1 like the official scorer.
+multiplied by detection F1 like the official scorer; with ``--bootstrap N`` each score's standard error and 95%
+interval over N resamples of the true-positive turns (how far another draw of as many turns could move it).
 
 Scores: corpus BLEU (sacrebleu), ROUGE-1/2/L F (rouge-score, stemmer) and, with ``--meteor``, METEOR 1.5 (Java).
 
-Run: ``python benchmarks/dstc_generate.py [--part val|dev|both] [--meteor] [--model DIR]``.
+Run: ``python benchmarks/dstc_generate.py [--part val|dev|both] [--meteor] [--model DIR] [--bootstrap N]``.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def val_part(model, meteor: bool) -> None:
         print(f"  {variant}: {score(hyps, refs, meteor)}")
 
 
-def dev_part(model, meteor: bool) -> None:
+def dev_part(model, meteor: bool, resamples: int = 0) -> None:
     from clarion.data.location import dataset_dir
     from clarion.dstc.io import load_dataset
     from clarion.dstc.models.generate import Generator
@@ -96,6 +97,42 @@ def dev_part(model, meteor: bool) -> None:
         f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
         hyps, refs = [p for p, _ in pairs], [g or "" for _, g in pairs]
         print(f"  {generator.value}: {score(hyps, refs, meteor, f1)} (detection F1 {f1:.4f}; predict {seconds:.0f} s)")
+        if resamples:
+            print(f"    bootstrap over the {len(hyps)} turns ({resamples} resamples, x detection F1): ", end="")
+            print(
+                ", ".join(
+                    f"{k} SE {b.se:.4f} [{b.low:.4f}, {b.high:.4f}]"
+                    for k, b in spread(hyps, refs, meteor, f1, resamples)
+                )
+            )
+
+
+def spread(hyps, refs, meteor: bool, weight: float, resamples: int):
+    """Per metric the bootstrap interval of the dev score over resampled true-positive turns."""
+    from dataclasses import replace
+
+    from clarion.evaluate.dstc11 import corpus_bleu, meteor_statistic, rouge_sums
+    from clarion.evaluate.result import bootstrap
+
+    def scaled(b):
+        return replace(b, value=b.value * weight, se=b.se * weight, low=b.low * weight, high=b.high * weight)
+
+    out = [
+        (
+            "bleu",
+            scaled(bootstrap(len(hyps), lambda r: corpus_bleu([hyps[i] for i in r], [refs[i] for i in r]), resamples)),
+        )
+    ]
+    if meteor:
+        with meteor_statistic(hyps, refs) as statistic:
+            out.append(("meteor", scaled(bootstrap(len(hyps), statistic, resamples))))
+    turns = [rouge_sums([h], [r]) for h, r in zip(hyps, refs, strict=True)]
+    for key in ("rouge_1", "rouge_2", "rouge_l"):
+        values = np.asarray([t[key] for t in turns])
+        out.append(
+            (key, scaled(bootstrap(len(values), lambda r, v=values: v[r].mean(axis=-1), resamples, vectorised=True)))
+        )
+    return out
 
 
 def main() -> None:
@@ -103,6 +140,9 @@ def main() -> None:
     parser.add_argument("--part", choices=["val", "dev", "both"], default="both")
     parser.add_argument("--meteor", action="store_true", help="also run the METEOR 1.5 jar (Java)")
     parser.add_argument("--model", default=None, help="model directory (default: the default model)")
+    parser.add_argument(
+        "--bootstrap", type=int, default=0, metavar="N", help="dev: also resample the true-positive turns N times"
+    )
     args = parser.parse_args()
 
     from threadpoolctl import threadpool_limits
@@ -115,7 +155,7 @@ def main() -> None:
         if args.part in ("val", "both"):
             val_part(model, args.meteor)
     if args.part in ("dev", "both"):
-        dev_part(model, args.meteor)
+        dev_part(model, args.meteor, args.bootstrap)
 
 
 if __name__ == "__main__":

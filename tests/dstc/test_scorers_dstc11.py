@@ -11,7 +11,7 @@ import pytest
 from clarion.dstc.evaluate import evaluate_predictions
 from clarion.errors import DataError, InputError
 from clarion.evaluate import dstc11
-from clarion.evaluate.dstc11 import knowledge_key, score, selection_counts
+from clarion.evaluate.dstc11 import corpus_meteor, knowledge_key, meteor_statistic, score, selection_counts
 
 
 def review(doc, sent, entity=1):
@@ -99,6 +99,18 @@ def test_meteor_jar_corpus_score():
     # two true positives of REFS/HYPS (meteor-1.5.jar -l en -norm), then multiplied by detection F1 2/3
     gen = score(REFS, HYPS)["generation"]
     assert gen["meteor"] == pytest.approx(0.5803571428571428 * 2 / 3, abs=1e-9)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("java") is None, reason="needs Java for the METEOR 1.5 jar")
+def test_meteor_statistic_re_aggregates_resampled_turns():
+    hyps = ["the rooms are clean and quiet", "staff were rude", "great breakfast, would you like to book?"]
+    refs = ["guests say the rooms are clean", "the staff is friendly", "breakfast is great. want to book?"]
+    with meteor_statistic(hyps, refs) as statistic:
+        everything, first_twice, last = statistic(range(3)), statistic([0, 0]), statistic([2])
+    assert everything == pytest.approx(corpus_meteor(hyps, refs), abs=1e-12)
+    assert first_twice == pytest.approx(corpus_meteor(hyps[:1], refs[:1]), abs=1e-12)
+    assert last == pytest.approx(corpus_meteor(hyps[2:], refs[2:]), abs=1e-12)
 
 
 def test_gold_as_prediction_on_dstc11_val(dstc11_dir):

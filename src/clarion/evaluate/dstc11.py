@@ -21,7 +21,8 @@ lengths are refused. Assumptions are listed in ``docs/dstc_scoring.md``.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from clarion.errors import ClarionError, InputError
@@ -73,25 +74,51 @@ def corpus_meteor(hyps: Sequence[str], refs: Sequence[str]) -> float:
     """
     if not hyps:
         return 0.0
+    with _meteor_jar() as scorer:
+        gts = {i: [_one_line(r)] for i, r in enumerate(refs)}
+        res = {i: [_one_line(h)] for i, h in enumerate(hyps)}
+        corpus, _ = scorer.compute_score(gts, res)
+    return float(corpus)
+
+
+@contextmanager
+def meteor_statistic(hyps: Sequence[str], refs: Sequence[str]) -> Iterator[Callable[[Sequence[int]], float]]:
+    """Yield ``statistic(rows)``: the corpus METEOR of the turns at positions ``rows`` (repeats allowed), for
+    :func:`clarion.evaluate.result.bootstrap`. The jar aligns each turn once; a resample only re-aggregates
+    the turns' statistics (its ``EVAL`` command), so ``statistic(range(n))`` equals :func:`corpus_meteor`."""
+    with _meteor_jar() as scorer:
+        stats = [scorer._stat(_one_line(h), [_one_line(r)]) for h, r in zip(hyps, refs, strict=True)]
+
+        def statistic(rows: Sequence[int]) -> float:
+            scorer.meteor_p.stdin.write(("EVAL ||| " + " ||| ".join(stats[i] for i in rows) + "\n").encode())
+            scorer.meteor_p.stdin.flush()
+            for _ in rows:  # the per-turn scores, then the corpus score
+                scorer.meteor_p.stdout.readline()
+            return float(scorer.meteor_p.stdout.readline().strip())
+
+        yield statistic
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split("\n"))
+
+
+@contextmanager
+def _meteor_jar():
+    """pycocoevalcap's METEOR 1.5 process, shut down on exit."""
     if shutil.which("java") is None:
         raise ClarionError("DSTC11 METEOR needs Java (the meteor-1.5 jar): apt-get install default-jre-headless")
     from pycocoevalcap.meteor.meteor import Meteor
 
-    def clean(text: str) -> str:
-        return " ".join(text.split("\n"))
-
     scorer = Meteor()
     try:
-        gts = {i: [clean(r)] for i, r in enumerate(refs)}
-        res = {i: [clean(h)] for i, h in enumerate(hyps)}
-        corpus, _ = scorer.compute_score(gts, res)
+        yield scorer
     finally:
         scorer.meteor_p.stdin.close()
         scorer.meteor_p.kill()
         scorer.meteor_p.wait()
         scorer.meteor_p.stdout.close()
         scorer.meteor_p.stderr.close()
-    return float(corpus)
 
 
 def rouge_sums(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, float]:
