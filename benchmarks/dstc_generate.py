@@ -111,7 +111,7 @@ def spread(hyps, refs, meteor: bool, weight: float, resamples: int):
     """Per metric the bootstrap interval of the dev score over resampled true-positive turns."""
     from dataclasses import replace
 
-    from clarion.evaluate.dstc11 import corpus_bleu, meteor_statistic, rouge_sums
+    from clarion.evaluate.dstc11 import corpus_bleu, meteor_statistic, rouge_turns
     from clarion.evaluate.result import bootstrap
 
     def scaled(b):
@@ -126,9 +126,8 @@ def spread(hyps, refs, meteor: bool, weight: float, resamples: int):
     if meteor:
         with meteor_statistic(hyps, refs) as statistic:
             out.append(("meteor", scaled(bootstrap(len(hyps), statistic, resamples))))
-    turns = [rouge_sums([h], [r]) for h, r in zip(hyps, refs, strict=True)]
-    for key in ("rouge_1", "rouge_2", "rouge_l"):
-        values = np.asarray([t[key] for t in turns])
+    for key, values in rouge_turns(hyps, refs).items():
+        values = np.asarray(values)
         out.append(
             (key, scaled(bootstrap(len(values), lambda r, v=values: v[r].mean(axis=-1), resamples, vectorised=True)))
         )

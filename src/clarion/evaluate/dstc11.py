@@ -121,17 +121,26 @@ def _meteor_jar():
         scorer.meteor_p.stderr.close()
 
 
-def rouge_sums(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, float]:
-    """ROUGE-1/2/L F-measure (``rouge_score``, Porter stemmer) summed over the turns."""
+def rouge_turns(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, list[float]]:
+    """ROUGE-1/2/L F-measure (``rouge_score``, Porter stemmer) of each turn."""
     from rouge_score import rouge_scorer
 
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
-    sums = {"rouge_1": 0.0, "rouge_2": 0.0, "rouge_l": 0.0}
+    turns: dict[str, list[float]] = {"rouge_1": [], "rouge_2": [], "rouge_l": []}
     for hyp, ref in zip(hyps, refs, strict=True):
         scores = scorer.score(ref, hyp)
-        sums["rouge_1"] += scores["rouge1"].fmeasure
-        sums["rouge_2"] += scores["rouge2"].fmeasure
-        sums["rouge_l"] += scores["rougeL"].fmeasure
+        turns["rouge_1"].append(scores["rouge1"].fmeasure)
+        turns["rouge_2"].append(scores["rouge2"].fmeasure)
+        turns["rouge_l"].append(scores["rougeL"].fmeasure)
+    return turns
+
+
+def rouge_sums(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, float]:
+    """ROUGE-1/2/L F-measure summed over the turns."""
+    sums = {"rouge_1": 0.0, "rouge_2": 0.0, "rouge_l": 0.0}
+    for key, values in rouge_turns(hyps, refs).items():
+        for value in values:  # summed in turn order, as before
+            sums[key] += value
     return sums
 
 
