@@ -45,6 +45,17 @@ def test_trec_round_trip(tmp_path):
     assert read_qrels(tmp_path / "qrel") == {"q": {"a": 2}}
 
 
+def test_strict_run_has_no_tied_scores_and_keeps_the_order(tmp_path):
+    run = {"q": {"b": 1.0, "a": 1.0, "c": 1.0000001, "d": 0.5}}
+    write_run(tmp_path / "loose", run, run_id="x")
+    write_run(tmp_path / "strict", run, run_id="x", strict=True)
+    loose = [line.split() for line in (tmp_path / "loose").read_text().splitlines()]
+    strict = [line.split() for line in (tmp_path / "strict").read_text().splitlines()]
+    assert [row[2] for row in strict] == [row[2] for row in loose] == ["c", "a", "b", "d"]
+    assert len({row[4] for row in loose}) == 2
+    assert [row[4] for row in strict] == ["1.000000", "0.999999", "0.999998", "0.500000"]
+
+
 def _write(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)

@@ -40,6 +40,18 @@ def test_other_methods_by_name(runs):
     assert set(read_run(out)) == {"q1", "q2"}
 
 
+def test_fused_runs_have_no_tied_scores(runs):
+    """The official ClariQ scorer keeps one row per (topic, score): ties must not reach the file."""
+    write_run(runs / "ab.run", {"q1": {"a": 2.0, "b": 1.0}}, "ab")
+    write_run(runs / "ba.run", {"q1": {"b": 2.0, "a": 1.0}}, "ba")  # RRF ties a and b
+    out = runs / "rrf.run"
+    args = ["fuse", "--method", "rrf", "--run", str(runs / "ab.run"), "--run", str(runs / "ba.run")]
+    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in out.read_text().splitlines()]
+    assert [row[2] for row in rows] == ["a", "b"] and rows[0][4] != rows[1][4]
+
+
 def test_tune_prints_best_parameters(runs):
     args = ["fuse", "tune", "--method", "two-step", "--mrr", str(runs / "m.run"), "--ndcg", str(runs / "n.run")]
     args += ["--qrels", f"best={runs / 'best.qrel'}", "--target", "best:mrr", "--trials", "4"]

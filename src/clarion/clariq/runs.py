@@ -7,23 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from clarion.clariq.constants import MIN_DEPTH
+from clarion.data.trec import strictly_decreasing
 from clarion.errors import InputError
 from clarion.types import Run
 
-
-def strictly_decreasing(scores: Sequence[float], step: float = 1e-6) -> list[float]:
-    """Scores rounded to 6 decimals and nudged down so that each is strictly below the previous one.
-
-    The official ClariQ scorer drops rows whose (topic, score) repeats, so tied scores must never reach a
-    run file (written with 6 decimals).
-    """
-    out: list[float] = []
-    for score in scores:
-        value = round(float(score), 6)
-        if out and value >= out[-1] - step / 2:
-            value = round(out[-1] - step, 6)
-        out.append(value)
-    return out
+__all__ = ["strictly_decreasing", "top_k_run"]
 
 
 def top_k_run(topic_ids: Sequence[str], ids: Sequence[str], scores: np.ndarray, depth: int = 100) -> Run:

@@ -98,7 +98,7 @@ def main(
     entry, runs, ndcg_run = _inputs(method, mrr, ndcg, run)
     params = _params(entry, param, len(runs) + (ndcg_run is not None))
     fused = fuse(entry.method, runs, ndcg_run, params, norm)
-    write_run(out, fused, run_id or entry.method.value, depth)
+    write_run(out, fused, run_id or entry.method.value, depth, strict=True)
     echo_json({"method": entry.method.value, "params": params, "queries": len(fused), "out": str(out)})
 
 
@@ -160,7 +160,8 @@ def tune(
             on_trial=lambda _: bar.advance(task),
         )
     if out is not None:
-        write_run(out, fuse(entry.method, runs, ndcg_run, result.best.params, norm), run_id or entry.method.value)
+        fused = fuse(entry.method, runs, ndcg_run, result.best.params, norm)
+        write_run(out, fused, run_id or entry.method.value, strict=True)
     defaults = result.trials[0]
     echo_json(
         {

@@ -11,6 +11,7 @@ Writers are atomic: on error nothing is left at the destination.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,17 +78,40 @@ def read_run(path: str | Path) -> Run:
     return rows_to_run(read_run_rows(path))
 
 
-def write_run(path: str | Path, run: Run, run_id: str = "clarion", depth: int | None = None) -> None:
+def strictly_decreasing(scores: Sequence[float], step: float = 1e-6) -> list[float]:
+    """Scores rounded to 6 decimals and nudged down so that each is strictly below the previous one.
+
+    The official ClariQ scorer drops rows whose (topic, score) repeats, so tied scores must never reach a
+    run file (written with 6 decimals).
+    """
+    out: list[float] = []
+    for score in scores:
+        value = round(float(score), 6)
+        if out and value >= out[-1] - step / 2:
+            value = round(out[-1] - step, 6)
+        out.append(value)
+    return out
+
+
+def write_run(
+    path: str | Path, run: Run, run_id: str = "clarion", depth: int | None = None, strict: bool = False
+) -> None:
     """Write ``run`` in TREC format, each query's candidates by score descending (ties by id).
 
     Ranks are 0-based as in the ClariQ sample runs. ``depth`` keeps only the top candidates per query.
+    ``strict`` writes each query's scores :func:`strictly_decreasing`, so that a scorer that drops or
+    reorders tied rows (the official ClariQ tool, trec_eval) sees the order written.
     """
     if not run_id or any(c.isspace() for c in run_id):
         raise DataError(path, f"run_id must be one word, got {run_id!r}")
     with atomic_writer(path) as handle:
         for qid, scores in run.items():
-            for rank, doc in enumerate(ranked_ids(scores)[:depth]):
-                handle.write(f"{qid} Q0 {doc} {rank} {scores[doc]:.6f} {run_id}\n")
+            order = ranked_ids(scores)[:depth]
+            values = [scores[doc] for doc in order]
+            if strict:
+                values = strictly_decreasing(values)
+            for rank, (doc, value) in enumerate(zip(order, values, strict=True)):
+                handle.write(f"{qid} Q0 {doc} {rank} {value:.6f} {run_id}\n")
 
 
 def read_qrels(path: str | Path) -> Qrels:
