@@ -51,9 +51,7 @@ def rank_no_question(topics: list[Topic], data: ClariQ, train_splits: TrainSplit
     return out
 
 
-def need_majority(
-    topics: list[Topic], data: ClariQ, train_splits: TrainSplits = ("train",)
-) -> dict[str, int]:
+def need_majority(topics: list[Topic], data: ClariQ, train_splits: TrainSplits = ("train",)) -> dict[str, int]:
     """The most frequent clarification-need label of the training splits, for every topic."""
     counts: Counter[int] = Counter()
     for split in train_splits:

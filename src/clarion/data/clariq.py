@@ -163,9 +163,7 @@ def read_conversations(path: str | Path) -> dict[str, dict[str, Any]]:
         if not isinstance(turns, list) or not all(
             isinstance(t, dict) and {"question", "answer"} <= set(t) for t in turns
         ):
-            raise DataError(
-                path, f"context {cid}: conversation_context must be a list of question/answer dicts"
-            )
+            raise DataError(path, f"context {cid}: conversation_context must be a list of question/answer dicts")
         out[str(cid)] = conv
     return out
 

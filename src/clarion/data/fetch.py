@@ -53,9 +53,7 @@ def list_clariq(api: str = CLARIQ_API, timeout: float = TIMEOUT) -> list[RemoteF
                 raise NetworkError(f"{api}/{folder}: unexpected answer (not JSON)") from None
         for entry in entries:
             if entry.get("type") == "file" and entry.get("download_url"):
-                files.append(
-                    RemoteFile(folder, entry["name"], entry["download_url"], int(entry.get("size", 0)))
-                )
+                files.append(RemoteFile(folder, entry["name"], entry["download_url"], int(entry.get("size", 0))))
     return files
 
 

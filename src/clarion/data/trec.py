@@ -120,9 +120,7 @@ def read_qrels(path: str | Path) -> Qrels:
     for line, text in read_lines(path):
         fields = text.split()
         if len(fields) != 4:
-            raise DataError(
-                path, f"expected 4 fields (query_id 0 doc_id relevance), found {len(fields)}", line
-            )
+            raise DataError(path, f"expected 4 fields (query_id 0 doc_id relevance), found {len(fields)}", line)
         qid, _, doc, rel = fields
         qrels.setdefault(qid, {})[doc] = _number(path, line, rel, "relevance", int)
     return qrels
