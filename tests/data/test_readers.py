@@ -8,6 +8,7 @@ import pickle
 import pytest
 
 from clarion.data.clariq import (
+    ClariQ,
     read_conversations,
     read_eval_json,
     read_eval_table,
@@ -151,3 +152,20 @@ def test_writer_leaves_nothing_on_error(tmp_path):
     with pytest.raises(DataError):
         write_run(tmp_path / "run", {"q": {"a": 1.0}}, run_id="two words")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_fingerprint_covers_the_label_files_read(tmp_path):
+    """``test`` labels live in test_with_labels.tsv: a model trained on them must see that file change."""
+    for name, text in [
+        ("question_bank.tsv", "question_id\tquestion\nQ00001\t\n"),
+        ("train.tsv", "topic_id\tinitial_request\tclarification_need\n1\ta\t2\n"),
+        ("test.tsv", "topic_id\tinitial_request\n9\tb\n"),
+        ("test_with_labels.tsv", "topic_id\tinitial_request\tclarification_need\n9\tb\t2\n"),
+    ]:
+        (tmp_path / name).write_text(text)
+    data = ClariQ(tmp_path)
+    before = data.fingerprint(["train", "test"], ["train", "test"])
+    pool_only = data.fingerprint(["train"], ["train", "test"])
+    (tmp_path / "test_with_labels.tsv").write_text("topic_id\tinitial_request\tclarification_need\n9\tb\t4\n")
+    assert data.fingerprint(["train", "test"], ["train", "test"]) != before
+    assert data.fingerprint(["train"], ["train", "test"]) == pool_only

@@ -25,7 +25,7 @@ from clarion.detect.classify import decide, make_classifier
 from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import FeatureSpace, feature_names, parse_groups
 from clarion.errors import InputError, ModelError
-from clarion.store import fingerprint_files, is_complete, model_dir, read_meta, write_meta
+from clarion.store import is_complete, model_dir, read_meta, write_meta
 from clarion.types import Topic
 
 TASK = "clariq"
@@ -182,8 +182,7 @@ class NeedModel:
 
 def data_fingerprint(data: ClariQ, splits: Sequence[str]) -> str:
     """Fingerprint of the labelled splits, the bank and the request-pool files."""
-    names = {"question_bank.tsv"} | {f"{s}.tsv" for s in (*splits, *POOL_SPLITS)}
-    return fingerprint_files(p for p in (data.path(n) for n in sorted(names)) if p.exists())
+    return data.fingerprint(splits, POOL_SPLITS)
 
 
 def default_model_dir(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Path:

@@ -25,7 +25,7 @@ from clarion.clariq.runs import strictly_decreasing
 from clarion.data.clariq import ClariQ
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
-from clarion.store import fingerprint_files, is_complete, model_dir, write_meta
+from clarion.store import is_complete, model_dir, write_meta
 from clarion.types import Run, Topic
 
 TASK = "clariq"
@@ -35,15 +35,17 @@ DEFAULT_SPLITS = ("train", "dev")
 
 def pipeline_config(splits: Sequence[str], tiny: bool = False) -> dict:
     """The configuration that, with the data fingerprint, names the model directory."""
+    from clarion.clariq.need import NeedConfig
+
     ranker = RankerConfig.tiny() if tiny else RankerConfig()
+    need = NeedConfig.tiny() if tiny else NeedConfig()
     features = {"features": list(FEATURES), "competition_features": list(COMPETITION_FEATURES)}
-    return {"splits": list(splits), "tiny": tiny, "ranker": asdict(ranker), **features}
+    return {"splits": list(splits), "tiny": tiny, "ranker": asdict(ranker), "need": asdict(need), **features}
 
 
 def data_fingerprint(data: ClariQ, splits: Sequence[str]) -> str:
     """Fingerprint of the labelled splits, the bank and the request pool files."""
-    names = {"question_bank.tsv"} | {f"{s}.tsv" for s in splits} | {f"{s}.tsv" for s in POOL_SPLITS}
-    return fingerprint_files(p for p in (data.path(n) for n in sorted(names)) if p.exists())
+    return data.fingerprint(splits, POOL_SPLITS)
 
 
 def default_model_dir(data: ClariQ, splits: Sequence[str] = DEFAULT_SPLITS, tiny: bool = False) -> Path:

@@ -185,6 +185,11 @@ def read_eval_table(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
     return out
 
 
+def labels_file(split: str) -> str:
+    """The file holding a split's labels: ``test_with_labels.tsv`` for ``test``, ``<split>.tsv`` otherwise."""
+    return "test_with_labels.tsv" if split == "test" else f"{split}.tsv"
+
+
 @dataclass
 class ClariQ:
     """The ClariQ files of one data directory, read on first use."""
@@ -208,8 +213,15 @@ class ClariQ:
 
     def labels(self, split: str) -> ClariqLabels:
         """Labels of ``train``, ``dev`` or ``test`` (the last needs ``test_with_labels.tsv``)."""
-        name = "test_with_labels.tsv" if split == "test" else f"{split}.tsv"
-        return self._memo(f"labels:{split}", read_labels, self.path(name))
+        return self._memo(f"labels:{split}", read_labels, self.path(labels_file(split)))
+
+    def fingerprint(self, labelled: Iterable[str], pool: Iterable[str] = ()) -> str:
+        """Fingerprint of what a model trained on ``labelled`` splits reads: their label files, the topic
+        files of the ``pool`` splits and the question bank (files that do not exist are skipped)."""
+        from clarion.store import fingerprint_files
+
+        names = {"question_bank.tsv"} | {labels_file(s) for s in labelled} | {f"{s}.tsv" for s in pool}
+        return fingerprint_files(p for p in (self.path(n) for n in sorted(names)) if p.exists())
 
     def topics(self, split: str) -> list[Topic]:
         return self._memo(f"topics:{split}", read_topics, self.path(f"{split}.tsv"))
