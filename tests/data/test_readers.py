@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 
@@ -129,6 +130,21 @@ def test_restricted_unpickler(tmp_path):
     (tmp_path / "bad.pkl").write_bytes(b"not a pickle")
     with pytest.raises(DataError, match="pickle"):
         load_pickle(tmp_path / "bad.pkl")
+
+
+@pytest.mark.parametrize(
+    "context, message",
+    [
+        ({"Q1": 0.5}, "context F1: missing the 'MIN' entry"),
+        ({"Q1": {"no_answer": 0.1}, "MIN": 0.0}, "question 'Q1': expected a number"),
+        ({"Q1": "abc", "MIN": 0.0}, "question 'Q1': expected a number"),
+    ],
+)
+def test_malformed_eval_table_is_refused_with_the_field(tmp_path, context, message):
+    path = tmp_path / "table.json"
+    path.write_text(json.dumps({"MRR100": {"F1": context}}))
+    with pytest.raises(DataError, match=message):
+        read_eval_table(path)
 
 
 def test_conversations(tmp_path):

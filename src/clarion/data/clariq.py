@@ -182,7 +182,23 @@ def read_eval_table(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
         for cid, questions in out[str(metric)].items():
             if not isinstance(questions, dict):
                 raise DataError(path, f"metric {metric!r}, context {cid}: expected a dict of questions")
+            if "MIN" not in questions:
+                raise DataError(path, f"metric {metric!r}, context {cid}: missing the 'MIN' entry")
+            for qid, entry in questions.items():
+                if not _is_table_value(entry):
+                    raise DataError(
+                        path,
+                        f"metric {metric!r}, context {cid}, question {qid!r}: expected a number or "
+                        f"{{'no_answer': x, 'with_answer': y}}, got {entry!r:.60}",
+                    )
     return out
+
+
+def _is_table_value(entry: Any) -> bool:
+    """A table value: a number, or a dict whose ``with_answer`` is a number (what the scorer reads)."""
+    if isinstance(entry, dict):
+        entry = entry.get("with_answer")
+    return isinstance(entry, int | float) and not isinstance(entry, bool)
 
 
 def labels_file(split: str) -> str:
