@@ -77,6 +77,15 @@ LABEL_HEADER = (
         (read_labels, LABEL_HEADER + "1\tx\td\tnine\tF1\tf\tQ1\tq\ta\n", "clarification_need must be 1-4", 2),
         (read_labels, LABEL_HEADER, "no data rows", None),
         (read_topics, "topic_id\tinitial_request\n1\t \n", "empty initial_request", 2),
+        (read_topics, "topic_id\tinitial_request\n1\ta\nx 2\tb\n", "topic_id must be one word", 3),
+        (read_topics, "topic_id\tinitial_request\n1\ta\n1\tb\n", "topic 1 repeated with another", 3),
+        (
+            read_labels,
+            LABEL_HEADER + "1\tx\td\t2\tF1\tf\tQ1\tq\ta\n1\tx\td\t3\tF1\tf\tQ2\tq\ta\n",
+            "topic 1 repeated with another clarification_need",
+            3,
+        ),
+        (read_question_bank, "question_id\tquestion\nQ 1\ta\n", "question_id must be one word", 2),
         (read_question_bank, "question_id\tquestion\nQ1\ta\nQ1\tb\n", "duplicate question_id", 3),
         (read_run_rows, "1 Q0 Q1 0 1.0 r\n1 Q0 Q2 1 high r\n", "score is not a number", 2),
         (read_run_rows, "1 Q0 Q1 0 1.0\n", "expected 6 fields", 1),
@@ -95,6 +104,12 @@ def test_malformed_input_names_file_and_line(tmp_path, reader, text, message, li
     assert str(path) in str(err.value)
     assert err.value.line == line
     assert "\n" not in str(err.value)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_column(tmp_path):
+    path = tmp_path / "topics.tsv"
+    path.write_bytes("topic_id\tinitial_request\n1\tTell me about iron\n".encode("utf-8-sig"))
+    assert [t.id for t in read_topics(path)] == ["1"]
 
 
 @pytest.mark.parametrize("reader", [read_labels, read_run_rows, read_qrels, read_topics, read_eval_json])

@@ -35,12 +35,20 @@ def read_topics(path: str | Path) -> list[Topic]:
     topics: dict[str, Topic] = {}
     for row in read_tsv(path, required=("topic_id", "initial_request"), aliases=_ALIASES):
         tid, request = row["topic_id"].strip(), row["initial_request"].strip()
-        if not tid:
-            raise DataError(path, "empty topic_id", row.line)
+        _check_id(path, row.line, "topic_id", tid)
         if not request:
             raise DataError(path, f"empty initial_request for topic {tid}", row.line)
-        topics.setdefault(tid, Topic(tid, request))
+        if topics.setdefault(tid, Topic(tid, request)).request != request:
+            raise DataError(path, f"topic {tid} repeated with another initial_request", row.line)
     return list(topics.values())
+
+
+def _check_id(path: str | Path, line: int, name: str, value: str) -> None:
+    """Ids are written into whitespace-separated run files: non-empty, one word."""
+    if not value:
+        raise DataError(path, f"empty {name}", line)
+    if any(c.isspace() for c in value):
+        raise DataError(path, f"{name} must be one word, got {value!r}", line)
 
 
 @dataclass
@@ -70,8 +78,11 @@ def read_labels(path: str | Path) -> ClariqLabels:
         need = row["clarification_need"].strip()
         if need not in {"1", "2", "3", "4"}:
             raise DataError(path, f"clarification_need must be 1-4, got {need!r}", row.line)
-        labels.requests.setdefault(tid, row["initial_request"].strip())
-        labels.need.setdefault(tid, int(need))
+        _check_id(path, row.line, "topic_id", tid)
+        if labels.requests.setdefault(tid, row["initial_request"].strip()) != row["initial_request"].strip():
+            raise DataError(path, f"topic {tid} repeated with another initial_request", row.line)
+        if labels.need.setdefault(tid, int(need)) != int(need):
+            raise DataError(path, f"topic {tid} repeated with another clarification_need", row.line)
         qid, fid = row["question_id"].strip(), row["facet_id"].strip()
         labels.questions.setdefault(tid, set()).add(qid)
         facets = labels.facets.setdefault(tid, [])
@@ -88,8 +99,7 @@ def read_question_bank(path: str | Path) -> dict[str, str]:
     bank: dict[str, str] = {}
     for row in read_tsv(path, required=("question_id", "question")):
         qid = row["question_id"].strip()
-        if not qid:
-            raise DataError(path, "empty question_id", row.line)
+        _check_id(path, row.line, "question_id", qid)
         if qid in bank:
             raise DataError(path, f"duplicate question_id {qid}", row.line)
         bank[qid] = row["question"].strip()

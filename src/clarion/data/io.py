@@ -17,7 +17,7 @@ def read_text(path: str | Path) -> str:
     """The whole text of ``path``; a missing, unreadable, binary or empty file raises :class:`DataError`."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the first field
     except FileNotFoundError:
         raise DataError(path, "no such file") from None
     except IsADirectoryError:
