@@ -11,7 +11,14 @@ import pytest
 from clarion.dstc.evaluate import evaluate_predictions
 from clarion.errors import DataError, InputError
 from clarion.evaluate import dstc11
-from clarion.evaluate.dstc11 import corpus_meteor, knowledge_key, meteor_statistic, score, selection_counts
+from clarion.evaluate.dstc11 import (
+    _one_line,
+    corpus_meteor,
+    knowledge_key,
+    meteor_statistic,
+    score,
+    selection_counts,
+)
 
 
 def review(doc, sent, entity=1):
@@ -132,3 +139,15 @@ def test_evaluate_predictions_tiny(tmp_path, tiny):
     pred.write_text(json.dumps([{"target": False}] * 3))
     with pytest.raises(DataError, match="pred.json: has 3 entries but logs.json has 2 contexts"):
         evaluate_predictions(root, pred)
+
+
+def test_texts_are_made_safe_for_the_jar_line_protocol():
+    assert _one_line("Yes.\r\nIt is quiet ||| really.\n") == "Yes.  It is quiet  really. "
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("java") is None, reason="needs Java for the METEOR 1.5 jar")
+def test_line_breaks_do_not_break_the_meteor_jar():
+    """A carriage return used to desynchronise the jar's line protocol: a traceback, then a hang at exit."""
+    broken = corpus_meteor(["Yes.\r\nIt is quiet."], ["The room\ris very quiet ||| at night."])
+    assert broken == pytest.approx(corpus_meteor(["Yes. It is quiet."], ["The room is very quiet at night."]))

@@ -70,14 +70,17 @@ def corpus_bleu(hyps: Sequence[str], refs: Sequence[str]) -> float:
 def corpus_meteor(hyps: Sequence[str], refs: Sequence[str]) -> float:
     """METEOR 1.5 (``java -jar meteor-1.5.jar - - -stdio -l en -norm``, pycocoevalcap's wrapper), corpus score.
 
-    Newlines inside a text would break the jar's line protocol; they are replaced by spaces.
+    Line breaks inside a text would break the jar's line protocol; they are replaced by spaces (``_one_line``).
     """
     if not hyps:
         return 0.0
     with _meteor_jar() as scorer:
         gts = {i: [_one_line(r)] for i, r in enumerate(refs)}
         res = {i: [_one_line(h)] for i, h in enumerate(hyps)}
-        corpus, _ = scorer.compute_score(gts, res)
+        try:
+            corpus, _ = scorer.compute_score(gts, res)
+        except ValueError as err:  # the jar answered something that is not a score
+            raise ClarionError(f"the METEOR jar broke its line protocol: {str(err)[:80]}") from None
     return float(corpus)
 
 
@@ -100,7 +103,9 @@ def meteor_statistic(hyps: Sequence[str], refs: Sequence[str]) -> Iterator[Calla
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split("\n"))
+    """A text the jar's line protocol can carry: line breaks (Java reads ``\\r`` as one too) become spaces and
+    the field separator ``|||`` is removed (pycocoevalcap removes it from hypotheses only)."""
+    return text.replace("\r", " ").replace("\n", " ").replace("|||", "")
 
 
 @contextmanager
@@ -114,6 +119,8 @@ def _meteor_jar():
     try:
         yield scorer
     finally:
+        if scorer.lock.locked():  # compute_score failed half-way; Meteor.__del__ would wait on it forever
+            scorer.lock.release()
         scorer.meteor_p.stdin.close()
         scorer.meteor_p.kill()
         scorer.meteor_p.wait()
