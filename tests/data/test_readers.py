@@ -18,6 +18,7 @@ from clarion.data.clariq import (
     read_question_bank,
     read_topics,
 )
+from clarion.data.io import _umask
 from clarion.data.safe_pickle import load_pickle
 from clarion.data.trec import read_qrels, read_run, read_run_rows, write_qrels, write_run
 from clarion.errors import DataError
@@ -183,6 +184,16 @@ def test_writer_leaves_nothing_on_error(tmp_path):
     with pytest.raises(DataError):
         write_run(tmp_path / "run", {"q": {"a": 1.0}}, run_id="two words")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_writer_refuses_a_directory_and_writes_readable_files(tmp_path):
+    (tmp_path / "out").mkdir()
+    with pytest.raises(DataError, match="is a directory, expected a file to write"):
+        write_run(tmp_path / "out", {"q": {"a": 1.0}})
+    assert list((tmp_path / "out").iterdir()) == [] and len(list(tmp_path.iterdir())) == 1
+    write_run(tmp_path / "deep" / "run", {"q": {"a": 1.0}})
+    mode = (tmp_path / "deep" / "run").stat().st_mode & 0o777
+    assert mode == 0o666 & ~_umask()  # what open() would give, not mkstemp's private 0600
 
 
 def test_fingerprint_covers_the_label_files_read(tmp_path):

@@ -67,8 +67,10 @@ def rank(
     """Rank the question bank for every topic; writes a TREC run (topic_id 0 question_id rank score run_id)."""
     from clarion.clariq.methods import rank_method
     from clarion.data.clariq import ClariQ, read_topics
+    from clarion.data.io import check_output
     from clarion.data.trec import write_run
 
+    check_output(out)
     items = read_topics(topics)
     data = ClariQ.load(data_dir)
     with console.status(f"ranking {len(items)} topics with {method.value}"):
@@ -89,7 +91,9 @@ def need(
     from clarion.clariq.methods import need_method
     from clarion.clariq.need_io import write_need_run
     from clarion.data.clariq import ClariQ, read_topics
+    from clarion.data.io import check_output
 
+    check_output(out)
     items = read_topics(topics)
     data = ClariQ.load(data_dir)
     with console.status(f"predicting need for {len(items)} topics with {method.value}"):

@@ -141,11 +141,13 @@ def predict(
     data_dir: DataDirOption = None,
 ) -> None:
     """Write one prediction per context (target, knowledge, response) in the data's track format."""
+    from clarion.data.io import check_output
     from clarion.dstc.io import load_dataset, write_predictions
     from clarion.dstc.models.modeldir import load_model
     from clarion.dstc.models.pipeline import apply_split
     from clarion.store import is_complete
 
+    check_output(out)
     directory = _data(data, data_dir)
     dataset = apply_split(load_dataset(directory, labels=False), split)
     if model is None:

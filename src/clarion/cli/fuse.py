@@ -88,6 +88,7 @@ def main(
     """Fuse TREC runs with one method and write the fused run."""
     if ctx.invoked_subcommand is not None:
         return
+    from clarion.data.io import check_output
     from clarion.data.trec import write_run
     from clarion.fuse import fuse
 
@@ -95,6 +96,7 @@ def main(
         raise InputError("--out is required: where to write the fused run")
     if depth is not None and depth < 1:
         raise InputError(f"--depth must be >= 1, got {depth}")
+    check_output(out)
     entry, runs, ndcg_run = _inputs(method, mrr, ndcg, run)
     params = _params(entry, param, len(runs) + (ndcg_run is not None))
     fused = fuse(entry.method, runs, ndcg_run, params, norm)
@@ -137,9 +139,12 @@ def tune(
     run_id: RunIdOption = "",
 ) -> None:
     """Random search of a method's parameters on validation qrels; prints the best as JSON."""
+    from clarion.data.io import check_output
     from clarion.data.trec import write_run
     from clarion.fuse import Target, fuse, random_search
 
+    if out is not None:
+        check_output(out)
     entry, runs, ndcg_run = _inputs(method, mrr, ndcg, run)
     n_runs = len(runs) + (ndcg_run is not None)
     fixed = _params(entry, fix, n_runs)

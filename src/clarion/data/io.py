@@ -49,15 +49,33 @@ def read_json(path: str | Path) -> Any:
         raise DataError(path, f"invalid JSON: {err.msg} (column {err.colno})", line=err.lineno) from None
 
 
+def check_output(path: str | Path) -> Path:
+    """``path`` as an output file: not a directory, its parent created. Commands call it before their work,
+    so a wrong ``--out`` fails at once instead of after the run."""
+    path = Path(path)
+    if path.is_dir():
+        raise DataError(path, "is a directory, expected a file to write")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise DataError(path, f"cannot write: {err.strerror}") from None
+    return path
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[Any]:
     """Write to a temporary file beside ``path`` and move it into place only on success.
 
     Nothing half-written is ever left at ``path``: if the body raises, the temporary file is removed.
     """
-    path = Path(path)
+    path = check_output(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as err:
         raise DataError(path, f"cannot write: {err.strerror}") from None
@@ -65,6 +83,7 @@ def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[Any]:
         encoding = None if "b" in mode else "utf-8"
         with os.fdopen(fd, mode, encoding=encoding) as handle:
             yield handle
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would make outputs private
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
