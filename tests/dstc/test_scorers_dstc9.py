@@ -139,3 +139,6 @@ def test_evaluate_predictions_tiny(tmp_path, tiny):
         evaluate_predictions(root, pred)
     with pytest.raises(DataError, match="missing.json: no such file"):
         evaluate_predictions(root, tmp_path / "missing.json")
+    pred.write_text(json.dumps([{"target": False}, {"target": False}]))
+    with pytest.raises(InputError, match="option 'meteor' does not apply to dstc9 data .*wordnet, generation"):
+        evaluate_predictions(root, pred, meteor=False)

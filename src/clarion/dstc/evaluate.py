@@ -7,6 +7,7 @@ the prediction list must have one entry per ``logs.json`` context and every refe
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from clarion.data.io import read_json
 from clarion.dstc.io import KNOWLEDGE, LABELS, LOGS, parse_labels, read_knowledge, read_logs
 from clarion.dstc.schema import Format
-from clarion.errors import DataError
+from clarion.errors import DataError, InputError
 from clarion.evaluate import dstc9, dstc11
 
 SCORERS: dict[Format, Callable[..., dict[str, Any]]] = {
@@ -45,4 +46,10 @@ def evaluate_predictions(data_dir: str | Path, pred_path: str | Path, **options:
     ``options`` go to the scorer (``meteor=False`` skips DSTC11's Java METEOR; ``wordnet=`` for DSTC9).
     """
     fmt, refs, hyps = load_for_scoring(data_dir, pred_path)
-    return SCORERS[fmt](refs, hyps, **options)
+    scorer = SCORERS[fmt]
+    accepted = inspect.signature(scorer).parameters
+    for name in options:
+        if name not in accepted or accepted[name].kind is not inspect.Parameter.KEYWORD_ONLY:
+            known = ", ".join(n for n, p in accepted.items() if p.kind is inspect.Parameter.KEYWORD_ONLY)
+            raise InputError(f"option {name!r} does not apply to {fmt.value} data (its options: {known})")
+    return scorer(refs, hyps, **options)
