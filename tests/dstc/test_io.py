@@ -320,6 +320,8 @@ TRICKY = [
     ("knowledge11", {"hotel": {"1": {"reviews": None}}}),
     ("knowledge11", {"hotel": {"1": {"name": "x"}}}),
     ("knowledge11", {"hotel": {"1": {"faqs": {"2": {"question": "q", "answer": None}}}}}),
+    ("knowledge11", {"hotel": {"1": {"name": 5, "faqs": {}}}}),
+    ("knowledge9", {"hotel": {"1": {"name": ["x"], "docs": {}}}}),
 ]
 
 
@@ -350,3 +352,10 @@ def test_fast_checks_accept_the_real_files(dstc9_dir, dstc11_dir):
         assert schema.logs_ok(read_json(root / "logs.json"))
         assert schema.labels_ok(read_json(root / "labels.json"), fmt)
         assert schema.knowledge_ok(read_json(root / "knowledge.json"), fmt)
+
+
+def test_entity_ids_are_integers_only_for_ascii_digits():
+    from clarion.dstc.io import _entity_id
+
+    assert _entity_id("12") == 12 and _entity_id("*") == "*"
+    assert _entity_id("²") == "²" and _entity_id("٣") == "٣"  # str.isdigit says yes; int() fails or merges ids

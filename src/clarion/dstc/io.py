@@ -189,7 +189,7 @@ class Dataset:
 
 
 def _entity_id(raw: str) -> EntityId:
-    return int(raw) if raw.isdigit() else raw
+    return int(raw) if raw.isascii() and raw.isdigit() else raw  # "²" and "٣" are digits to str.isdigit
 
 
 def detect_format(raw_knowledge: Any, path: str | Path | None = None) -> Format:

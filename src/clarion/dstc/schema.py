@@ -117,6 +117,8 @@ def _entities(entity: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_NAME = {"type": ["string", "null"]}
+
 _DOCS9 = {
     "type": "object",
     "propertyNames": {"pattern": _DIGITS},
@@ -153,11 +155,11 @@ _FAQS11 = {
 }
 
 KNOWLEDGE_SCHEMAS: dict[Format, dict[str, Any]] = {
-    Format.DSTC9: _entities({"required": ["docs"], "properties": {"name": {}, "docs": _DOCS9}}),
+    Format.DSTC9: _entities({"required": ["docs"], "properties": {"name": _NAME, "docs": _DOCS9}}),
     Format.DSTC11: _entities(
         {
             "anyOf": [{"required": ["reviews"]}, {"required": ["faqs"]}],
-            "properties": {"name": {}, "reviews": _REVIEWS, "faqs": _FAQS11},
+            "properties": {"name": _NAME, "reviews": _REVIEWS, "faqs": _FAQS11},
         }
     ),
 }
@@ -256,7 +258,7 @@ def _review_ok(review: Any) -> bool:
 
 
 def _entity_ok(entity: Any, fmt: Format) -> bool:
-    if type(entity) is not dict:
+    if type(entity) is not dict or type(entity.get("name", "")) not in (str, type(None)):
         return False
     if fmt is Format.DSTC9:
         return _docs_ok(entity.get("docs"), ("title", "body"))
