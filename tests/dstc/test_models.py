@@ -80,6 +80,8 @@ def test_place_words_alone_do_not_match_and_nothing_gives_empty(tracker):
 
 def test_domain_wide_docs_by_keyword(tracker):
     assert tracker.track(["Ashley Hotel please.", "Done.", "Can I pay the taxi by card?"]) == [("taxi", "*")]
+    # a name in the same turn comes first: the question may be about the place, not the ride
+    assert tracker.track(["Can I park my car at the Ashley Hotel?"]) == [("hotel", 1), ("taxi", "*")]
 
 
 # --- generation -------------------------------------------------------------------------------------------

@@ -171,12 +171,15 @@ class EntityTracker:
     def track(self, turns: list[str], max_entities: int = 5, fuzzy_turns: int = 4) -> list[tuple]:
         """The entities of the most recent turn that names any (last turn first); [] when none does.
 
-        When no turn names an entity exactly, the last ``fuzzy_turns`` turns are searched for near matches.
+        A domain word of the last turn ("taxi", "car", "train") adds that domain's entity after the ones the
+        turn names ("Can I park my car at Acorn Guest House?" is about the guest house first). When no turn
+        names an entity exactly, the last ``fuzzy_turns`` turns are searched for near matches.
         """
         last = turns[-1] if turns else ""
         wide = self.domain_mentions(last)
         if wide:
-            return wide
+            named = self.mentions(last)
+            return [*named, *(key for key in wide if key not in named)][:max_entities]
         for text in reversed(turns):
             found = self.mentions(text)
             if found:
