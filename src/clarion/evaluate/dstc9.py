@@ -118,7 +118,8 @@ def rouge(ref_response: str, hyp_response: str) -> dict[str, float]:
 def _lexnames() -> str:
     """The WordNet 3.0 ``lexnames`` file (Debian ships its table only in the ``lexnames(5WN)`` man page)."""
     try:
-        man = gzip.open(_LEXNAMES_MAN, "rt", encoding="utf-8").read()
+        with gzip.open(_LEXNAMES_MAN, "rt", encoding="utf-8") as handle:
+            man = handle.read()
     except OSError:
         raise ClarionError(f"cannot read {_LEXNAMES_MAN}: apt-get install wordnet-base") from None
     rows = re.findall(r"^(\d\d)\t(\S+)\s*\t", man, re.M)
