@@ -107,10 +107,10 @@ def test_loading_an_incomplete_directory_is_a_model_error(tmp_path):
     "requests, message",
     [
         ([], "no requests"),
-        ([""], "request 0: empty"),
-        (["fine", "   "], "request 1: empty"),
+        ([""], r"requests\[0\]: request is empty"),
+        (["fine", "   "], r"requests\[1\]: request is empty"),
         ("tell me about iron", "list of strings"),
-        ([3], "expected a string"),
+        ([3], r"requests\[0\]: request must be a string"),
         (["x" * (MAX_REQUEST_CHARS + 1)], "at most"),
     ],
 )

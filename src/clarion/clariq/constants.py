@@ -17,6 +17,21 @@ NEED_LABELS = (1, 2, 3, 4)
 LABELLED_SPLITS = ("train", "dev", "test")
 """Splits with labels (test needs test_with_labels.tsv)."""
 
+MAX_REQUEST_CHARS = 1000
+"""The longest request the ranker and the need model accept (ClariQ's longest is 73 characters)."""
+
+
+def validate_request(request: object) -> str:
+    """The stripped request, or :class:`InputError` for a non-string, empty or oversized one."""
+    if not isinstance(request, str):
+        raise InputError(f"request must be a string, got {type(request).__name__}")
+    text = request.strip()
+    if not text:
+        raise InputError("request is empty: give the user's initial request as text")
+    if len(text) > MAX_REQUEST_CHARS:
+        raise InputError(f"request has {len(text)} characters; at most {MAX_REQUEST_CHARS} are accepted")
+    return text
+
 
 def check_splits(splits: Sequence[str]) -> tuple[str, ...]:
     """The distinct labelled splits, in order; an unknown or missing split raises :class:`InputError`."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import NEED_LABELS, check_splits
+from clarion.clariq.constants import MAX_REQUEST_CHARS, NEED_LABELS, check_splits, validate_request  # noqa: F401
 from clarion.data.clariq import ClariQ
 from clarion.data.io import atomic_writer, read_json, write_json
 from clarion.detect.ambiguity import TEMPERATURE, RequestPool
@@ -31,7 +31,6 @@ from clarion.types import Topic
 TASK = "clariq"
 NAME = "need"
 POOL_SPLITS = ("train", "dev", "test")
-MAX_REQUEST_CHARS = 2000
 HAND_GROUPS = ("form", "lexicon", "bank", "spread", "markers")
 DEFAULT_GROUPS = (*HAND_GROUPS, "request-emb")
 """The hand-crafted groups and, last (the ``views`` classifier's second view), the request embedding."""
@@ -68,12 +67,10 @@ def validate_requests(requests: Sequence[str]) -> list[str]:
     if not requests:
         raise InputError("no requests given: at least one request is needed")
     for i, request in enumerate(requests):
-        if not isinstance(request, str):
-            raise InputError(f"request {i}: expected a string, got {type(request).__name__}")
-        if not request.strip():
-            raise InputError(f"request {i}: empty request")
-        if len(request) > MAX_REQUEST_CHARS:
-            raise InputError(f"request {i}: {len(request)} characters, at most {MAX_REQUEST_CHARS} allowed")
+        try:
+            validate_request(request)
+        except InputError as err:
+            raise InputError(f"requests[{i}]: {err}") from None
     return list(requests)
 
 

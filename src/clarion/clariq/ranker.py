@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import NO_QUESTION
+from clarion.clariq.constants import MAX_REQUEST_CHARS, NO_QUESTION, validate_request  # noqa: F401 (re-exported)
 from clarion.data.clariq import ClariQ
 from clarion.data.io import read_json, write_json
 from clarion.errors import InputError, ModelError
@@ -38,7 +38,6 @@ from clarion.rerank.lambdamart import LambdaMART
 from clarion.retrieve.dense import encoder_id
 from clarion.retrieve.finetune import FinetuneConfig
 
-MAX_REQUEST_CHARS = 1000
 ENCODER_DIR = "encoder"
 """Where a saved ranker keeps its fine-tuned MiniLM."""
 POOL_SPLITS = ("train", "dev", "test")
@@ -84,18 +83,6 @@ class RankerConfig:
             "seed": self.seed,
         }
         return LambdaMART(self.rounds, params, categorical=(FEATURES.index("form"),))
-
-
-def validate_request(request: object) -> str:
-    """The stripped request, or :class:`InputError` for a non-string, empty or oversized one."""
-    if not isinstance(request, str):
-        raise InputError(f"request must be a string, got {type(request).__name__}")
-    text = request.strip()
-    if not text:
-        raise InputError("request is empty: give the user's initial request as text")
-    if len(text) > MAX_REQUEST_CHARS:
-        raise InputError(f"request has {len(text)} characters; at most {MAX_REQUEST_CHARS} are accepted")
-    return text
 
 
 def bank_of(data: ClariQ) -> tuple[list[str], list[str]]:

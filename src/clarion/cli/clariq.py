@@ -15,6 +15,7 @@ from clarion.clariq.methods import (
     RANK_METHODS,
 )
 from clarion.cli.common import DataDirOption, console, echo_json, progress, stdout
+from clarion.errors import DataError, InputError
 
 app = typer.Typer(no_args_is_help=True)
 evaluate_app = typer.Typer(no_args_is_help=True, help="Score a run with the official ClariQ metrics.")
@@ -55,6 +56,20 @@ def _print_metrics(title: str, metrics: dict[str, float], as_json: bool) -> None
     stdout.print(table)
 
 
+def _read_topics(path: Path) -> list:
+    """The topics of ``path``, each request checked as the models check it (the error names the topic)."""
+    from clarion.clariq.constants import validate_request
+    from clarion.data.clariq import read_topics
+
+    items = read_topics(path)
+    for topic in items:
+        try:
+            validate_request(topic.request)
+        except InputError as err:
+            raise DataError(path, f"topic {topic.id}: {err}") from None
+    return items
+
+
 @app.command()
 def rank(
     topics: TopicsOption,
@@ -66,12 +81,12 @@ def rank(
 ) -> None:
     """Rank the question bank for every topic; writes a TREC run (topic_id 0 question_id rank score run_id)."""
     from clarion.clariq.methods import rank_method
-    from clarion.data.clariq import ClariQ, read_topics
+    from clarion.data.clariq import ClariQ
     from clarion.data.io import check_output
     from clarion.data.trec import write_run
 
     check_output(out)
-    items = read_topics(topics)
+    items = _read_topics(topics)
     data = ClariQ.load(data_dir)
     with console.status(f"ranking {len(items)} topics with {method.value}"):
         run = rank_method(method.value)(items, data, _splits(splits))
@@ -90,11 +105,11 @@ def need(
     """Predict clarification need (1-4) for every topic; writes 'topic_id label' lines."""
     from clarion.clariq.methods import need_method
     from clarion.clariq.need_io import write_need_run
-    from clarion.data.clariq import ClariQ, read_topics
+    from clarion.data.clariq import ClariQ
     from clarion.data.io import check_output
 
     check_output(out)
-    items = read_topics(topics)
+    items = _read_topics(topics)
     data = ClariQ.load(data_dir)
     with console.status(f"predicting need for {len(items)} topics with {method.value}"):
         labels = need_method(method.value)(items, data, _splits(splits))
