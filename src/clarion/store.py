@@ -40,6 +40,15 @@ def model_dir(task: str, name: str, config: Mapping[str, Any], data_fingerprint:
     return cache_dir() / "models" / task / f"{name}-{fingerprint_config(config)}-{data_fingerprint}"
 
 
+def begin(directory: str | Path) -> Path:
+    """Create ``directory`` for a model about to be written and mark it incomplete (remove ``meta.json``), so
+    a training that dies half-way over an older model never leaves a mix that looks finished."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / META).unlink(missing_ok=True)
+    return directory
+
+
 def is_complete(directory: str | Path) -> bool:
     """True when ``directory`` holds a finished model (its ``meta.json`` exists)."""
     return (Path(directory) / META).is_file()

@@ -180,3 +180,24 @@ def test_load_rejects_stale_competition_features(tiny_ranker, tmp_path):
     (copy / "ranker.json").write_text(json.dumps(state))
     with pytest.raises(ModelError, match="other features"):
         QuestionRanker.load(copy)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s["config"].update(competition=True), "another RankerConfig"),
+        (lambda s: s["config"].pop("shortlist"), "another RankerConfig"),
+        (lambda s: s.pop("no_question_at"), "not a ranker state written by this version"),
+    ],
+)
+def test_load_rejects_a_state_of_another_version(tiny_ranker, tmp_path, change, message):
+    import json
+    import shutil
+
+    _, directory, _ = tiny_ranker
+    copy = shutil.copytree(directory, tmp_path / "other")
+    state = json.loads((copy / "ranker.json").read_text())
+    change(state)
+    (copy / "ranker.json").write_text(json.dumps(state))
+    with pytest.raises(ModelError, match=message):
+        QuestionRanker.load(copy)

@@ -25,7 +25,7 @@ from clarion.detect.classify import decide, make_classifier
 from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import FeatureSpace, feature_names, parse_groups
 from clarion.errors import InputError, ModelError
-from clarion.store import is_complete, model_dir, read_meta, write_meta
+from clarion.store import begin, is_complete, model_dir, read_meta, write_meta
 from clarion.types import Topic
 
 TASK = "clariq"
@@ -134,8 +134,7 @@ class NeedModel:
 
     def save(self, directory: str | Path) -> Path:
         """Write the model to ``directory`` (``meta.json`` last, marking it complete)."""
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
+        directory = begin(directory)
         pool = self.space.pool
         with atomic_writer(directory / "pool.npz", "wb") as handle:
             np.savez(handle, bank=pool.bank, requests=pool.requests)

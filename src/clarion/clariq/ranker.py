@@ -301,6 +301,10 @@ class QuestionRanker:
         stale = state.get("models", 1) > 1 and state.get("competition_features") != list(COMPETITION_FEATURES)
         if state.get("features") != list(FEATURES) or stale:
             raise ModelError(f"{directory}: trained with other features; retrain it (clarion clariq train)")
+        if not isinstance(state.get("config"), dict) or set(state["config"]) != set(asdict(RankerConfig())):
+            raise ModelError(f"{directory}: trained with another RankerConfig; retrain it (clarion clariq train)")
+        if not isinstance(state.get("context"), dict) or "no_question_at" not in state:
+            raise ModelError(f"{path}: not a ranker state written by this version; retrain it (clarion clariq train)")
         ctx = state["context"]
         owned = {int(u): q for u, q in ctx["owned"].items()}
         encoder = str(directory / ctx["encoder"]) if ctx.get("encoder") else None

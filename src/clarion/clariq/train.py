@@ -25,7 +25,7 @@ from clarion.clariq.runs import strictly_decreasing
 from clarion.data.clariq import ClariQ
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
-from clarion.store import is_complete, model_dir, write_meta
+from clarion.store import begin, is_complete, model_dir, write_meta
 from clarion.types import Run, Topic
 
 TASK = "clariq"
@@ -73,8 +73,7 @@ def train_models(
     splits = check_splits(splits)
     config = pipeline_config(splits, tiny)
     fingerprint = data_fingerprint(data, splits)
-    directory = Path(out_dir) if out_dir else model_dir(TASK, NAME, config, fingerprint)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = begin(Path(out_dir) if out_dir else model_dir(TASK, NAME, config, fingerprint))
     start = time.perf_counter()
     ranker = QuestionRanker.train(data, splits, tiny=tiny, progress=progress)
     ranker.save(directory / "ranker")

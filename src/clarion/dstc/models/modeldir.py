@@ -23,7 +23,7 @@ from clarion.dstc.models.persist import tfidf_from_state, tfidf_state
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.dstc.models.select import Selector
 from clarion.errors import ModelError
-from clarion.store import is_complete, read_meta, write_meta
+from clarion.store import begin, is_complete, read_meta, write_meta
 
 STATE, ARRAYS = "state.json", "arrays.npz"
 FORMAT_VERSION = 1
@@ -33,9 +33,7 @@ def save_model(
     model: DstcModel, directory: str | Path, data_fingerprint: str, metrics: Mapping[str, Any] | None = None
 ) -> Path:
     """Write ``model`` to ``directory`` (meta.json last, so a half-written model is never complete)."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "meta.json").unlink(missing_ok=True)
+    directory = begin(directory)
     arrays: dict[str, np.ndarray] = {
         "bank_query": model.bank.query_emb,
         "bank_knowledge": model.bank.knowledge_emb,
