@@ -179,7 +179,13 @@ def _scores(directory: Path, pred: Path, split: DataSplit, meteor: bool) -> dict
         fmt_is_11 = _is_dstc11(directory)
         return evaluate_predictions(directory, pred, **(options if fmt_is_11 else {}))
     dataset = apply_split(load_dataset(directory, labels=True), split)
-    hyps = read_raw_labels(pred, dataset.format, n_contexts=len(dataset.contexts), knowledge=dataset.knowledge)
+    hyps = read_raw_labels(
+        pred,
+        dataset.format,
+        n_contexts=len(dataset.contexts),
+        knowledge=dataset.knowledge,
+        contexts_from=f"the {split.value} side of logs.json",
+    )
     refs = [label.to_json(dataset.format) for label in dataset.labels]
     return SCORERS[dataset.format](refs, hyps, **(options if dataset.format is Format.DSTC11 else {}))
 

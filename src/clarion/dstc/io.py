@@ -279,14 +279,15 @@ def parse_labels(
     *,
     n_contexts: int | None = None,
     knowledge: Knowledge | None = None,
+    contexts_from: str = "logs.json",
 ) -> list[Label]:
-    """Validate parsed labels (or predictions) against the ``fmt`` schema, the number of contexts and, when
-    given, the knowledge base (every referenced snippet must exist)."""
+    """Validate parsed labels (or predictions) against the ``fmt`` schema, the number of contexts (of
+    ``contexts_from``, for the message) and, when given, the knowledge base (every referenced snippet must exist)."""
     validate(raw, LABELS_SCHEMAS[fmt], path, lambda d: labels_ok(d, fmt))
     if n_contexts is not None and len(raw) != n_contexts:
         raise DataError(
             path,
-            f"has {len(raw)} entries but logs.json has {n_contexts} contexts; one entry per context is required",
+            f"has {len(raw)} entries but {contexts_from} has {n_contexts} contexts; one entry per context is required",
         )
     labels = []
     for i, obj in enumerate(raw):
@@ -311,11 +312,16 @@ def read_labels(
 
 
 def read_raw_labels(
-    path: str | Path, fmt: Format, *, n_contexts: int | None = None, knowledge: Knowledge | None = None
+    path: str | Path,
+    fmt: Format,
+    *,
+    n_contexts: int | None = None,
+    knowledge: Knowledge | None = None,
+    contexts_from: str = "logs.json",
 ) -> list[dict[str, Any]]:
     """Like :func:`read_labels` but returns the validated JSON objects (what the scorers take)."""
     raw = read_json(path)
-    parse_labels(raw, fmt, path, n_contexts=n_contexts, knowledge=knowledge)
+    parse_labels(raw, fmt, path, n_contexts=n_contexts, knowledge=knowledge, contexts_from=contexts_from)
     return raw
 
 
