@@ -66,6 +66,7 @@ def test_methods_lists_the_registry():
     result = CliRunner().invoke(app, ["fuse", "methods"])
     assert result.exit_code == 0
     assert "two-step" in result.stdout and "rho_nm" in result.stdout and "weighted-condorcet" in result.stdout
+    assert "weights (weights, each in [0, inf], not all 0" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -82,6 +82,8 @@ class Param:
         return weights
 
     def range_text(self) -> str:
+        if self.kind == "weights":
+            return "each in [0, inf], not all 0"
         low = "-inf" if self.low is None else f"{self.low:g}"
         high = "inf" if self.high is None else f"{self.high:g}"
         return f"in [{low}, {high}]"
