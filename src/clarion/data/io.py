@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import tempfile
@@ -62,7 +63,9 @@ def check_output(path: str | Path) -> Path:
     return path
 
 
+@functools.cache
 def _umask() -> int:
+    """The process umask (read once: reading it means setting it for a moment)."""
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
