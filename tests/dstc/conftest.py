@@ -93,18 +93,18 @@ def tiny_format(request) -> str:
 
 
 @pytest.fixture(scope="session")
-def dstc9_dir(data_root) -> Path:
+def dstc9_dir(data_root, data_missing) -> Path:
     path = data_root / "dstc10_track2_val"
     if not path.is_dir():
-        pytest.skip("dstc10_track2_val not found")
+        data_missing("dstc10_track2_val not found")
     return path
 
 
 @pytest.fixture(scope="session")
-def dstc11_dir(data_root) -> Path:
+def dstc11_dir(data_root, data_missing) -> Path:
     path = data_root / "dstc11_track5"
     if not path.is_dir():
-        pytest.skip("dstc11_track5 not found")
+        data_missing("dstc11_track5 not found")
     return path
 
 
