@@ -164,9 +164,16 @@ def test_question_form():
     assert codes.tolist() == [FORMS.index("are"), FORMS.index("would"), len(FORMS), len(FORMS)]
 
 
-def test_context_round_trip_types():
-    context = Context(["Q1"], ["q"], ["r"], {0: ["Q1"]})
-    assert context.owned == {0: ["Q1"]}
+def test_context_round_trip_types(tiny_ranker):
+    """JSON turns the owned-question map's int keys into strings; loading must turn them back."""
+    ranker, directory, _ = tiny_ranker
+    loaded = QuestionRanker.load(directory).context
+    assert loaded.owned == ranker.context.owned and all(type(k) is int for k in loaded.owned)
+    assert len(loaded.owned) == 30 and (loaded.bank_ids, loaded.pool_texts) == (
+        ranker.context.bank_ids,
+        ranker.context.pool_texts,
+    )
+    assert Context(["Q1"], ["q"], ["r"], {0: ["Q1"]}).owned == {0: ["Q1"]}
 
 
 def test_load_rejects_stale_competition_features(tiny_ranker, tmp_path):

@@ -45,6 +45,10 @@ def test_ngram_utility_by_hand():
 def test_mbr_weighted_follows_the_weights():
     texts = ["the room is quiet", "the room is very quiet", "breakfast is free", "breakfast is free daily"]
     assert mbr_weighted(texts, [1, 1, 1, 1]) in (0, 1, 2, 3)
+    # agreement beats weight: the heavy text shares nothing; 0 and 2 agree fully (utility (1 + u03) / 7 each,
+    # 1's is 0), and the tie goes to the first
+    agree = ["the room is quiet", "free breakfast daily", "the room is quiet", "the room is very quiet"]
+    assert mbr_weighted(agree, [1, 5, 1, 1]) == 0
     assert mbr_weighted(texts, [5, 5, 1, 1]) in (0, 1)
     assert mbr_weighted(texts, [1, 1, 5, 5]) in (2, 3)
     assert mbr_weighted(["only one"], [1.0]) == 0

@@ -25,11 +25,17 @@ def test_missing_query_scores_zero_and_inputs_untouched():
 
 def test_compare_reports_significance():
     qrels = {f"q{i}": {"a": 1} for i in range(30)}
-    good = {q: {"a": 1.0, "b": 0.5} for q in qrels}
-    bad = {q: {"a": 0.1, "b": 0.5} for q in qrels}
+    first, second = {"a": 1.0, "b": 0.5}, {"a": 0.1, "b": 0.5}
+    good = {q: first for q in qrels}
+    bad = {q: first if i % 3 == 0 else second for i, q in enumerate(qrels)}  # MRR 1 or 1/2: a real paired test
     report = compare(qrels, {"good": good, "bad": bad}, ["mrr"])
     data = report.to_dict()
-    assert data["good"]["scores"]["mrr"] == 1.0
-    assert "bad" in str(report)
+    assert data["good"]["scores"]["mrr"] == 1.0 and data["bad"]["scores"]["mrr"] == pytest.approx(2 / 3)
+    assert data["good"]["comparisons"]["bad"]["mrr"] < 0.05
+    assert "1.000ᵇ" in str(report)  # good is marked significantly better than run b
+    odd = {q: first if i % 2 else second for i, q in enumerate(qrels)}
+    even = {q: second if i % 2 else first for i, q in enumerate(qrels)}  # the same mean, opposite queries
+    tie = compare(qrels, {"odd": odd, "even": even}, ["mrr"])
+    assert tie.to_dict()["odd"]["comparisons"]["even"]["mrr"] > 0.05 and "ᵇ" not in str(tie)
     with pytest.raises(InputError):
         compare(qrels, {"only": good})

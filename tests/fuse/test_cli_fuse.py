@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 from clarion.cli import app, main
 from clarion.data.trec import read_run, write_qrels, write_run
-from clarion.fuse import two_step
+from clarion.fuse import fuse, two_step
+from clarion.types import ranked_ids
 
 M = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}
 N = {"q1": {"c": 3.0, "b": 2.0, "d": 1.0}}
@@ -37,7 +38,11 @@ def test_other_methods_by_name(runs):
     args = ["fuse", "--method", "rrf", "--run", str(runs / "m.run"), "--run", str(runs / "n.run")]
     result = CliRunner().invoke(app, [*args, "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert set(read_run(out)) == {"q1", "q2"}
+    expected, written = fuse("rrf", [M, N]), read_run(out)
+    assert set(written) == {"q1", "q2"}
+    for query, scores in expected.items():
+        assert ranked_ids(written[query]) == ranked_ids(scores)
+        assert written[query] == pytest.approx(scores, abs=1e-6)
 
 
 def test_fused_runs_have_no_tied_scores(runs):
@@ -53,13 +58,18 @@ def test_fused_runs_have_no_tied_scores(runs):
 
 
 def test_tune_prints_best_parameters(runs):
+    # with rho_h=1, rho_t=0, rho_nm=1 only M's top candidate leads; the tail follows r_N^p * r_M, so the default
+    # p=3 puts c (N's first) before b, and only p < 0.585 puts b, the relevant one, second: tuning must find it
+    write_qrels(runs / "b.qrel", {"q1": {"b": 1}, "q2": {"x": 1}})
     args = ["fuse", "tune", "--method", "two-step", "--mrr", str(runs / "m.run"), "--ndcg", str(runs / "n.run")]
-    args += ["--qrels", f"best={runs / 'best.qrel'}", "--target", "best:mrr", "--trials", "4"]
+    args += ["--qrels", f"best={runs / 'b.qrel'}", "--target", "best:mrr", "--trials", "8", "--seed", "0"]
+    args += ["--fix", "rho_h=1", "--fix", "rho_t=0", "--fix", "rho_nm=1"]
     result = CliRunner().invoke(app, [*args, "--out", str(runs / "tuned.run")])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["trials"] == 4 and report["best"]["score"] >= report["defaults"]["score"]
-    assert (runs / "tuned.run").exists()
+    assert report["trials"] == 8 and report["defaults"]["score"] == pytest.approx((1 / 3 + 1) / 2)
+    assert report["best"]["score"] == pytest.approx((1 / 2 + 1) / 2) and report["best"]["params"]["p"] < 0.585
+    assert ranked_ids(read_run(runs / "tuned.run")["q1"])[:2] == ["a", "b"]
 
 
 def test_methods_lists_the_registry():
