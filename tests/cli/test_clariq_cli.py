@@ -86,7 +86,7 @@ def test_need_and_evaluate_need(tmp_path, clariq_dir, capsys):
     )
     assert code == 0
     lines = out.read_text().splitlines()
-    assert len(lines) == 50 and all(line.split()[1] in "1234" for line in lines)
+    assert len(lines) == 50 and all(line.split()[1] in {"1", "2", "3", "4"} for line in lines)
     code, stdout, _ = run_cli(
         ["clariq", "evaluate", "need", "--labels", str(clariq_dir / "dev.tsv"), "--run", str(out), "--json"], capsys
     )

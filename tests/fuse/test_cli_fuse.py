@@ -99,10 +99,10 @@ def test_bad_parameters_exit_2_with_one_line_and_no_output(runs, capsys, extra, 
 
 
 def test_missing_roles_and_bad_run_files(runs, capsys):
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exc:
         main(["fuse", "--method", "two-step", "--mrr", str(runs / "m.run"), "--out", str(runs / "o.run")])
-    assert "--ndcg" in capsys.readouterr().err
+    assert exc.value.code == 2 and "--ndcg" in capsys.readouterr().err
     (runs / "broken.run").write_text("q1 Q0 a 0\n")
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exc:
         main(["fuse", "--mrr", str(runs / "broken.run"), "--ndcg", str(runs / "n.run"), "--out", str(runs / "o")])
-    assert "broken.run:1" in capsys.readouterr().err
+    assert exc.value.code == 2 and "broken.run:1" in capsys.readouterr().err
