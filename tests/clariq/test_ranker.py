@@ -13,15 +13,13 @@ import numpy as np
 import pytest
 
 from clarion.clariq.clarifier import Clarifier
-from clarion.clariq.constants import MIN_DEPTH, NO_QUESTION
+from clarion.clariq.constants import MAX_REQUEST_CHARS, MIN_DEPTH, NO_QUESTION, validate_request
 from clarion.clariq.ranker import (
     ENCODER_DIR,
-    MAX_REQUEST_CHARS,
     Context,
     QuestionRanker,
     RankerConfig,
     insert_no_question,
-    validate_request,
 )
 from clarion.clariq.ranker_training import assign_folds, fit_ranker
 from clarion.data.clariq import ClariQ

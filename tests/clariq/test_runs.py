@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clarion.clariq.runs import strictly_decreasing, top_k_run
+from clarion.clariq.runs import top_k_run
+from clarion.data.trec import strictly_decreasing
 from clarion.errors import InputError
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import NEED_LABELS, NO_QUESTION
-from clarion.clariq.ranker import QuestionRanker, validate_request
+from clarion.clariq.constants import NEED_LABELS, NO_QUESTION, validate_request
+from clarion.clariq.ranker import QuestionRanker
 from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, read_meta
 from clarion.types import Candidate

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import MAX_REQUEST_CHARS, NEED_LABELS, check_splits, validate_request  # noqa: F401
+from clarion.clariq.constants import NEED_LABELS, check_splits, validate_request
 from clarion.data.clariq import ClariQ
 from clarion.data.io import atomic_writer, read_json, write_json
 from clarion.detect.ambiguity import TEMPERATURE, RequestPool

@@ -28,9 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import MAX_REQUEST_CHARS, NO_QUESTION, validate_request  # noqa: F401 (re-exported)
+from clarion.clariq.constants import NO_QUESTION, validate_request
 from clarion.data.clariq import ClariQ
 from clarion.data.io import read_json, write_json
+from clarion.data.trec import strictly_decreasing
 from clarion.errors import InputError, ModelError
 from clarion.rerank.competition import COMPETITION_FEATURES, competition_features, score_table
 from clarion.rerank.features import FEATURES, Space, first_stage
@@ -254,8 +255,6 @@ class QuestionRanker:
 
     def rank(self, requests: Sequence[str], k: int = 30, stage: str = "full") -> list[list[tuple[str, float]]]:
         """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing."""
-        from clarion.clariq.runs import strictly_decreasing
-
         if k < 1 or k > self.config.shortlist + 1:
             raise InputError(f"k must be between 1 and {self.config.shortlist + 1}, got {k}")
         texts = [validate_request(r) for r in requests]

@@ -21,7 +21,6 @@ from pathlib import Path
 
 from clarion.clariq.constants import check_splits
 from clarion.clariq.ranker import POOL_SPLITS, QuestionRanker, RankerConfig
-from clarion.clariq.runs import strictly_decreasing
 from clarion.data.clariq import ClariQ
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
@@ -108,8 +107,4 @@ def rank_full(topics: list[Topic], data: ClariQ, train_splits: Sequence[str] = D
     """The full pipeline (first stage + LambdaMART + ``Q00001`` slot) trained on ``train_splits``."""
     ranker = load_ranker(data, tuple(train_splits) or DEFAULT_SPLITS)
     ranked = ranker.rank([t.request for t in topics], k=ranker.config.shortlist + 1)
-    run: Run = {}
-    for topic, pairs in zip(topics, ranked, strict=True):
-        scores = strictly_decreasing([s for _, s in pairs])
-        run[topic.id] = {q: s for (q, _), s in zip(pairs, scores, strict=True)}
-    return run
+    return {topic.id: dict(pairs) for topic, pairs in zip(topics, ranked, strict=True)}  # strictly decreasing

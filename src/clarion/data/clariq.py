@@ -23,6 +23,7 @@ from clarion.data.safe_pickle import load_pickle
 from clarion.data.trec import RunRow, _number
 from clarion.data.tsv import read_tsv
 from clarion.errors import DataError
+from clarion.store import fingerprint_files
 from clarion.types import Topic
 
 _ALIASES = {"initial request": "initial_request"}
@@ -79,7 +80,8 @@ def read_labels(path: str | Path) -> ClariqLabels:
         if need not in {"1", "2", "3", "4"}:
             raise DataError(path, f"clarification_need must be 1-4, got {need!r}", row.line)
         _check_id(path, row.line, "topic_id", tid)
-        if labels.requests.setdefault(tid, row["initial_request"].strip()) != row["initial_request"].strip():
+        request = row["initial_request"].strip()
+        if labels.requests.setdefault(tid, request) != request:
             raise DataError(path, f"topic {tid} repeated with another initial_request", row.line)
         if labels.need.setdefault(tid, int(need)) != int(need):
             raise DataError(path, f"topic {tid} repeated with another clarification_need", row.line)
@@ -244,8 +246,6 @@ class ClariQ:
     def fingerprint(self, labelled: Iterable[str], pool: Iterable[str] = ()) -> str:
         """Fingerprint of what a model trained on ``labelled`` splits reads: their label files, the topic
         files of the ``pool`` splits and the question bank (files that do not exist are skipped)."""
-        from clarion.store import fingerprint_files
-
         names = {"question_bank.tsv"} | {labels_file(s) for s in labelled} | {f"{s}.tsv" for s in pool}
         return fingerprint_files(p for p in (self.path(n) for n in sorted(names)) if p.exists())
 

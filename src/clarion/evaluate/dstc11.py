@@ -144,11 +144,7 @@ def rouge_turns(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, list[floa
 
 def rouge_sums(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, float]:
     """ROUGE-1/2/L F-measure summed over the turns."""
-    sums = {"rouge_1": 0.0, "rouge_2": 0.0, "rouge_l": 0.0}
-    for key, values in rouge_turns(hyps, refs).items():
-        for value in values:  # summed in turn order, as before
-            sums[key] += value
-    return sums
+    return {key: sum(values, 0.0) for key, values in rouge_turns(hyps, refs).items()}
 
 
 def generation_scores(hyps: Sequence[str], refs: Sequence[str], meteor: bool = True) -> dict[str, float]:
