@@ -146,7 +146,7 @@ def main() -> None:
 
     from threadpoolctl import threadpool_limits
 
-    from clarion.cli.dstc import default_model_dir
+    from clarion.dstc.models.default import default_model_dir
     from clarion.dstc.models.modeldir import load_model
 
     model = load_model(args.model or default_model_dir())

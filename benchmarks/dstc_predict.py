@@ -27,19 +27,13 @@ def main() -> None:
     parser.add_argument("--lm-samples", type=int, default=None, help="lm generator: sampled candidates per turn")
     args = parser.parse_args()
 
-    from clarion.cli.dstc import DEFAULT_DATASET, _config, _train, default_model_dir
     from clarion.data.location import dataset_dir
     from clarion.dstc.io import load_dataset
+    from clarion.dstc.models.default import DEFAULT_DATASET, ensure_default_model
     from clarion.dstc.models.modeldir import load_model
-    from clarion.dstc.models.pipeline import DataSplit
-    from clarion.store import is_complete
 
     directory = dataset_dir(DEFAULT_DATASET)
-    model_path = args.model or default_model_dir()
-    if not is_complete(model_path):
-        print(f"training the default model -> {model_path}")
-        _train(directory, DataSplit.train, model_path, _config())
-    model = load_model(model_path)
+    model = load_model(args.model or ensure_default_model(say=print))
     if args.lm_samples is not None:
         from dataclasses import replace
 

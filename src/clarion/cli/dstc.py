@@ -8,7 +8,6 @@ side of the by-dialogue split of :mod:`clarion.dstc.split` (default ``all``). Wi
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -17,12 +16,12 @@ from typing import Annotated
 import typer
 
 from clarion.cli.common import DataDirOption, console, echo_json, progress, stdout
+from clarion.dstc.models.default import DEFAULT_DATASET
 from clarion.dstc.models.generate import Generator
 from clarion.dstc.models.pipeline import DataSplit
 
 app = typer.Typer(no_args_is_help=True)
 
-DEFAULT_DATASET = "dstc11_track5"
 DataOption = Annotated[
     Path | None,
     typer.Option("--data", help="Directory with logs.json, knowledge.json [, labels.json] (default: dstc11_track5)."),
@@ -43,12 +42,6 @@ def _data(data: Path | None, data_dir: Path | None) -> Path:
     return data if data is not None else dataset_dir(DEFAULT_DATASET, data_dir)
 
 
-def _config():
-    from clarion.dstc.models.pipeline import PipelineConfig
-
-    return PipelineConfig.tiny() if os.environ.get("CLARION_TINY") == "1" else PipelineConfig()
-
-
 @contextmanager
 def _bars():
     """A rich progress bar factory in the pipeline's ``progress(description, total)`` shape."""
@@ -61,56 +54,6 @@ def _bars():
         yield start
 
 
-def _fingerprint(directory: Path, split: DataSplit, labels: bool = True) -> str:
-    from clarion.dstc.io import KNOWLEDGE, LABELS, LOGS
-    from clarion.store import fingerprint_files
-
-    names = [LOGS, KNOWLEDGE] + ([LABELS] if labels else [])
-    return f"{fingerprint_files(directory / n for n in names)[:12]}-{split.value}"
-
-
-def _train(directory: Path, split: DataSplit, out: Path | None, config) -> Path:
-    from clarion.dstc.io import load_dataset
-    from clarion.dstc.models.modeldir import save_model
-    from clarion.dstc.models.pipeline import apply_split
-    from clarion.dstc.models.train import train as fit
-    from clarion.store import model_dir
-
-    full = load_dataset(directory, labels=True)
-    dataset = apply_split(full, split)
-    fingerprint = _fingerprint(directory, split)
-    out = out or model_dir("dstc", "pipeline", config.to_json(), fingerprint)
-    with _bars() as bars:
-        model, info = fit(dataset, config, bars)
-        info.update({"data": str(directory), "split": split.value, "contexts": len(dataset.contexts)})
-        if split is DataSplit.train:
-            info["dev"] = _dev_scores(model, apply_split(full, DataSplit.dev), bars)
-    save_model(model, out, fingerprint, info)
-    return out
-
-
-def _dev_scores(model, dev, bars) -> dict:
-    """Official-compatible scores on the dev side (DSTC11 without the METEOR jar), recorded in meta.json."""
-    from clarion.dstc.evaluate import SCORERS
-    from clarion.dstc.schema import Format
-
-    if not dev.contexts:
-        return {}
-    hyps = [p.to_json(dev.format) for p in model.predict(dev, bars)]
-    refs = [label.to_json(dev.format) for label in dev.labels]
-    options = {"meteor": False} if dev.format is Format.DSTC11 else {"generation": False}
-    return SCORERS[dev.format](refs, hyps, **options)
-
-
-def default_model_dir(data_dir: Path | None = None) -> Path:
-    """Where the default model (dstc11_track5, train split, default config) lives in the cache."""
-    from clarion.data.location import dataset_dir
-    from clarion.store import model_dir
-
-    directory = dataset_dir(DEFAULT_DATASET, data_dir)
-    return model_dir("dstc", "pipeline", _config().to_json(), _fingerprint(directory, DataSplit.train))
-
-
 @app.command()
 def train(
     data: DataOption = None,
@@ -120,10 +63,13 @@ def train(
     data_dir: DataDirOption = None,
 ) -> None:
     """Train detection, selection and the response generator; prints the model directory."""
-    config = _config()
+    from clarion.dstc.models.default import default_config, train_into
+
+    config = default_config()
     if generator is not None:
         config.generator = generator
-    directory = _train(_data(data, data_dir), split, out, config)
+    with _bars() as bars:
+        directory = train_into(_data(data, data_dir), split, out, config, bars)
     typer.echo(str(directory))
 
 
@@ -145,18 +91,15 @@ def predict(
     from clarion.dstc.io import load_dataset, write_predictions
     from clarion.dstc.models.modeldir import load_model
     from clarion.dstc.models.pipeline import apply_split
-    from clarion.store import is_complete
 
     check_output(out)
     directory = _data(data, data_dir)
     dataset = apply_split(load_dataset(directory, labels=False), split)
     if model is None:
-        model = default_model_dir(data_dir)
-        if not is_complete(model):
-            console.print(f"no default DSTC model yet: training it on {DEFAULT_DATASET} (train split) -> {model}")
-            from clarion.data.location import dataset_dir
+        from clarion.dstc.models.default import ensure_default_model
 
-            _train(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, model, _config())
+        with _bars() as bars:
+            model = ensure_default_model(data_dir, bars, say=console.print)
     pipeline = load_model(model)
     if generator is not None:
         pipeline.config.generator = generator

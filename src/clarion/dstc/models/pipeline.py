@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from clarion.dstc.io import Dataset, Label
+from clarion.dstc.io import Dataset, Knowledge, Label
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import DetectConfig, Detector
 from clarion.dstc.models.entities import EntityTracker
@@ -125,6 +125,15 @@ def context_texts(context) -> list[str]:
     return [t.text for t in context.turns]
 
 
+@dataclass(frozen=True)
+class PreparedKnowledge:
+    """A knowledge base with the snippet index and entity tracker :meth:`DstcModel.predict` uses."""
+
+    knowledge: Knowledge
+    index: KnowledgeIndex
+    tracker: EntityTracker
+
+
 @dataclass
 class DstcModel:
     """A trained pipeline: detector, selection TF-IDF + selector, and the neighbour bank."""
@@ -139,18 +148,33 @@ class DstcModel:
     lm_dir: Path | None = None
     """Where :attr:`lm` is loaded from on first use (a saved model whose directory holds ``lm.safetensors``)."""
 
-    def predict(self, dataset: Dataset, progress: Progress = no_progress) -> list[Label]:
-        """One :class:`Label` per context of ``dataset`` (labels, if any, are ignored)."""
+    def prepare(self, knowledge: Knowledge) -> PreparedKnowledge:
+        """The per-knowledge-base state :meth:`predict` builds (snippet index, entity tracker); pass it to
+        :meth:`predict` to reuse it, and the snippets it has encoded, across calls on the same knowledge."""
+        return PreparedKnowledge(
+            knowledge,
+            KnowledgeIndex(knowledge, self.vectorizer, self.config.dense),
+            EntityTracker.from_names(knowledge.entity_names),
+        )
+
+    def predict(
+        self, dataset: Dataset, progress: Progress = no_progress, prepared: PreparedKnowledge | None = None
+    ) -> list[Label]:
+        """One :class:`Label` per context of ``dataset`` (labels, if any, are ignored). ``prepared``: the
+        result of :meth:`prepare` on ``dataset.knowledge`` (built here when absent)."""
         use_lm = self.config.generator is Generator.lm and dataset.format is not Format.DSTC9
         if use_lm and self.lm is None and self.lm_dir is None:
             raise ModelError("this model has no fine-tuned LM; train one with `clarion dstc train --generator lm`")
+        if prepared is None:
+            prepared = self.prepare(dataset.knowledge)
+        elif prepared.knowledge is not dataset.knowledge:
+            raise ValueError("prepared knowledge belongs to another knowledge base")
         texts = query_texts(dataset)
         advance = progress("encoding user turns", 1)
         q_emb = embed_queries(texts, self.config.dense)
         advance(1)
         targets = self.detector.predict(texts, q_emb)
-        index = KnowledgeIndex(dataset.knowledge, self.vectorizer, self.config.dense)
-        tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
+        index, tracker = prepared.index, prepared.tracker
         positive = [i for i, t in enumerate(targets) if t]
         tracked = {i: tracker.track(context_texts(dataset.contexts[i])) for i in positive}
         needed = sorted({e for ents in tracked.values() for e in ents if index.snippets(e)}, key=str)

@@ -1,0 +1,95 @@
+"""The default DSTC model: its configuration, where it lives in the cache, and training a model into a directory.
+
+The CLI (``clarion dstc``) and the Python API (:class:`clarion.dstc.assistant.Grounder`) share these, so both find
+and train the same model: the default config (tiny when ``CLARION_TINY=1``) trained on the train side of
+``dstc11_track5``'s dialogue split, keyed by the config and the data's fingerprint.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from clarion.dstc.models.pipeline import DataSplit, PipelineConfig
+from clarion.dstc.models.progress import Progress, no_progress
+
+DEFAULT_DATASET = "dstc11_track5"
+
+
+def default_config() -> PipelineConfig:
+    """The default pipeline config; :meth:`PipelineConfig.tiny` when ``CLARION_TINY=1`` (CI)."""
+    return PipelineConfig.tiny() if os.environ.get("CLARION_TINY") == "1" else PipelineConfig()
+
+
+def data_fingerprint(directory: Path, split: DataSplit, labels: bool = True) -> str:
+    """A short hash of the data directory's files (with labels.json unless ``labels`` is off) and the split."""
+    from clarion.dstc.io import KNOWLEDGE, LABELS, LOGS
+    from clarion.store import fingerprint_files
+
+    names = [LOGS, KNOWLEDGE] + ([LABELS] if labels else [])
+    return f"{fingerprint_files(Path(directory) / n for n in names)[:12]}-{DataSplit(split).value}"
+
+
+def default_model_dir(data_dir: str | Path | None = None) -> Path:
+    """Where the default model (dstc11_track5, train split, default config) lives in the cache."""
+    from clarion.data.location import dataset_dir
+    from clarion.store import model_dir
+
+    directory = dataset_dir(DEFAULT_DATASET, data_dir)
+    return model_dir("dstc", "pipeline", default_config().to_json(), data_fingerprint(directory, DataSplit.train))
+
+
+def train_into(
+    directory: Path,
+    split: DataSplit,
+    out: Path | None,
+    config: PipelineConfig,
+    progress: Progress = no_progress,
+) -> Path:
+    """Train on ``split`` of the data directory and save the model to ``out`` (default: its cache directory).
+
+    A model trained on the train side records its dev scores (official-compatible, DSTC11 without METEOR) in
+    ``meta.json``. Returns the model directory.
+    """
+    from clarion.dstc.io import load_dataset
+    from clarion.dstc.models.modeldir import save_model
+    from clarion.dstc.models.pipeline import apply_split
+    from clarion.dstc.models.train import train
+    from clarion.store import model_dir
+
+    full = load_dataset(directory, labels=True)
+    dataset = apply_split(full, split)
+    fingerprint = data_fingerprint(directory, split)
+    out = out or model_dir("dstc", "pipeline", config.to_json(), fingerprint)
+    model, info = train(dataset, config, progress)
+    info.update({"data": str(directory), "split": DataSplit(split).value, "contexts": len(dataset.contexts)})
+    if DataSplit(split) is DataSplit.train:
+        info["dev"] = _dev_scores(model, apply_split(full, DataSplit.dev), progress)
+    save_model(model, out, fingerprint, info)
+    return out
+
+
+def _dev_scores(model, dev, progress: Progress) -> dict:
+    """Official-compatible scores on the dev side (DSTC11 without the METEOR jar), recorded in meta.json."""
+    from clarion.dstc.evaluate import SCORERS
+    from clarion.dstc.schema import Format
+
+    if not dev.contexts:
+        return {}
+    hyps = [p.to_json(dev.format) for p in model.predict(dev, progress)]
+    refs = [label.to_json(dev.format) for label in dev.labels]
+    options = {"meteor": False} if dev.format is Format.DSTC11 else {"generation": False}
+    return SCORERS[dev.format](refs, hyps, **options)
+
+
+def ensure_default_model(data_dir: str | Path | None = None, progress: Progress = no_progress, say=None) -> Path:
+    """The default model's directory, training it first when absent (``say(message)`` announces that)."""
+    from clarion.data.location import dataset_dir
+    from clarion.store import is_complete
+
+    model = default_model_dir(data_dir)
+    if not is_complete(model):
+        if say is not None:
+            say(f"no default DSTC model yet: training it on {DEFAULT_DATASET} (train split) -> {model}")
+        train_into(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, model, default_config(), progress)
+    return model

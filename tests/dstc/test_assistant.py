@@ -1,0 +1,102 @@
+"""The assistant API (`clarion.dstc.assistant.Grounder`): one dialogue at a time, answered as `dstc predict` does."""
+
+from __future__ import annotations
+
+import pytest
+from dstc_synthetic import write_synthetic
+
+from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, as_turns
+from clarion.dstc.io import Turn, load_dataset
+from clarion.dstc.models.modeldir import save_model
+from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.dstc.models.train import train
+from clarion.errors import InputError, ModelError
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    return load_dataset(write_synthetic(tmp_path_factory.mktemp("syn")))
+
+
+@pytest.fixture(scope="module")
+def grounder(synthetic):
+    model, _ = train(synthetic, PipelineConfig.tiny())
+    return Grounder(model, synthetic.knowledge)
+
+
+def dicts(context) -> list[dict]:
+    return [{"speaker": t.speaker, "text": t.text} for t in context.turns]
+
+
+def test_respond_answers_as_predict_does(grounder, synthetic):
+    predictions = grounder.model.predict(synthetic)
+    replies = [grounder.respond(dicts(c)) for c in synthetic.contexts]
+    assert [r.knowledge_seeking for r in replies] == [p.target for p in predictions]
+    assert [tuple(s.key for s in r.snippets) for r in replies] == [p.knowledge for p in predictions]
+    assert [r.response for r in replies] == [p.response if p.target else None for p in predictions]
+    assert grounder.respond_many([dicts(c) for c in synthetic.contexts]) == replies
+
+
+def test_replies_ground_knowledge_turns_and_leave_the_others(grounder, synthetic):
+    seeking = [i for i, g in enumerate(synthetic.labels) if g.target]
+    booking = [i for i, g in enumerate(synthetic.labels) if not g.target]
+    reply = grounder.respond(dicts(synthetic.contexts[seeking[0]]))
+    assert reply.knowledge_seeking and reply.snippets and reply.response
+    assert all(s.entity_name == reply.snippets[0].entity_name for s in reply.snippets)
+    assert grounder.respond(dicts(synthetic.contexts[booking[0]])) == Reply(False)
+
+
+def test_string_turns_alternate_and_end_with_the_user(grounder, synthetic):
+    context = synthetic.contexts[1]
+    texts = [t.text for t in context.turns]
+    assert as_turns(texts) == tuple(Turn(s, t) for s, t in zip("USU", texts, strict=True))
+    assert as_turns(texts[1:]) == (Turn("S", texts[1]), Turn("U", texts[2]))
+    assert grounder.respond(texts) == grounder.respond(dicts(context))
+    assert grounder.respond(list(context.turns)) == grounder.respond(texts)
+
+
+@pytest.mark.parametrize(
+    ("dialogue", "message"),
+    [
+        ("Is it quiet?", "list of turns"),
+        ([], "empty"),
+        ([""], "turn 0: text must be a non-empty string"),
+        (["hello", 3], "turn 1: expected a string"),
+        ([{"speaker": "X", "text": "hi"}], "turn 0: speaker must be 'U'"),
+        ([{"speaker": "U"}], "turn 0: text must be"),
+        ([{"speaker": "U", "text": "hi"}, {"speaker": "S", "text": "Hello."}], "last turn must be the user's"),
+        (["x" * (MAX_TURN_CHARS + 1)], "more than 2,000"),
+    ],
+)
+def test_bad_dialogues_are_refused_naming_the_turn(grounder, dialogue, message):
+    with pytest.raises(InputError, match=message):
+        grounder.respond(dialogue)
+
+
+def test_respond_many_names_the_dialogue(grounder):
+    with pytest.raises(InputError, match="dialogue 1: turn 0"):
+        grounder.respond_many([["Is it quiet?"], [""]])
+    with pytest.raises(InputError, match="non-empty list"):
+        grounder.respond_many([])
+
+
+def test_load_reads_a_saved_model_and_knowledge_file_or_dir(grounder, synthetic, tmp_path):
+    save_model(grounder.model, tmp_path / "model", "fp")
+    root = write_synthetic(tmp_path / "data")
+    dialogue = dicts(synthetic.contexts[1])
+    for knowledge in (root, root / "knowledge.json", synthetic.knowledge):
+        loaded = Grounder.load(tmp_path / "model", knowledge)
+        assert loaded.respond(dialogue) == grounder.respond(dialogue)
+    with pytest.raises(ModelError, match="no meta.json"):
+        Grounder.load(tmp_path / "data", root)
+
+
+def test_load_trains_the_default_model_when_absent(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CLARION_TINY", "1")
+    monkeypatch.setenv("CLARION_CACHE_DIR", str(tmp_path / "cache"))
+    write_synthetic(tmp_path / "data" / "dstc11_track5")
+    first = Grounder.load(data_dir=tmp_path / "data")
+    assert "training it on dstc11_track5" in capsys.readouterr().err
+    again = Grounder.load(data_dir=tmp_path / "data")
+    assert capsys.readouterr().err == "" and again.directory == first.directory
+    assert again.respond(["Is the staff friendly at Alpha Lodge?"]).knowledge_seeking
