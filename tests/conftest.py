@@ -1,4 +1,4 @@
-"""Shared fixtures: the bundled data directory and an isolated cache per test session."""
+"""Shared fixtures: the bundled data directory. Tests use the cache of `$CLARION_CACHE_DIR` (CI sets it)."""
 
 from __future__ import annotations
 

@@ -20,6 +20,9 @@ class DetectConfig:
     use_embeddings: bool = True
     C: float = 10.0
     threshold: float = 0.5
+    faq_rule: bool = True
+    """DSTC9/10-format knowledge: also call a turn that paraphrases an FAQ question knowledge-seeking
+    (:mod:`clarion.dstc.models.faq_rule`; needs the dense embeddings)."""
 
 
 class Detector:

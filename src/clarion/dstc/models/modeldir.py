@@ -38,6 +38,8 @@ def save_model(
         "bank_query": model.bank.query_emb,
         "bank_knowledge": model.bank.knowledge_emb,
     }
+    if model.faq_negatives is not None:
+        arrays["faq_negatives"] = model.faq_negatives
     state = {
         "format_version": FORMAT_VERSION,
         "config": model.config.to_json(),
@@ -87,6 +89,7 @@ def load_model(directory: str | Path) -> DstcModel:
             tfidf_from_state(state["vectorizer"], "select_tfidf_", arrays),
             bank,
             lm_dir=directory if (directory / WEIGHTS).is_file() else None,  # loaded on first use
+            faq_negatives=arrays.get("faq_negatives"),  # absent in models trained before the FAQ rule
         )
     except ModelError:
         raise

@@ -19,6 +19,7 @@ from clarion.dstc.io import Dataset, Knowledge, Label
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import DetectConfig, Detector
 from clarion.dstc.models.entities import EntityTracker
+from clarion.dstc.models.faq_rule import FaqRule, faq_questions
 from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
@@ -132,6 +133,8 @@ class PreparedKnowledge:
     knowledge: Knowledge
     index: KnowledgeIndex
     tracker: EntityTracker
+    faq_rule: FaqRule | None = None
+    """DSTC9/10-format knowledge: the FAQ-paraphrase rule OR'ed with the detector (:mod:`.faq_rule`)."""
 
 
 @dataclass
@@ -147,15 +150,30 @@ class DstcModel:
     """The fine-tuned :class:`~clarion.dstc.models.lm.LmGenerator` (models trained with ``--generator lm``)."""
     lm_dir: Path | None = None
     """Where :attr:`lm` is loaded from on first use (a saved model whose directory holds ``lm.safetensors``)."""
+    faq_negatives: np.ndarray | None = None
+    """MiniLM embeddings of the training turns that are not knowledge-seeking (:mod:`.faq_rule`'s negatives)."""
 
-    def prepare(self, knowledge: Knowledge) -> PreparedKnowledge:
-        """The per-knowledge-base state :meth:`predict` builds (snippet index, entity tracker); pass it to
-        :meth:`predict` to reuse it, and the snippets it has encoded, across calls on the same knowledge."""
+    def prepare(self, knowledge: Knowledge, progress: Progress = no_progress) -> PreparedKnowledge:
+        """The per-knowledge-base state :meth:`predict` builds (snippet index, entity tracker and, for DSTC9/10
+        knowledge, the FAQ rule); pass it to :meth:`predict` to reuse it across calls on the same knowledge."""
         return PreparedKnowledge(
             knowledge,
             KnowledgeIndex(knowledge, self.vectorizer, self.config.dense),
             EntityTracker.from_names(knowledge.entity_names),
+            self._faq_rule(knowledge, progress),
         )
+
+    def _faq_rule(self, knowledge: Knowledge, progress: Progress) -> FaqRule | None:
+        usable = self.config.dense and self.config.detect.faq_rule and self.faq_negatives is not None
+        if knowledge.format is not Format.DSTC9 or not usable:
+            return None
+        from clarion.retrieve.dense import encode_cached
+
+        questions = faq_questions(knowledge)
+        advance = progress("encoding FAQ questions", 1)
+        embeddings = encode_cached(questions, name="dstc-faq-questions") if questions else np.zeros((0, N_DENSE))
+        advance(1)
+        return FaqRule.calibrate(embeddings.astype(np.float32), self.faq_negatives)
 
     def predict(
         self, dataset: Dataset, progress: Progress = no_progress, prepared: PreparedKnowledge | None = None
@@ -166,7 +184,7 @@ class DstcModel:
         if use_lm and self.lm is None and self.lm_dir is None:
             raise ModelError("this model has no fine-tuned LM; train one with `clarion dstc train --generator lm`")
         if prepared is None:
-            prepared = self.prepare(dataset.knowledge)
+            prepared = self.prepare(dataset.knowledge, progress)
         elif prepared.knowledge is not dataset.knowledge:
             raise ValueError("prepared knowledge belongs to another knowledge base")
         texts = query_texts(dataset)
@@ -174,6 +192,8 @@ class DstcModel:
         q_emb = embed_queries(texts, self.config.dense)
         advance(1)
         targets = self.detector.predict(texts, q_emb)
+        if prepared.faq_rule is not None:
+            targets = targets | prepared.faq_rule.matches(q_emb)
         index, tracker = prepared.index, prepared.tracker
         positive = [i for i, t in enumerate(targets) if t]
         tracked = {i: tracker.track(context_texts(dataset.contexts[i])) for i in positive}

@@ -79,7 +79,8 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     if config.generator is Generator.lm:
         lm = LmGenerator(config.lm)
         info["lm_train_loss"] = round(lm.fit(*_lm_examples(dataset, knowledge_turns), progress), 4)
-    return DstcModel(config, detector, selector, vectorizer, bank, lm), info
+    negatives = q_emb[[i for i, t in enumerate(targets) if not t]] if config.dense else None
+    return DstcModel(config, detector, selector, vectorizer, bank, lm, faq_negatives=negatives), info
 
 
 def _lm_examples(dataset: Dataset, knowledge_turns: list[int]) -> tuple[list[str], list[str]]:
