@@ -7,6 +7,7 @@ import pytest
 from dstc_synthetic import write_synthetic
 
 from clarion.dstc.io import load_dataset
+from clarion.dstc.models import faq_rule
 from clarion.dstc.models.faq_rule import FaqRule, best_cosines, faq_questions, youden_threshold
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
@@ -27,7 +28,7 @@ def test_youden_threshold_separates_and_prefers_the_lowest_cut():
 def test_best_cosines_can_exclude_each_row_itself():
     questions = unit([[1, 0], [1, 0.1], [0, 1]])
     assert best_cosines(questions, questions)[0] == pytest.approx(1.0)
-    alone = best_cosines(questions, questions, exclude_self=True)
+    alone = best_cosines(questions, questions, exclude=np.arange(3))
     assert alone[0] == pytest.approx(float(questions[0] @ questions[1]))
     assert alone[2] == pytest.approx(float(questions[2] @ questions[1]))
 
@@ -39,6 +40,12 @@ def test_calibrated_rule_matches_paraphrases_not_api_requests():
     assert rule is not None and 0.70 < rule.threshold <= 0.71  # the lowest cut above every negative
     assert rule.matches(unit([[1, 0.02, 0], [1, 0.2, 1]])).tolist() == [True, False]
     assert FaqRule.calibrate(questions[:1], negatives) is None
+    sampled = faq_rule.MAX_POSITIVES
+    try:  # a large knowledge base calibrates on a sample of its questions: same separation here
+        faq_rule.MAX_POSITIVES = 2
+        assert FaqRule.calibrate(questions, negatives).threshold == rule.threshold
+    finally:
+        faq_rule.MAX_POSITIVES = sampled
     assert FaqRule.calibrate(questions, negatives[:0]) is None
 
 

@@ -26,7 +26,9 @@ from clarion.dstc.io import Knowledge
 
 GRID = np.round(np.arange(0.40, 0.95, 0.005), 3)
 """Candidate thresholds (cosines) for :func:`youden_threshold`."""
-CHUNK = 2048
+CHUNK = 512
+MAX_POSITIVES = 10_000
+"""Larger knowledge bases calibrate on a seeded sample of this many FAQ questions (the cost is quadratic)."""
 
 
 def faq_questions(knowledge: Knowledge) -> list[str]:
@@ -34,15 +36,14 @@ def faq_questions(knowledge: Knowledge) -> list[str]:
     return sorted({s.title.strip() for s in knowledge.snippets() if s.title.strip()})
 
 
-def best_cosines(queries: np.ndarray, questions: np.ndarray, exclude_self: bool = False) -> np.ndarray:
-    """Each row's best cosine (dot product of L2-normalised rows) to ``questions``; with ``exclude_self`` the
-    rows are ``questions`` themselves and row i skips column i."""
+def best_cosines(queries: np.ndarray, questions: np.ndarray, exclude: np.ndarray | None = None) -> np.ndarray:
+    """Each row's best cosine (dot product of L2-normalised rows) to ``questions``; row i skips column
+    ``exclude[i]`` (when the queries are some of the questions themselves)."""
     out = np.full(len(queries), -1.0, dtype=np.float32)
     for start in range(0, len(queries), CHUNK):
         sims = queries[start : start + CHUNK] @ questions.T
-        if exclude_self:
-            rows = np.arange(sims.shape[0])
-            sims[rows, start + rows] = -np.inf
+        if exclude is not None:
+            sims[np.arange(sims.shape[0]), exclude[start : start + CHUNK]] = -np.inf
         if sims.shape[1]:
             out[start : start + CHUNK] = sims.max(axis=1)
     return out
@@ -69,7 +70,10 @@ class FaqRule:
         ``negatives``; ``None`` when either is too small to set a threshold (fewer than 2 questions, no turns)."""
         if len(questions) < 2 or len(negatives) == 0:
             return None
-        positives = best_cosines(questions, questions, exclude_self=True)
+        rows = np.arange(len(questions))
+        if len(rows) > MAX_POSITIVES:
+            rows = np.sort(np.random.default_rng(13).choice(rows, MAX_POSITIVES, replace=False))
+        positives = best_cosines(questions[rows], questions, exclude=rows)
         return cls(questions, youden_threshold(positives, best_cosines(negatives, questions)))
 
     def matches(self, query_emb: np.ndarray) -> np.ndarray:
