@@ -111,3 +111,19 @@ def test_bad_prediction_and_missing_model(data, tmp_path, capsys):
         capsys, "predict", "--data", str(data), "--out", str(out), "--model", str(tmp_path / "nope")
     )
     assert not out.exists()
+
+
+def test_respond_answers_one_dialogue(data, tmp_path, capsys):
+    model = tmp_path / "model"
+    run("train", "--data", str(data), "--out", str(model))
+    opening = ["I want a hotel number 1 for clean.", "Alpha Lodge is a good choice."]
+    args = ["respond", "--model", str(model), "--knowledge", str(data), "--json"]
+    seeking = json.loads(run(*args, *opening, "Are the bathrooms clean?").stdout)
+    assert seeking["target"] is True and seeking["response"]
+    assert seeking["knowledge"][0]["entity_name"] == "ALPHA LODGE" and seeking["knowledge"][0]["text"]
+    booking = json.loads(run(*args, *opening, "Please book it for 3 people.").stdout)
+    assert booking == {"target": False, "knowledge": [], "response": None}
+    human = run("respond", "--model", str(model), "--knowledge", str(data / "knowledge.json"), *opening, "Is it clean?")
+    assert "response: " in human.stdout and "1. [ALPHA LODGE]" in human.stdout
+    line = fails(capsys, "respond", "--model", str(model), "--knowledge", str(data), "Hello.", "")
+    assert "turn 1: text must be a non-empty string" in line

@@ -111,6 +111,38 @@ def predict(
     console.print(f"wrote {len(predictions)} predictions to {out}")
 
 
+@app.command()
+def respond(
+    turns: Annotated[
+        list[str],
+        typer.Argument(help="The dialogue, oldest turn first; turns alternate user and system, ending with the user."),
+    ],
+    knowledge: Annotated[
+        Path | None,
+        typer.Option("--knowledge", help="knowledge.json, or a directory holding one (default: dstc11_track5's)."),
+    ] = None,
+    model: ModelOption = None,
+    as_json: JsonOption = False,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Answer one dialogue's last user turn: is it knowledge-seeking, which snippets, what response."""
+    from clarion.dstc.assistant import Grounder
+
+    with _bars() as bars:
+        grounder = Grounder.load(model, knowledge, data_dir, bars)
+    reply = grounder.respond(turns)
+    if as_json:
+        snippets = [{**s.to_ref(), "entity_name": s.entity_name, "text": s.text} for s in reply.snippets]
+        echo_json({"target": reply.knowledge_seeking, "knowledge": snippets, "response": reply.response})
+        return
+    if not reply.knowledge_seeking:
+        stdout.print("not knowledge-seeking: the booking APIs / dialogue manager answer this turn")
+        return
+    for rank, snippet in enumerate(reply.snippets, 1):
+        stdout.print(f"{rank}. [{snippet.entity_name or snippet.domain}] {snippet.text}", markup=False)
+    stdout.print(f"response: {reply.response}", markup=False)
+
+
 def _scores(directory: Path, pred: Path, split: DataSplit, meteor: bool) -> dict:
     from clarion.dstc.evaluate import SCORERS, evaluate_predictions
     from clarion.dstc.io import load_dataset, read_raw_labels

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from clarion.dstc.io import KNOWLEDGE, Context, Dataset, Knowledge, Snippet, Turn, read_knowledge
 from clarion.dstc.models.pipeline import DstcModel, PreparedKnowledge
+from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import InputError
 
 MAX_TURN_CHARS = 2_000
@@ -48,11 +49,13 @@ class Reply:
 class Grounder:
     """A trained DSTC pipeline bound to one knowledge base; answers one dialogue at a time."""
 
-    def __init__(self, model: DstcModel, knowledge: Knowledge, directory: Path | None = None):
+    def __init__(
+        self, model: DstcModel, knowledge: Knowledge, directory: Path | None = None, progress: Progress = no_progress
+    ):
         self.model = model
         self.knowledge = knowledge
         self.directory = directory
-        self._prepared: PreparedKnowledge = model.prepare(knowledge)
+        self._prepared: PreparedKnowledge = model.prepare(knowledge, progress)
 
     @classmethod
     def load(
@@ -60,16 +63,18 @@ class Grounder:
         model_dir: str | Path | None = None,
         knowledge: Knowledge | str | Path | None = None,
         data_dir: str | Path | None = None,
+        progress: Progress = no_progress,
     ) -> Grounder:
         """The model in ``model_dir`` (by default the default model, trained first, saying so on stderr, when
         absent) over ``knowledge``: a :class:`~clarion.dstc.io.Knowledge`, a ``knowledge.json`` file or a
-        directory holding one (default: dstc11_track5's, from the data directory)."""
+        directory holding one (default: dstc11_track5's, from the data directory). ``progress`` reports the
+        training and the binding to the knowledge base (the CLI passes rich bars)."""
         from clarion.data.location import dataset_dir
         from clarion.dstc.models.default import DEFAULT_DATASET, ensure_default_model
         from clarion.dstc.models.modeldir import load_model
 
         if model_dir is None:
-            directory = ensure_default_model(data_dir, say=lambda m: print(m, file=sys.stderr, flush=True))
+            directory = ensure_default_model(data_dir, progress, say=lambda m: print(m, file=sys.stderr, flush=True))
         else:
             directory = Path(model_dir)
         if knowledge is None:
@@ -77,7 +82,7 @@ class Grounder:
         if not isinstance(knowledge, Knowledge):
             path = Path(knowledge)
             knowledge = read_knowledge(path / KNOWLEDGE if path.is_dir() else path)
-        return cls(load_model(directory), knowledge, directory)
+        return cls(load_model(directory), knowledge, directory, progress)
 
     def respond(self, dialogue: Sequence[TurnLike]) -> Reply:
         """Detect, select and respond for the last user turn of ``dialogue``."""
