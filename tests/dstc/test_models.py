@@ -50,6 +50,18 @@ def test_aliases_drop_article_and_generic_suffix_but_not_place_words():
     assert "cambridge" not in aliases("CAMBRIDGE LODGE RESTAURANT")
 
 
+def test_aliases_drop_a_branch_and_a_trailing_city_but_never_end_with_a_function_word():
+    assert "souvla" in aliases("Souvla - Marina") and "rooster and rice" in aliases("Rooster & Rice - SoMa")
+    assert {"hotel nikko", "nikko"} <= aliases("Hotel Nikko San Francisco") and "zizzi" in aliases("ZIZZI CAMBRIDGE")
+    assert not any(a.split()[-1] == "of" for a in aliases("University Club of San Francisco"))
+    assert "hotel du vin and" not in aliases("HOTEL DU VIN AND BISTRO")
+    assert "found" not in aliases("FOUND Hotel San Francisco") and "found hotel" in aliases("FOUND Hotel San Francisco")
+    tracker = EntityTracker.from_names({("hotel", 7): "Hotel Nikko San Francisco", ("attraction", 8): "Union Square"})
+    assert tracker.track(["The Hotel Nikko is near Union Square.", "Do they allow pets at the hotel nikko?"]) == [
+        ("hotel", 7)
+    ]
+
+
 def test_most_recent_mention_wins(tracker):
     turns = ["Tell me about the Ashley Hotel.", "Sure. Lovell Lodge is nearby too.", "Is it quiet?"]
     assert tracker.track(turns) == [("hotel", 2)]

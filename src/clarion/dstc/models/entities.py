@@ -5,7 +5,9 @@ entity name is normalised into aliases (lower case, punctuation and "&" normalis
 suffixes such as "restaurant", "hotel", "guest house" dropped); the context is scanned from the last turn
 backwards and the entities mentioned in the most recent turn that mentions any win (several when that turn
 names several, e.g. a system turn listing candidates). Longer aliases win over shorter ones at the same
-position ("nandos city centre" over "nandos"). Domain-wide documents (entity ``"*"``, DSTC9 taxi/train) are
+position ("nandos city centre" over "nandos"). A chain's branch and a trailing city are optional too ("Souvla -
+Marina" is also "souvla", "Hotel Nikko San Francisco" also "hotel nikko" and "nikko"); an alias never ends with a
+function word ("University Club of [San Francisco]"). Domain-wide documents (entity ``"*"``, DSTC9 taxi/train) are
 tracked by domain keywords.
 """
 
@@ -35,6 +37,7 @@ _DOMAIN_WORDS = {
     "train": ("train", "rail", "railway"),
 }
 _MIN_ALIAS = 4
+_CITIES = ("san francisco", "cambridge")  # the cities of the DSTC knowledge bases, dropped from the end of a name
 # Words that are names of places or ordinary adjectives: never an alias on their own.
 _STOP_ALIASES = {
     "cambridge",
@@ -77,7 +80,15 @@ _STOP_ALIASES = {
     "noodle",
     "cambridge lodge",
     "chinatown",
+    "holiday",
+    "found",
+    "signature",
+    "marker",
+    "melt",
+    "flyer",
+    "taylor",
 }
+_DANGLING = {"of", "in", "by", "at", "and", "the", "a"}  # "University Club of [San Francisco]" is no alias
 _FUZZY_CUTOFF = 0.85
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -94,16 +105,24 @@ def aliases(name: str) -> set[str]:
     if not full:
         return set()
     forms = {full}
-    stripped = full[4:] if full.startswith("the ") else full
-    forms.add(stripped)
+    if " - " in name:  # "Tadu Ethiopian Kitchen - Mission Bay": the chain's name without its branch
+        forms.add(normalise(name.split(" - ")[0]).strip())
+    for form in list(forms):  # "Four Seasons Hotel San Francisco": the name without its city
+        for city in _CITIES:
+            if form.endswith(" " + city):
+                forms.add(form[: -len(city) - 1].strip())
+    for form in list(forms):
+        if form.startswith("the "):
+            forms.add(form[4:])
     for suffix in _GENERIC:
         for form in list(forms):
             if form.endswith(" " + suffix):
                 forms.add(form[: -len(suffix) - 1].strip())
             if form.startswith(suffix + " "):
                 forms.add(form[len(suffix) + 1 :].strip())
+    forms = {f for f in forms if f.split()[-1] not in _DANGLING}
     forms |= {f.replace(" ", "") for f in forms if " " in f}  # "cityroomz" / "city roomz"
-    return {f for f in forms if (len(f) >= _MIN_ALIAS and f not in _STOP_ALIASES) or f == full}
+    return {f for f in forms if len(f) >= _MIN_ALIAS and f not in _STOP_ALIASES} | {full}
 
 
 @dataclass
