@@ -88,8 +88,10 @@ def test_consensus_uses_same_knowledge_turns_and_appends_follow_up():
 def test_consensus_pool_is_what_consensus_chooses_from():
     bank = _bank()
     query = bank.query_emb[0]
-    bodies, weights = consensus_pool(bank, query, query, "Gamma House", [("hotel", 2, 1)], k=1, exact_weight=10.0)
-    assert weights == [1.0, 10.0, 10.0]  # the nearest turn, then the two same-knowledge turns
+    bodies, weights, choosable = consensus_pool(
+        bank, query, query, "Gamma House", [("hotel", 2, 1)], k=1, exact_weight=10.0
+    )
+    assert weights == [1.0, 10.0, 10.0] and choosable == 3  # the nearest turn, then the two same-knowledge turns
     assert all("Would you like" not in b and "Anything else" not in b for b in bodies)  # closing questions cut
     assert bodies[0] == "Guests of Gamma House say the rooms are quiet."
     chosen = consensus_response(bank, query, query, "Gamma House", [("hotel", 2, 1)], k=1, exact_weight=10.0)
@@ -123,3 +125,22 @@ def test_names_are_written_as_responses_write_them():
     assert display_name("THE GOLDEN CURRY") == "The Golden Curry"
     text = swap_entity("I liked the Acorn Guest House. Acorn Guest House is nice.", "ACORN GUEST HOUSE", "The Place")
     assert text == "I liked the Place. The Place is nice."
+
+
+def test_a_comparison_answer_votes_but_is_not_chosen_for_one_entity():
+    responses = [
+        "The rooms at Delta Lodge are quiet, and the rooms at Alpha Hotel are quiet too. Anything else?",
+        "The rooms at Delta Lodge are quiet, and the rooms at Alpha Hotel are quiet as well.",
+        "Alpha Hotel has quiet rooms.",
+    ]
+    names = ["ALPHA HOTEL"] * 3
+    emb = np.eye(3, 384, dtype=np.float32)
+    keys = [frozenset({("hotel", 1, 0, 0), ("hotel", 4, 0, 0)})] * 2 + [frozenset({("hotel", 1, 0, 0)})]
+    bank = NeighbourBank(responses, names, emb, emb, keys)
+    query = emb.sum(axis=0) / np.sqrt(3)
+    one = [("hotel", 1, 0, 0)]
+    bodies, weights, choosable = consensus_pool(bank, query, query, "Gamma House", one, k=3)
+    assert choosable == 1 and bodies[0] == "Gamma House has quiet rooms." and len(bodies) == 3
+    assert consensus_response(bank, query, query, "Gamma House", one, k=3).startswith("Gamma House has quiet rooms.")
+    two = [("hotel", 1, 0, 0), ("hotel", 4, 0, 0)]  # a comparison was selected: the comparisons may answer it
+    assert "Delta Lodge" in consensus_response(bank, query, query, "Gamma House", two, k=3)

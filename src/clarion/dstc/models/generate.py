@@ -30,6 +30,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import NamedTuple
 
 import numpy as np
 
@@ -235,6 +236,15 @@ def mbr_weighted(texts: Sequence[str], weights: Sequence[float], order: int = 4,
     return int(np.argmax(expected[:candidates]))
 
 
+class Pool(NamedTuple):
+    """The ``consensus`` pool: bodies (entity swapped, closing question cut), their MBR weights, and how many of
+    them (the first ``choosable``) may be the answer; the rest are evidence only."""
+
+    bodies: list[str]
+    weights: list[float]
+    choosable: int
+
+
 def consensus_pool(
     bank: NeighbourBank,
     query_emb: np.ndarray,
@@ -243,8 +253,10 @@ def consensus_pool(
     keys: Sequence[tuple] = (),
     k: int = 30,
     exact_weight: float = 3.0,
-) -> tuple[list[str], list[float]]:
-    """The ``consensus`` pool: bodies (entity swapped, closing question cut) and MBR weights (steps 1-3 above)."""
+) -> Pool:
+    """The ``consensus`` pool (steps 1-3 above). When the selected ``keys`` are about one entity, a training answer
+    about several (a comparison, which names the other entity: "The portions at Efes ..., but views are mixed on
+    the portion sizes at X") still votes but cannot be chosen."""
     pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
     weights = [1.0] * len(pool)
     for i in bank.same_knowledge(keys):
@@ -253,7 +265,12 @@ def consensus_pool(
         else:
             pool.append(i)
             weights.append(exact_weight)
-    return [split_follow_up(swap_entity(bank.responses[i], bank.names[i], name))[0] for i in pool], weights
+    ok = [True] * len(pool)
+    if len({key[:2] for key in keys}) == 1 and bank.keys:
+        ok = [len({key[:2] for key in bank.keys[i]}) <= 1 for i in pool]
+    order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
+    bodies = [split_follow_up(swap_entity(bank.responses[pool[j]], bank.names[pool[j]], name))[0] for j in order]
+    return Pool(bodies, [weights[j] for j in order], max(sum(ok), 1))
 
 
 def consensus_response(
@@ -275,8 +292,8 @@ def consensus_response(
     """
     if not bank.responses:
         return ""
-    bodies, weights = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight)
-    body = bodies[mbr_weighted(bodies, weights)]
+    bodies, weights, choosable = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight)
+    body = bodies[mbr_weighted(bodies, weights, candidates=choosable)]
     if follow_up is None:
         follow_up = follow_up_for(keys)
     return f"{body} {follow_up}".strip() if follow_up else body

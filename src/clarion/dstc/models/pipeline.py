@@ -23,6 +23,7 @@ from clarion.dstc.models.faq_rule import FaqRule, faq_questions
 from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
+    Pool,
     Selected,
     consensus_pool,
     consensus_response,
@@ -202,7 +203,7 @@ class DstcModel:
         q_tfidf = self.vectorizer.transform(texts)
         ranked = dataset.format is Format.DSTC9
         out = [Label(False) for _ in texts]
-        pools: dict[int, tuple[list[str], list[float]]] = {}  # lm generator: each turn's consensus pool
+        pools: dict[int, Pool] = {}  # lm generator: each turn's consensus pool
         advance = progress("selecting and responding", len(positive))
         with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only spin
             for i in positive:
@@ -238,7 +239,8 @@ class DstcModel:
         weight = self.config.lm.pool_weight
         with threadpool_limits(limits=1, user_api="blas"):  # the MBR products only, not the LM's decoding
             for i, candidates in zip(turns, generated, strict=True):
-                response = lm_consensus_response(candidates, *pools[i], out[i].knowledge, weight)
+                pool = pools[i]
+                response = lm_consensus_response(candidates, pool.bodies, pool.weights, out[i].knowledge, weight)
                 out[i] = Label(True, out[i].knowledge, response)
 
     def _fallback_entity(self, index: KnowledgeIndex, q_tfidf) -> list[tuple]:
@@ -253,7 +255,7 @@ class DstcModel:
                 best, best_score = [entity], score
         return best
 
-    def _answer(self, index: KnowledgeIndex, q_emb, q_tfidf, entities, ranked: bool) -> tuple[Label, tuple | None]:
+    def _answer(self, index: KnowledgeIndex, q_emb, q_tfidf, entities, ranked: bool) -> tuple[Label, Pool | None]:
         """Select snippets and respond: ``(label, None)``; for the ``lm`` generator ``(label without response,
         the turn's consensus pool)``, the response is generated for the whole batch (:meth:`_lm_responses`)."""
         group, snippets = index.group(q_emb, q_tfidf, entities)
