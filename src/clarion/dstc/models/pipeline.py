@@ -3,7 +3,10 @@
 :func:`train` fits a :class:`DstcModel` on a labelled :class:`~clarion.dstc.io.Dataset`; :meth:`DstcModel.predict`
 returns one :class:`~clarion.dstc.io.Label` per context, for either track format (DSTC9/10 predictions rank
 ``rank_k`` snippets and answer with the template, i.e. the best FAQ's answer, since the neighbour bank holds
-DSTC11 review summaries; DSTC11 predictions keep every snippet above the calibrated threshold).
+DSTC11 review summaries; DSTC11 predictions keep every snippet above the calibrated threshold). For FAQ-only
+(DSTC9/10) knowledge the detector is OR'ed with the FAQ-paraphrase rule of :mod:`.faq_rule`.
+:meth:`DstcModel.prepare` binds a model to a knowledge base once (snippet index, entity tracker, FAQ rule) for
+callers that predict turn by turn.
 """
 
 from __future__ import annotations
