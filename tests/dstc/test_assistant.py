@@ -6,22 +6,14 @@ import pytest
 from dstc_synthetic import write_synthetic
 
 from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, as_turns
-from clarion.dstc.io import Turn, load_dataset
+from clarion.dstc.io import Turn
 from clarion.dstc.models.modeldir import save_model
-from clarion.dstc.models.pipeline import PipelineConfig
-from clarion.dstc.models.train import train
 from clarion.errors import InputError, ModelError
 
 
 @pytest.fixture(scope="module")
-def synthetic(tmp_path_factory):
-    return load_dataset(write_synthetic(tmp_path_factory.mktemp("syn")))
-
-
-@pytest.fixture(scope="module")
-def grounder(synthetic):
-    model, _ = train(synthetic, PipelineConfig.tiny())
-    return Grounder(model, synthetic.knowledge)
+def grounder(tiny_model, synthetic):
+    return Grounder(tiny_model, synthetic.knowledge)
 
 
 def dicts(context) -> list[dict]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from dstc_synthetic import write_synthetic
 
 from clarion.dstc.io import load_dataset, parse_labels, predictions_to_json
 from clarion.dstc.models.entities import EntityTracker, aliases
@@ -144,18 +143,6 @@ def test_selector_threshold_keeps_at_least_the_best():
 
 
 # --- the prediction contract ------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def synthetic(tmp_path_factory):
-    return load_dataset(write_synthetic(tmp_path_factory.mktemp("syn")))
-
-
-@pytest.fixture(scope="module")
-def tiny_model(synthetic):
-    model, info = train(synthetic, PipelineConfig.tiny())
-    assert 0.0 <= info["selection_threshold"] <= 1.0
-    return model
 
 
 def test_predictions_match_logs_and_validate(tiny_model, synthetic):
