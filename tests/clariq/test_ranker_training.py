@@ -6,14 +6,17 @@ same subset is trained with the full config. Reproducibility is checked on a two
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
+from typer.testing import CliRunner
 
 from clarion.clariq.clarifier import Clarifier
 from clarion.clariq.ranker import QuestionRanker, RankerConfig
 from clarion.clariq.ranker_training import fit_ranker
 from clarion.clariq.train import train_models
+from clarion.cli import app
 from clarion.data.clariq import ClariQ, ClariqLabels
 from clarion.store import read_meta
 
@@ -56,6 +59,14 @@ def test_train_models_writes_a_loadable_pipeline(data_root, tmp_path):
     candidates = bot.rank("Tell me about Obama family tree.", k=30)
     assert len({c.id for c in candidates}) == 30
     assert all(a.score > b.score for a, b in zip(candidates, candidates[1:], strict=False))
+    # the same request through `clarion clariq clarify` (one JSON object: need, probabilities, questions)
+    result = CliRunner().invoke(
+        app, ["clariq", "clarify", "--model", str(directory), "--k", "4", "--json", "Tell me about Obama family tree."]
+    )
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    assert shown["need"] == bot.need("Tell me about Obama family tree.")[0] and len(shown["probabilities"]) == 4
+    assert [q["id"] for q in shown["questions"]] == [c.id for c in candidates[:4]]
 
 
 @pytest.mark.slow

@@ -223,6 +223,41 @@ def train(
 
 
 @app.command()
+def clarify(
+    request: Annotated[str, typer.Argument(help="The user's request, e.g. 'Tell me about dinosaurs.'")],
+    k: Annotated[int, typer.Option("--k", min=1, help="Clarifying questions to show.")] = 5,
+    model: Annotated[
+        Path | None, typer.Option("--model", help="Pipeline directory (default: the train+dev model).")
+    ] = None,
+    data_dir: DataDirOption = None,
+    json: JsonOption = False,
+) -> None:
+    """One request through the Clarifier API: how much it needs clarifying, and which questions to ask."""
+    from clarion.clariq.clarifier import Clarifier
+    from clarion.clariq.constants import NO_QUESTION
+
+    bot = Clarifier.load(model, data_dir)
+    label, probabilities = bot.need(request)
+    ask = bot.should_clarify(request)
+    questions = bot.rank(request, k=k)
+    if json:
+        echo_json(
+            {
+                "need": label,
+                "probabilities": {str(n): round(p, 6) for n, p in probabilities.items()},
+                "should_clarify": ask,
+                "questions": [{"id": c.id, "text": c.text, "score": round(c.score, 6)} for c in questions],
+            }
+        )
+        return
+    shares = ", ".join(f"{n}: {p:.2f}" for n, p in probabilities.items())
+    stdout.print(f"clarification need {label} (1 clear ... 4 very ambiguous; {shares}); ask: {'yes' if ask else 'no'}")
+    for rank, c in enumerate(questions, 1):
+        text = "(ask nothing)" if c.id == NO_QUESTION else c.text
+        stdout.print(f"{rank}. {c.id} {text}", markup=False)
+
+
+@app.command()
 def benchmark(
     split: Annotated[str, typer.Option(help="Labelled split to score (models learn from train only).")] = "dev",
     rank_methods: Annotated[
