@@ -144,3 +144,23 @@ def test_a_comparison_answer_votes_but_is_not_chosen_for_one_entity():
     assert consensus_response(bank, query, query, "Gamma House", one, k=3).startswith("Gamma House has quiet rooms.")
     two = [("hotel", 1, 0, 0), ("hotel", 4, 0, 0)]  # a comparison was selected: the comparisons may answer it
     assert "Delta Lodge" in consensus_response(bank, query, query, "Gamma House", two, k=3)
+
+
+def test_an_answer_about_another_domain_votes_but_is_not_chosen():
+    responses = [
+        "Guests say the rooms at Alpha Hotel are good value.",
+        "Guests say the rooms at Alpha Hotel are good value for money.",
+        "Beta Bistro is good value.",
+    ]
+    names = ["ALPHA HOTEL", "ALPHA HOTEL", "BETA BISTRO"]
+    emb = np.eye(3, 384, dtype=np.float32)
+    keys = [frozenset({("hotel", 1, 0, 0)})] * 2 + [frozenset({("restaurant", 2, 0, 0)})]
+    bank = NeighbourBank(responses, names, emb, emb, keys)
+    query = emb.sum(axis=0) / np.sqrt(3)
+    restaurant = [("restaurant", 7, 0, 0)]
+    _, _, choosable = consensus_pool(bank, query, query, "Gamma Grill", restaurant, k=3)
+    assert choosable == 1
+    text = consensus_response(bank, query, query, "Gamma Grill", restaurant, k=3)
+    assert text == "Gamma Grill is good value. " + FOLLOW_UPS["restaurant"]
+    hotel = [("hotel", 7, 0, 0)]
+    assert "rooms" in consensus_response(bank, query, query, "Gamma House", hotel, k=3)

@@ -254,9 +254,10 @@ def consensus_pool(
     k: int = 30,
     exact_weight: float = 3.0,
 ) -> Pool:
-    """The ``consensus`` pool (steps 1-3 above). When the selected ``keys`` are about one entity, a training answer
-    about several (a comparison, which names the other entity: "The portions at Efes ..., but views are mixed on
-    the portion sizes at X") still votes but cannot be chosen."""
+    """The ``consensus`` pool (steps 1-3 above). A training answer still votes but cannot be chosen when it is
+    about another domain than the selected ``keys`` (a hotel answer, "the rooms provide good value", for a
+    restaurant) or, when ``keys`` are about one entity, about several (a comparison, which names the other entity:
+    "The portions at Efes ..., but views are mixed on the portion sizes at X")."""
     pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
     weights = [1.0] * len(pool)
     for i in bank.same_knowledge(keys):
@@ -266,8 +267,12 @@ def consensus_pool(
             pool.append(i)
             weights.append(exact_weight)
     ok = [True] * len(pool)
-    if len({key[:2] for key in keys}) == 1 and bank.keys:
-        ok = [len({key[:2] for key in bank.keys[i]}) <= 1 for i in pool]
+    if keys and bank.keys:
+        domains, single = {key[0] for key in keys}, len({key[:2] for key in keys}) == 1
+        ok = [
+            {key[0] for key in bank.keys[i]} == domains and (not single or len({key[:2] for key in bank.keys[i]}) <= 1)
+            for i in pool
+        ]
     order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
     bodies = [split_follow_up(swap_entity(bank.responses[pool[j]], bank.names[pool[j]], name))[0] for j in order]
     return Pool(bodies, [weights[j] for j in order], max(sum(ok), 1))
