@@ -54,6 +54,7 @@ def test_aliases_drop_a_branch_and_a_trailing_city_but_never_end_with_a_function
     assert {"hotel nikko", "nikko"} <= aliases("Hotel Nikko San Francisco") and "zizzi" in aliases("ZIZZI CAMBRIDGE")
     assert not any(a.split()[-1] == "of" for a in aliases("University Club of San Francisco"))
     assert "hotel du vin and" not in aliases("HOTEL DU VIN AND BISTRO")
+    assert aliases(" - Marina") == {"marina"} and aliases("Hotel") == {"hotel"}  # odd names: no empty alias
     assert "found" not in aliases("FOUND Hotel San Francisco") and "found hotel" in aliases("FOUND Hotel San Francisco")
     tracker = EntityTracker.from_names({("hotel", 7): "Hotel Nikko San Francisco", ("attraction", 8): "Union Square"})
     assert tracker.track(["The Hotel Nikko is near Union Square.", "Do they allow pets at the hotel nikko?"]) == [

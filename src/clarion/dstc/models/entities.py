@@ -120,7 +120,7 @@ def aliases(name: str) -> set[str]:
                 forms.add(form[: -len(suffix) - 1].strip())
             if form.startswith(suffix + " "):
                 forms.add(form[len(suffix) + 1 :].strip())
-    forms = {f for f in forms if f.split()[-1] not in _DANGLING}
+    forms = {f for f in forms if f and f.split()[-1] not in _DANGLING}
     forms |= {f.replace(" ", "") for f in forms if " " in f}  # "cityroomz" / "city roomz"
     return {f for f in forms if len(f) >= _MIN_ALIAS and f not in _STOP_ALIASES} | {full}
 
