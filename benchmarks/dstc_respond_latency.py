@@ -49,8 +49,8 @@ def main() -> None:
     for dialogue in dialogues[:5]:  # warm-up: MiniLM, tokenizer, BLAS
         grounder.respond(dialogue)
     if not args.cold:
-        prepared = grounder._prepared
-        prepared.index.prepare(prepared.index.entities())
+        index = grounder.prepared.index
+        index.prepare(index.entities())
     seeking, other = [], []
     for dialogue in dialogues[5 : 5 + args.dialogues]:
         start = time.perf_counter()

@@ -79,14 +79,23 @@ class Clarifier:
         probability of each label."""
         text = validate_request(request)
         model = self._need_model()
-        proba = np.asarray(model.predict_proba([text]))[0]
-        probabilities = {label: float(p) for label, p in zip(NEED_LABELS, proba, strict=True)}
-        return int(model.predict([text])[0]), probabilities
+        proba = np.asarray(model.predict_proba([text]))
+        probabilities = {label: float(p) for label, p in zip(NEED_LABELS, proba[0], strict=True)}
+        return model.labels(proba)[0], probabilities
 
     def should_clarify(self, request: str, threshold: float = 0.5) -> bool:
         """Ask a clarifying question when P(need >= 2) — the probability that the request is *not* fully
         clear (ClariQ label 1) — reaches ``threshold`` (0 < threshold <= 1)."""
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
-            raise InputError(f"threshold must be a number in (0, 1], got {threshold!r}")
-        _, probabilities = self.need(request)
-        return 1.0 - probabilities[1] >= threshold
+        check_threshold(threshold)
+        return clarify_from(self.need(request)[1], threshold)
+
+
+def check_threshold(threshold: object) -> None:
+    """:class:`InputError` unless ``threshold`` is a number in (0, 1]."""
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+        raise InputError(f"threshold must be a number in (0, 1], got {threshold!r}")
+
+
+def clarify_from(probabilities: dict[int, float], threshold: float = 0.5) -> bool:
+    """:meth:`Clarifier.should_clarify` from the probabilities :meth:`Clarifier.need` returned."""
+    return 1.0 - probabilities[1] >= threshold

@@ -130,7 +130,11 @@ class NeedModel:
 
     def predict(self, requests: Sequence[str]) -> list[int]:
         """Need labels 1-4 (the probabilities times the tuned per-class decision weights, argmax)."""
-        return [int(v) for v in decide(self.predict_proba(requests), self.weights)]
+        return self.labels(self.predict_proba(requests))
+
+    def labels(self, probabilities: np.ndarray) -> list[int]:
+        """The labels :meth:`predict` gives for rows of :meth:`predict_proba` (no second featurisation)."""
+        return [int(v) for v in decide(probabilities, self.weights)]
 
     def save(self, directory: str | Path) -> Path:
         """Write the model to ``directory`` (``meta.json`` last, marking it complete)."""

@@ -11,8 +11,6 @@ from clarion.data.trec import strictly_decreasing
 from clarion.errors import InputError
 from clarion.types import Run
 
-__all__ = ["strictly_decreasing", "top_k_run"]
-
 
 def top_k_run(topic_ids: Sequence[str], ids: Sequence[str], scores: np.ndarray, depth: int = 100) -> Run:
     """A run with each topic's ``depth`` best candidates (ties by id), scores strictly decreasing."""

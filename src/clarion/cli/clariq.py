@@ -233,12 +233,12 @@ def clarify(
     json: JsonOption = False,
 ) -> None:
     """One request through the Clarifier API: how much it needs clarifying, and which questions to ask."""
-    from clarion.clariq.clarifier import Clarifier
+    from clarion.clariq.clarifier import Clarifier, clarify_from
     from clarion.clariq.constants import NO_QUESTION
 
     bot = Clarifier.load(model, data_dir)
     label, probabilities = bot.need(request)
-    ask = bot.should_clarify(request)
+    ask = clarify_from(probabilities)  # should_clarify's rule, without featurising the request again
     questions = bot.rank(request, k=k)
     if json:
         echo_json(

@@ -55,7 +55,8 @@ class Grounder:
         self.model = model
         self.knowledge = knowledge
         self.directory = directory
-        self._prepared: PreparedKnowledge = model.prepare(knowledge, progress)
+        self.prepared: PreparedKnowledge = model.prepare(knowledge, progress)
+        """The model bound to the knowledge base (snippet index, entity tracker, FAQ rule), reused by every call."""
 
     @classmethod
     def load(
@@ -96,7 +97,7 @@ class Grounder:
             Context(as_turns(d, f"dialogue {i}: " if len(dialogues) > 1 else "")) for i, d in enumerate(dialogues)
         ]
         dataset = Dataset(self.knowledge.format, contexts, self.knowledge)
-        labels = self.model.predict(dataset, prepared=self._prepared)
+        labels = self.model.predict(dataset, prepared=self.prepared)
         return [
             Reply(label.target, tuple(self.knowledge.snippet(k) for k in label.knowledge), label.response)
             if label.target

@@ -177,7 +177,7 @@ class DstcModel:
         advance = progress("encoding FAQ questions", 1)
         embeddings = encode_cached(questions, name="dstc-faq-questions") if questions else np.zeros((0, N_DENSE))
         advance(1)
-        return FaqRule.calibrate(embeddings.astype(np.float32), self.faq_negatives)
+        return FaqRule.calibrate(embeddings, self.faq_negatives)
 
     def predict(
         self, dataset: Dataset, progress: Progress = no_progress, prepared: PreparedKnowledge | None = None
