@@ -95,3 +95,27 @@ def test_predict_ors_the_detector_with_the_rule_on_dstc9_knowledge_only(dense_mo
         assert [p.target for p in model.predict(asked)] == [False, False]
     finally:
         model.detector.config.threshold, model.config.detect.faq_rule = threshold, True
+
+
+def test_faq_only_knowledge_is_ranked_by_the_cosine(dense_model, tiny, tmp_path):
+    """DSTC9/10-format knowledge (unseen FAQs): the tracked entities' FAQs in order of MiniLM cosine to the turn."""
+    from clarion.retrieve.dense import encode
+
+    model, _ = dense_model
+    texts = ["Are pets allowed at Alpha Hotel?", "Is there parking for my car at Alpha Hotel?"]
+    logs = [[{"speaker": "U", "text": text}] for text in texts]
+    data = load_dataset(tiny.write_dir(tmp_path / "q", "dstc9", logs=logs), labels=False)
+    threshold = model.detector.config.threshold
+    model.detector.config.threshold = -1.0  # every turn is knowledge-seeking
+    try:
+        preds = model.predict(data)
+    finally:
+        model.detector.config.threshold = threshold
+    faqs = data.knowledge.entity_snippets("hotel", 1)
+    for pred, emb in zip(preds, encode(texts), strict=True):
+        cosine = encode([s.text for s in faqs]) @ emb
+        hotel = [key for key in pred.knowledge if key[0] == "hotel"]  # the taxi domain's FAQ is a candidate too
+        assert pred.target and hotel == [faqs[j].key for j in np.argsort(-cosine, kind="stable")]
+    assert [pred.knowledge[0][2] for pred in preds] == [1, 0]  # pets, parking
+    assert model.config.select.faq_cosine
+    assert not PipelineConfig.from_json({"select": {}}).select.faq_cosine  # models trained before it

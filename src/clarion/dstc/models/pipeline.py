@@ -92,6 +92,7 @@ class PipelineConfig:
 
 def _select_config(obj: dict) -> SelectConfig:
     obj = dict(obj)
+    obj.setdefault("faq_cosine", False)  # models trained before it ranked FAQ-only knowledge with the classifier
     if "model" in obj:
         obj["model"] = SelectModel(obj["model"])
     return SelectConfig(**obj)
@@ -267,7 +268,9 @@ class DstcModel:
         group.memory = memory_features(self.bank, q_emb, group.snippets)
         if self.selector.memory is not None:
             group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
-        chosen = self.selector.choose(self.selector.scores(group), ranked=ranked)
+        zero_shot = ranked and self.config.select.faq_cosine and self.config.dense
+        scores = group.snippets @ group.query if zero_shot else self.selector.scores(group)
+        chosen = self.selector.choose(scores, ranked=ranked)
         picked = [snippets[j] for j in chosen]
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))

@@ -11,7 +11,9 @@ logistic regression) trained on the training turns scores them. DSTC11 turns hav
 candidate whose probability reaches a calibrated threshold is returned (at least the best one); the threshold
 is chosen on out-of-fold scores of the training dialogues (:mod:`clarion.dstc.models.select_fit`), for the
 widest margin over the DSTC11 baseline's precision and recall, or for micro F-beta. DSTC9/10 scoring ranks:
-there the best ``rank_k`` candidates are returned in order.
+there the best ``rank_k`` candidates are returned in order — by the MiniLM cosine alone when
+``SelectConfig.faq_cosine`` is on (the default): on an FAQ-only knowledge base of another domain this classifier,
+trained on DSTC11, ranks worse than the plain cosine (docs/dstc.md).
 
 A fine-tuned MiniLM cross-encoder was the plan: on the shared 2-core CPU it scored ~20 pairs/s, too slow for
 ~76 candidates per turn, so this feature model is the selection model (docs/dstc_selection.md).
@@ -67,6 +69,7 @@ class SelectConfig:
     calibration_beta: float = 1.0  # ... maximising micro F-beta (recall weighted beta times), or when both
     anchor_precision: float | None = 0.7951  # anchors are set: the largest min(P - anchor P, R - anchor R), i.e.
     anchor_recall: float | None = 0.8843  # the widest margin over an operating point (the DSTC11 val baseline)
+    faq_cosine: bool = True  # FAQ-only (DSTC9-format) knowledge: rank by the MiniLM cosine, not the classifier
 
 
 @dataclass
