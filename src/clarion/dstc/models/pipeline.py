@@ -265,11 +265,13 @@ class DstcModel:
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
-        group.memory = memory_features(self.bank, q_emb, group.snippets)
-        if self.selector.memory is not None:
-            group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
-        zero_shot = ranked and self.config.select.faq_cosine and self.config.dense
-        scores = group.snippets @ group.query if zero_shot else self.selector.scores(group)
+        if ranked and self.config.select.faq_cosine and self.config.dense:  # FAQ-only knowledge: zero-shot
+            scores = group.snippets @ group.query
+        else:
+            group.memory = memory_features(self.bank, q_emb, group.snippets)
+            if self.selector.memory is not None:
+                group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
+            scores = self.selector.scores(group)
         chosen = self.selector.choose(scores, ranked=ranked)
         picked = [snippets[j] for j in chosen]
         top = picked[0]
