@@ -164,3 +164,32 @@ def test_an_answer_about_another_domain_votes_but_is_not_chosen():
     assert text == "Gamma Grill is good value. " + FOLLOW_UPS["restaurant"]
     hotel = [("hotel", 7, 0, 0)]
     assert "rooms" in consensus_response(bank, query, query, "Gamma House", hotel, k=3)
+
+
+def test_overlapping_knowledge_joins_the_pool_only_when_none_is_exact():
+    responses = [
+        "Alpha Hotel has quiet rooms.",
+        "Alpha Hotel is quiet and clean.",
+        "Alpha Hotel and Beta Inn are quiet.",
+    ]
+    names = ["ALPHA HOTEL"] * 3
+    emb = np.eye(3, 384, dtype=np.float32)
+    a, b, c, d = ("hotel", 1, 0, 0), ("hotel", 1, 0, 1), ("hotel", 1, 0, 2), ("hotel", 2, 0, 0)
+    keys = [frozenset({a, b}), frozenset({a, b, c}), frozenset({a, d})]
+    bank = NeighbourBank(responses, names, emb, emb, keys)
+    # {a, b, c} vs {a, b}: Jaccard 2/3; vs {a, b, c}: exact (left out); {a, d} spans two entities
+    assert bank.overlapping([a, b, c], 0.3) == [(0, pytest.approx(2 / 3))]
+    assert bank.overlapping([a, b, c], 0.7) == []
+    assert bank.overlapping([a], 0.3) == [(0, 0.5), (1, pytest.approx(1 / 3))]
+    query = np.zeros(384, dtype=np.float32)
+    query[2] = 1.0  # nearest: the two-entity turn only
+    pool = consensus_pool(bank, query, query, "Gamma House", [a, c], k=1, exact_weight=3.0, overlap=0.5)
+    # {a, b, c} vs {a, c}: Jaccard 2/3, weight 2 ({a, b}: 1/3, below 0.5); choosable first, the comparison only votes
+    assert pool.weights == [pytest.approx(2.0), 1.0] and pool.choosable == 1
+    assert pool.bodies[0] == "Gamma House is quiet and clean."
+    assert len(consensus_pool(bank, query, query, "Gamma House", [a, c], k=1, overlap=0.3).bodies) == 3
+    twice = consensus_pool(bank, emb[1], emb[1], "Gamma House", [a, c], k=1, exact_weight=3.0, overlap=0.5)
+    assert twice.weights == [1.0, pytest.approx(2.0)] and twice.bodies[0] == twice.bodies[1]  # nearest and overlapping
+    assert consensus_pool(bank, query, query, "Gamma House", [a, c], k=1, overlap=None).weights == [1.0]
+    exact = consensus_pool(bank, query, query, "Gamma House", [a, b], k=1, exact_weight=3.0, overlap=0.3)
+    assert exact.weights == [3.0, 1.0]  # an exact match exists: no overlapping turns (the comparison last)

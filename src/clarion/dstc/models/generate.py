@@ -11,7 +11,8 @@
   response on every metric.
 - ``consensus`` (default): the ``neighbour`` pool widened and re-weighted: the ``k`` nearest training turns
   plus every training turn whose gold snippet set equals the selected one (weight ``exact_weight``; DSTC11 reuses
-  an entity's aspect annotation across dialogues, so such turns answer the very same snippets). Their trailing
+  an entity's aspect annotation across dialogues, so such turns answer the very same snippets) or, when there is
+  none, every one whose gold set overlaps it (Jaccard >= ``overlap``, weight ``exact_weight`` x Jaccard). Their trailing
   follow-up questions are cut off, the body with the highest weighted expected 1-4-gram F1 against the others
   is chosen (MBR, Kumar & Byrne, 2004, with a BLEU-like n-gram utility), and a fixed follow-up question for
   the domain is appended (chosen on a validation slice of the train split; BLEU's n-gram precision and brevity
@@ -137,6 +138,7 @@ class NeighbourBank:
     knowledge_emb: np.ndarray  # (n, 384), mean of the gold snippets' embeddings
     keys: list[frozenset] = field(default_factory=list)  # gold snippet keys per turn (empty: unknown)
     _by_keys: dict | None = field(default=None, init=False, repr=False, compare=False)
+    _by_key: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def same_knowledge(self, keys: Sequence[tuple]) -> list[int]:
         """Indices of the training turns whose gold snippet set is exactly ``keys``."""
@@ -145,6 +147,24 @@ class NeighbourBank:
             for i, turn_keys in enumerate(self.keys):
                 self._by_keys.setdefault(turn_keys, []).append(i)
         return list(self._by_keys.get(frozenset(keys), [])) if keys else []
+
+    def overlapping(self, keys: Sequence[tuple], minimum: float) -> list[tuple[int, float]]:
+        """``(index, Jaccard)`` of the training turns whose gold snippet set shares at least ``minimum`` (Jaccard) with
+        ``keys`` and spans as many entities, other than those whose set is exactly ``keys``."""
+        if self._by_key is None:
+            self._by_key = {}
+            for i, turn_keys in enumerate(self.keys):
+                for key in turn_keys:
+                    self._by_key.setdefault(key, []).append(i)
+        selected = frozenset(keys)
+        entities = len({key[:2] for key in selected})
+        out = []
+        for i in sorted({i for key in selected for i in self._by_key.get(key, ())}):
+            other = self.keys[i]
+            jaccard = len(other & selected) / len(other | selected)
+            if other != selected and jaccard >= minimum and len({key[:2] for key in other}) == entities:
+                out.append((i, jaccard))
+        return out
 
     def nearest(self, query_emb: np.ndarray, knowledge_emb: np.ndarray, weight: float = 1.0, k: int = 1) -> list[int]:
         """Indices of the ``k`` most similar training turns, most similar first."""
@@ -253,19 +273,30 @@ def consensus_pool(
     keys: Sequence[tuple] = (),
     k: int = 30,
     exact_weight: float = 3.0,
+    overlap: float | None = None,
 ) -> Pool:
     """The ``consensus`` pool (steps 1-3 above). A training answer still votes but cannot be chosen when it is
     about another domain than the selected ``keys`` (a hotel answer, "the rooms provide good value", for a
     restaurant) or, when ``keys`` are about one entity, about several (a comparison, which names the other entity:
-    "The portions at Efes ..., but views are mixed on the portion sizes at X")."""
+    "The portions at Efes ..., but views are mixed on the portion sizes at X").
+
+    ``overlap``: when no training turn answered exactly ``keys`` (a selection that missed or added a snippet), the
+    turns whose gold set overlaps it by at least this Jaccard join with weight ``exact_weight`` x Jaccard, as members
+    of their own even when they are among the nearest too (so such a turn votes for itself as well; None: off).
+    """
     pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
     weights = [1.0] * len(pool)
-    for i in bank.same_knowledge(keys):
+    same = bank.same_knowledge(keys)
+    for i in same:
         if i in pool:
             weights[pool.index(i)] = exact_weight
         else:
             pool.append(i)
             weights.append(exact_weight)
+    if overlap is not None and keys and bank.keys and not same:
+        for i, jaccard in bank.overlapping(keys, overlap):  # a member of its own (a neighbour too counts twice)
+            pool.append(i)
+            weights.append(exact_weight * jaccard)
     ok = [True] * len(pool)
     if keys and bank.keys:
         domains, single = {key[0] for key in keys}, len({key[:2] for key in keys}) == 1
@@ -287,17 +318,19 @@ def consensus_response(
     k: int = 30,
     exact_weight: float = 3.0,
     follow_up: str | None = None,
+    overlap: float | None = None,
 ) -> str:
     """The ``consensus`` generator (see the module docstring); ``keys`` are the selected snippets' keys.
 
     ``follow_up``: the appended question (None: :data:`FOLLOW_UPS` by the domain of ``keys[0]``; "": none).
+    ``overlap``: see :func:`consensus_pool`.
 
     Call it with BLAS single-threaded (``threadpoolctl.threadpool_limits(1, "blas")`` around the whole batch, as
     ``DstcModel.predict`` does): BLAS threads spin on these small products and cost 10x on a busy CPU.
     """
     if not bank.responses:
         return ""
-    bodies, weights, choosable = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight)
+    bodies, weights, choosable = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap)
     body = bodies[mbr_weighted(bodies, weights, candidates=choosable)]
     if follow_up is None:
         follow_up = follow_up_for(keys)

@@ -55,6 +55,7 @@ class PipelineConfig:
     neighbour_k: int = 20
     consensus_k: int = 30  # consensus generator: nearest turns in the pool
     exact_weight: float = 3.0  # consensus generator: weight of the turns with the same gold snippet set
+    overlap_pool: float | None = 0.3  # consensus: min Jaccard of the overlapping turns pooled when none is exact
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -77,6 +78,7 @@ class PipelineConfig:
             neighbour_k=int(obj.get("neighbour_k", 20)),
             consensus_k=int(obj.get("consensus_k", 30)),
             exact_weight=float(obj.get("exact_weight", 3.0)),
+            overlap_pool=obj.get("overlap_pool"),  # models trained before it pooled exact matches only
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -285,10 +287,21 @@ class DstcModel:
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
         keys = [s.key for s in pool]
         if config.generator is Generator.lm:
-            evidence = consensus_pool(self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight)
+            evidence = consensus_pool(
+                self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight, config.overlap_pool
+            )
             return Label(True, tuple(s.key for s in picked)), evidence
         if config.generator is Generator.consensus:
-            response = consensus_response(self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight)
+            response = consensus_response(
+                self.bank,
+                q_emb,
+                k_emb,
+                name,
+                keys,
+                config.consensus_k,
+                config.exact_weight,
+                overlap=config.overlap_pool,
+            )
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
         return Label(True, tuple(s.key for s in picked), response), None
