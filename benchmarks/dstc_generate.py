@@ -32,6 +32,7 @@ import numpy as np
 def variants():
     """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation."""
     from clarion.dstc.models.generate import FOLLOW_UP, consensus_response, neighbour_response
+    from clarion.dstc.models.pipeline import PipelineConfig
 
     return {
         "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),
@@ -42,7 +43,10 @@ def variants():
         f"consensus, follow-up '{FOLLOW_UP}'": lambda b, q, k, n, keys: consensus_response(
             b, q, k, n, keys, follow_up=FOLLOW_UP
         ),
-        "consensus (default: follow-up by domain)": lambda b, q, k, n, keys: consensus_response(b, q, k, n, keys),
+        "consensus, follow-up by domain": lambda b, q, k, n, keys: consensus_response(b, q, k, n, keys),
+        "consensus (default: + overlapping knowledge when none is exact)": lambda b, q, k, n, keys: consensus_response(
+            b, q, k, n, keys, overlap=PipelineConfig().overlap_pool
+        ),
     }
 
 
