@@ -330,8 +330,14 @@ def consensus_response(
     """
     if not bank.responses:
         return ""
-    bodies, weights, choosable = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap)
-    body = bodies[mbr_weighted(bodies, weights, candidates=choosable)]
+    pool = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap)
+    return consensus_choice(pool, keys, follow_up)
+
+
+def consensus_choice(pool: Pool, keys: Sequence[tuple], follow_up: str | None = None) -> str:
+    """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
+    :func:`consensus_response`)."""
+    body = pool.bodies[mbr_weighted(pool.bodies, pool.weights, candidates=pool.choosable)]
     if follow_up is None:
         follow_up = follow_up_for(keys)
     return f"{body} {follow_up}".strip() if follow_up else body

@@ -28,8 +28,8 @@ from clarion.dstc.models.generate import (
     NeighbourBank,
     Pool,
     Selected,
+    consensus_choice,
     consensus_pool,
-    consensus_response,
     display_name,
     lm_consensus_response,
     mean_embedding,
@@ -286,22 +286,13 @@ class DstcModel:
         config = self.config
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
         keys = [s.key for s in pool]
-        if config.generator is Generator.lm:
+        if config.generator in (Generator.lm, Generator.consensus):
             evidence = consensus_pool(
                 self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight, config.overlap_pool
             )
-            return Label(True, tuple(s.key for s in picked)), evidence
-        if config.generator is Generator.consensus:
-            response = consensus_response(
-                self.bank,
-                q_emb,
-                k_emb,
-                name,
-                keys,
-                config.consensus_k,
-                config.exact_weight,
-                overlap=config.overlap_pool,
-            )
+            if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
+                return Label(True, tuple(s.key for s in picked)), evidence
+            response = consensus_choice(evidence, keys)
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
         return Label(True, tuple(s.key for s in picked), response), None
