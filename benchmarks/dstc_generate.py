@@ -29,10 +29,16 @@ import time
 import numpy as np
 
 
-def variants():
+def variants(knowledge):
     """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation."""
     from clarion.dstc.models.generate import FOLLOW_UP, consensus_response, neighbour_response
     from clarion.dstc.models.pipeline import PipelineConfig
+
+    config = PipelineConfig()
+
+    def faqs(keys):
+        snippets = [knowledge.snippet(key) for key in keys]
+        return [(s.body, s.entity_name) for s in snippets if s.doc_type == "faq"]
 
     return {
         "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),
@@ -44,8 +50,11 @@ def variants():
             b, q, k, n, keys, follow_up=FOLLOW_UP
         ),
         "consensus, follow-up by domain": lambda b, q, k, n, keys: consensus_response(b, q, k, n, keys),
-        "consensus (default: + overlapping knowledge when none is exact)": lambda b, q, k, n, keys: consensus_response(
-            b, q, k, n, keys, overlap=PipelineConfig().overlap_pool
+        "consensus, + overlapping knowledge when none is exact": lambda b, q, k, n, keys: consensus_response(
+            b, q, k, n, keys, overlap=config.overlap_pool
+        ),
+        "consensus (default: + the selected FAQ answers the body misses)": lambda b, q, k, n, keys: consensus_response(
+            b, q, k, n, keys, overlap=config.overlap_pool, faqs=faqs(keys), faq_cover=config.faq_cover
         ),
     }
 
@@ -69,7 +78,8 @@ def val_part(model, meteor: bool) -> None:
         raise SystemExit("the model's bank does not match the train split (train it with --split train)")
     dialogue = np.array(dialogue_ids(train.contexts))[turns]
     refs = [train.labels[i].response or "" for i in turns]
-    outputs: dict[str, list[str]] = {name: [] for name in variants()}
+    generators = variants(train.knowledge)
+    outputs: dict[str, list[str]] = {name: [] for name in generators}
     for j in range(len(turns)):
         keep = np.flatnonzero(dialogue != dialogue[j])
         sub = NeighbourBank(
@@ -80,7 +90,7 @@ def val_part(model, meteor: bool) -> None:
             [bank.keys[t] for t in keep],
         )
         keys, name = sorted(bank.keys[j], key=str), display_name(bank.names[j])
-        for variant, generate in variants().items():
+        for variant, generate in generators.items():
             outputs[variant].append(generate(sub, bank.query_emb[j], bank.knowledge_emb[j], name, keys))
     print(f"val: {len(turns)} knowledge-seeking train turns, leave-one-dialogue-out, gold knowledge")
     for variant, hyps in outputs.items():

@@ -21,6 +21,7 @@ from clarion.dstc.models.generate import (
     ngram_utility,
     split_follow_up,
     swap_entity,
+    with_faq_answers,
 )
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
@@ -193,3 +194,32 @@ def test_overlapping_knowledge_joins_the_pool_only_when_none_is_exact():
     assert consensus_pool(bank, query, query, "Gamma House", [a, c], k=1, overlap=None).weights == [1.0]
     exact = consensus_pool(bank, query, query, "Gamma House", [a, b], k=1, exact_weight=3.0, overlap=0.3)
     assert exact.weights == [3.0, 1.0]  # an exact match exists: no overlapping turns (the comparison last)
+
+
+def test_a_selected_faq_answer_the_body_misses_is_added():
+    body = "Meghna is in a mall, so the view is mostly the parking lot."
+    seating = ("The MEGHNA does have outdoor seating.", "MEGHNA")
+    parking = ("Free parking is available at the mall next to Meghna.", "MEGHNA")
+    # content words: {meghna, does, outdoor, seating}: 1 of 4 in the body -> added, the name as responses write it
+    assert with_faq_answers(body, [seating], 0.5) == f"{body} Meghna does have outdoor seating."
+    # {free, parking, available, mall, meghna}: 3 of 5 in the body -> left out
+    assert with_faq_answers(body, [parking], 0.5) == body
+    assert with_faq_answers(body, [parking], 0.7).endswith("next to Meghna.")
+    # an added answer's words count as covered for the next one
+    again = ("Yes, Meghna has outdoor seating.", "MEGHNA")
+    assert with_faq_answers(body, [seating, again], 0.5) == f"{body} Meghna does have outdoor seating."
+    assert with_faq_answers(body, [], 0.5) == body
+
+
+def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():
+    bank = _bank()
+    query = bank.query_emb[0]
+    faq = ("Gamma House has a gym on the ground floor.", "Gamma House")
+    keys = [("hotel", 2, 1)]
+    plain = consensus_response(bank, query, query, "Gamma House", keys, k=1, exact_weight=10.0)
+    added = consensus_response(bank, query, query, "Gamma House", keys, 1, 10.0, faqs=[faq], faq_cover=0.5)
+    body = plain.removesuffix(" " + FOLLOW_UPS["hotel"])
+    assert added == f"{body} {faq[0]} {FOLLOW_UPS['hotel']}"
+    assert consensus_response(bank, query, query, "Gamma House", keys, k=1, exact_weight=10.0, faqs=[faq]) == plain
+    assert PipelineConfig().faq_cover == 0.5
+    assert PipelineConfig.from_json({}).faq_cover is None  # models trained before it answer with the body alone

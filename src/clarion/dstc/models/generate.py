@@ -14,7 +14,8 @@
   an entity's aspect annotation across dialogues, so such turns answer the very same snippets) or, when there is
   none, every one whose gold set overlaps it (Jaccard >= ``overlap``, weight ``exact_weight`` x Jaccard). Their trailing
   follow-up questions are cut off, the body with the highest weighted expected 1-4-gram F1 against the others
-  is chosen (MBR, Kumar & Byrne, 2004, with a BLEU-like n-gram utility), and a fixed follow-up question for
+  is chosen (MBR, Kumar & Byrne, 2004, with a BLEU-like n-gram utility), the answer of each selected FAQ whose
+  content words the body mostly lacks is added (``faq_cover``), and a fixed follow-up question for
   the domain is appended (chosen on a validation slice of the train split; BLEU's n-gram precision and brevity
   penalty reward the frequent "Would you like to ..." ending over each neighbour's own wording).
   docs/dstc_generation.md has the measurements.
@@ -319,11 +320,13 @@ def consensus_response(
     exact_weight: float = 3.0,
     follow_up: str | None = None,
     overlap: float | None = None,
+    faqs: Sequence[tuple[str, str | None]] = (),
+    faq_cover: float | None = None,
 ) -> str:
     """The ``consensus`` generator (see the module docstring); ``keys`` are the selected snippets' keys.
 
     ``follow_up``: the appended question (None: :data:`FOLLOW_UPS` by the domain of ``keys[0]``; "": none).
-    ``overlap``: see :func:`consensus_pool`.
+    ``overlap``: see :func:`consensus_pool`. ``faqs``, ``faq_cover``: see :func:`with_faq_answers`.
 
     Call it with BLAS single-threaded (``threadpoolctl.threadpool_limits(1, "blas")`` around the whole batch, as
     ``DstcModel.predict`` does): BLAS threads spin on these small products and cost 10x on a busy CPU.
@@ -331,16 +334,46 @@ def consensus_response(
     if not bank.responses:
         return ""
     pool = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap)
-    return consensus_choice(pool, keys, follow_up)
+    return consensus_choice(pool, keys, follow_up, faqs, faq_cover)
 
 
-def consensus_choice(pool: Pool, keys: Sequence[tuple], follow_up: str | None = None) -> str:
+def consensus_choice(
+    pool: Pool,
+    keys: Sequence[tuple],
+    follow_up: str | None = None,
+    faqs: Sequence[tuple[str, str | None]] = (),
+    faq_cover: float | None = None,
+) -> str:
     """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
-    :func:`consensus_response`)."""
+    :func:`consensus_response`); with ``faq_cover``, the selected ``faqs`` it misses are added first
+    (:func:`with_faq_answers`)."""
     body = pool.bodies[mbr_weighted(pool.bodies, pool.weights, candidates=pool.choosable)]
+    if faq_cover is not None:
+        body = with_faq_answers(body, faqs, faq_cover)
     if follow_up is None:
         follow_up = follow_up_for(keys)
     return f"{body} {follow_up}".strip() if follow_up else body
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of ``text`` without scikit-learn's English stop words."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return {w for w in _TOKEN.findall(text.lower()) if w not in ENGLISH_STOP_WORDS}
+
+
+def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: float) -> str:
+    """``body`` followed by each selected FAQ answer, ``(answer, entity name)``, of which it holds less than
+    ``cover`` of the content words (the entity's name written as the responses write it). A training answer chosen
+    by consensus can be about the reviews of the same aspect and leave out the fact the selected FAQ states ("the
+    view is a parking lot" for "do they have outdoor seating?"); docs/dstc_generation.md has the measurements."""
+    have, parts = content_words(body), [body]
+    for answer, entity in faqs:
+        words = content_words(answer)
+        if words and len(words & have) / len(words) < cover:
+            parts.append(swap_entity(answer, entity, display_name(entity)) if entity else answer)
+            have |= words
+    return " ".join(parts)
 
 
 def follow_up_for(keys: Sequence[tuple]) -> str:

@@ -56,6 +56,7 @@ class PipelineConfig:
     consensus_k: int = 30  # consensus generator: nearest turns in the pool
     exact_weight: float = 3.0  # consensus generator: weight of the turns with the same gold snippet set
     overlap_pool: float | None = 0.3  # consensus: min Jaccard of the overlapping turns pooled when none is exact
+    faq_cover: float | None = 0.5  # consensus: add a selected FAQ's answer when the body holds less of its words
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -79,6 +80,7 @@ class PipelineConfig:
             consensus_k=int(obj.get("consensus_k", 30)),
             exact_weight=float(obj.get("exact_weight", 3.0)),
             overlap_pool=obj.get("overlap_pool"),  # models trained before it pooled exact matches only
+            faq_cover=obj.get("faq_cover"),  # models trained before it answered with the body alone
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -292,7 +294,8 @@ class DstcModel:
             )
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence
-            response = consensus_choice(evidence, keys)
+            faqs = [(s.body, s.entity_name) for s in pool if s.doc_type == "faq"]
+            response = consensus_choice(evidence, keys, faqs=faqs, faq_cover=config.faq_cover)
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
         return Label(True, tuple(s.key for s in picked), response), None
