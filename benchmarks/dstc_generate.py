@@ -34,14 +34,13 @@ import numpy as np
 
 def variants(knowledge):
     """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation."""
-    from clarion.dstc.models.generate import FOLLOW_UP, consensus_response, neighbour_response
+    from clarion.dstc.models.generate import FOLLOW_UP, consensus_response, faq_answers, neighbour_response
     from clarion.dstc.models.pipeline import PipelineConfig
 
     config = PipelineConfig()
 
     def faqs(keys):
-        snippets = [knowledge.snippet(key) for key in keys]
-        return [(s.body, s.entity_name) for s in snippets if s.doc_type == "faq"]
+        return faq_answers([knowledge.snippet(key) for key in keys])
 
     return {
         "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
-from clarion.dstc.io import load_dataset
+from clarion.dstc.io import Snippet, load_dataset
 from clarion.dstc.models.generate import (
     FOLLOW_UP,
     FOLLOW_UPS,
@@ -16,6 +16,7 @@ from clarion.dstc.models.generate import (
     consensus_pool,
     consensus_response,
     display_name,
+    faq_answers,
     lm_consensus_response,
     mbr_weighted,
     ngram_utility,
@@ -209,6 +210,9 @@ def test_a_selected_faq_answer_the_body_misses_is_added():
     again = ("Yes, Meghna has outdoor seating.", "MEGHNA")
     assert with_faq_answers(body, [seating, again], 0.5) == f"{body} Meghna does have outdoor seating."
     assert with_faq_answers(body, [], 0.5) == body
+    faq = Snippet("restaurant", 1, 3, None, "faq", "Outdoor seating?", seating[0], "MEGHNA")
+    review = Snippet("restaurant", 1, 0, 2, "review", "", "The view was nice.", "MEGHNA")
+    assert faq_answers([review, faq]) == [seating]
 
 
 def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():

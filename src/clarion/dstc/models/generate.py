@@ -345,7 +345,7 @@ def consensus_choice(
     faq_cover: float | None = None,
 ) -> str:
     """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
-    :func:`consensus_response`); with ``faq_cover``, the selected ``faqs`` it misses are added first
+    :func:`consensus_response`); with ``faq_cover``, the selected ``faqs`` it misses are added before the question
     (:func:`with_faq_answers`)."""
     body = pool.bodies[mbr_weighted(pool.bodies, pool.weights, candidates=pool.choosable)]
     if faq_cover is not None:
@@ -357,9 +357,15 @@ def consensus_choice(
 
 def content_words(text: str) -> set[str]:
     """Lower-cased words of ``text`` without scikit-learn's English stop words."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # imported once; later calls find it loaded
 
     return {w for w in _TOKEN.findall(text.lower()) if w not in ENGLISH_STOP_WORDS}
+
+
+def faq_answers(snippets: Sequence) -> list[tuple[str, str | None]]:
+    """``(answer, entity name)`` of the FAQs among ``snippets`` (:class:`~clarion.dstc.io.Snippet`), for
+    :func:`with_faq_answers`."""
+    return [(s.body, s.entity_name) for s in snippets if s.doc_type == "faq"]
 
 
 def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: float) -> str:

@@ -31,6 +31,7 @@ from clarion.dstc.models.generate import (
     consensus_choice,
     consensus_pool,
     display_name,
+    faq_answers,
     lm_consensus_response,
     mean_embedding,
     neighbour_response,
@@ -294,8 +295,7 @@ class DstcModel:
             )
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence
-            faqs = [(s.body, s.entity_name) for s in pool if s.doc_type == "faq"]
-            response = consensus_choice(evidence, keys, faqs=faqs, faq_cover=config.faq_cover)
+            response = consensus_choice(evidence, keys, faqs=faq_answers(pool), faq_cover=config.faq_cover)
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
         return Label(True, tuple(s.key for s in picked), response), None
