@@ -59,6 +59,12 @@ def test_mbr_weighted_follows_the_weights():
     assert mbr_weighted(["breakfast", "the room is quiet", *texts[2:]], [1, 1, 5, 5], candidates=2) == 0
 
 
+def _one_hot_bank(responses: list[str], names: list[str], keys: list[frozenset]) -> NeighbourBank:
+    """A bank whose turn i has the i-th unit vector as query and knowledge embedding."""
+    emb = np.eye(len(responses), 384, dtype=np.float32)
+    return NeighbourBank(responses, names, emb, emb, keys)
+
+
 def _bank() -> NeighbourBank:
     responses = [
         "Guests of Alpha Hotel say the rooms are quiet. Would you like to book?",
@@ -67,9 +73,8 @@ def _bank() -> NeighbourBank:
         "Beta Inn serves a free breakfast every morning.",
     ]
     names = ["ALPHA HOTEL", "ALPHA HOTEL", "BETA INN", "BETA INN"]
-    emb = np.eye(4, 384, dtype=np.float32)
     keys = [frozenset({("hotel", 1, 0, 0)})] * 2 + [frozenset({("hotel", 2, 1)})] * 2
-    return NeighbourBank(responses, names, emb, emb, keys)
+    return _one_hot_bank(responses, names, keys)
 
 
 def test_consensus_uses_same_knowledge_turns_and_appends_follow_up():
@@ -135,11 +140,9 @@ def test_a_comparison_answer_votes_but_is_not_chosen_for_one_entity():
         "The rooms at Delta Lodge are quiet, and the rooms at Alpha Hotel are quiet as well.",
         "Alpha Hotel has quiet rooms.",
     ]
-    names = ["ALPHA HOTEL"] * 3
-    emb = np.eye(3, 384, dtype=np.float32)
     keys = [frozenset({("hotel", 1, 0, 0), ("hotel", 4, 0, 0)})] * 2 + [frozenset({("hotel", 1, 0, 0)})]
-    bank = NeighbourBank(responses, names, emb, emb, keys)
-    query = emb.sum(axis=0) / np.sqrt(3)
+    bank = _one_hot_bank(responses, ["ALPHA HOTEL"] * 3, keys)
+    query = bank.query_emb.sum(axis=0) / np.sqrt(3)
     one = [("hotel", 1, 0, 0)]
     bodies, weights, choosable = consensus_pool(bank, query, query, "Gamma House", one, k=3)
     assert choosable == 1 and bodies[0] == "Gamma House has quiet rooms." and len(bodies) == 3
@@ -154,11 +157,9 @@ def test_an_answer_about_another_domain_votes_but_is_not_chosen():
         "Guests say the rooms at Alpha Hotel are good value for money.",
         "Beta Bistro is good value.",
     ]
-    names = ["ALPHA HOTEL", "ALPHA HOTEL", "BETA BISTRO"]
-    emb = np.eye(3, 384, dtype=np.float32)
     keys = [frozenset({("hotel", 1, 0, 0)})] * 2 + [frozenset({("restaurant", 2, 0, 0)})]
-    bank = NeighbourBank(responses, names, emb, emb, keys)
-    query = emb.sum(axis=0) / np.sqrt(3)
+    bank = _one_hot_bank(responses, ["ALPHA HOTEL", "ALPHA HOTEL", "BETA BISTRO"], keys)
+    query = bank.query_emb.sum(axis=0) / np.sqrt(3)
     restaurant = [("restaurant", 7, 0, 0)]
     _, _, choosable = consensus_pool(bank, query, query, "Gamma Grill", restaurant, k=3)
     assert choosable == 1
@@ -174,11 +175,10 @@ def test_overlapping_knowledge_joins_the_pool_only_when_none_is_exact():
         "Alpha Hotel is quiet and clean.",
         "Alpha Hotel and Beta Inn are quiet.",
     ]
-    names = ["ALPHA HOTEL"] * 3
-    emb = np.eye(3, 384, dtype=np.float32)
     a, b, c, d = ("hotel", 1, 0, 0), ("hotel", 1, 0, 1), ("hotel", 1, 0, 2), ("hotel", 2, 0, 0)
     keys = [frozenset({a, b}), frozenset({a, b, c}), frozenset({a, d})]
-    bank = NeighbourBank(responses, names, emb, emb, keys)
+    bank = _one_hot_bank(responses, ["ALPHA HOTEL"] * 3, keys)
+    emb = bank.query_emb
     # {a, b, c} vs {a, b}: Jaccard 2/3; vs {a, b, c}: exact (left out); {a, d} spans two entities
     assert bank.overlapping([a, b, c], 0.3) == [(0, pytest.approx(2 / 3))]
     assert bank.overlapping([a, b, c], 0.7) == []
