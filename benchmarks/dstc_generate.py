@@ -34,7 +34,13 @@ import numpy as np
 
 def variants(knowledge):
     """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation."""
-    from clarion.dstc.models.generate import FOLLOW_UP, consensus_response, faq_answers, neighbour_response
+    from clarion.dstc.models.generate import (
+        FOLLOW_UP,
+        consensus_response,
+        faq_answers,
+        follow_up_for,
+        neighbour_response,
+    )
     from clarion.dstc.models.pipeline import PipelineConfig
 
     config = PipelineConfig()
@@ -55,8 +61,21 @@ def variants(knowledge):
         "consensus, + overlapping knowledge when none is exact": lambda b, q, k, n, keys: consensus_response(
             b, q, k, n, keys, overlap=config.overlap_pool
         ),
-        "consensus (default: + the selected FAQ answers the body misses)": lambda b, q, k, n, keys: consensus_response(
+        "consensus, + the selected FAQ answers the body misses": lambda b, q, k, n, keys: consensus_response(
             b, q, k, n, keys, overlap=config.overlap_pool, faqs=faqs(keys), faq_cover=config.faq_cover
+        ),
+        "consensus (default: + '... either of them?' for several entities)": lambda b, q, k, n, keys: (
+            consensus_response(
+                b,
+                q,
+                k,
+                n,
+                keys,
+                follow_up=follow_up_for(keys, config.entity_follow_up),
+                overlap=config.overlap_pool,
+                faqs=faqs(keys),
+                faq_cover=config.faq_cover,
+            )
         ),
     }
 

@@ -10,6 +10,8 @@ from dstc_synthetic import write_synthetic
 from clarion.dstc.io import Snippet, load_dataset
 from clarion.dstc.models.generate import (
     FOLLOW_UP,
+    FOLLOW_UP_MANY,
+    FOLLOW_UP_TWO,
     FOLLOW_UPS,
     Generator,
     NeighbourBank,
@@ -17,6 +19,7 @@ from clarion.dstc.models.generate import (
     consensus_response,
     display_name,
     faq_answers,
+    follow_up_for,
     lm_consensus_response,
     mbr_weighted,
     ngram_utility,
@@ -227,3 +230,21 @@ def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():
     assert consensus_response(bank, query, query, "Gamma House", keys, k=1, exact_weight=10.0, faqs=[faq]) == plain
     assert PipelineConfig().faq_cover == 0.5
     assert PipelineConfig.from_json({}).faq_cover is None  # models trained before it answer with the body alone
+
+
+def test_a_selection_about_several_entities_asks_which_one_to_know_more_about():
+    one = [("hotel", 2, 1), ("hotel", 2, 0, 3)]  # an FAQ and a review of one hotel
+    two = [("restaurant", 1, 0, 2), ("restaurant", 4, 0, 1)]
+    three = [*two, ("restaurant", 7, 2)]
+    assert follow_up_for(one, by_entities=True) == FOLLOW_UPS["hotel"]
+    assert follow_up_for(two, by_entities=True) == FOLLOW_UP_TWO
+    assert follow_up_for(three, by_entities=True) == FOLLOW_UP_MANY
+    assert follow_up_for(two) == FOLLOW_UPS["restaurant"]  # off: the domain's question
+    assert follow_up_for([], by_entities=True) == FOLLOW_UP
+    bank = _bank()
+    query = bank.query_emb[0]
+    text = consensus_response(bank, query, query, "Gamma House", two, k=1, follow_up=follow_up_for(two, True))
+    assert text.endswith(" " + FOLLOW_UP_TWO)
+    assert lm_consensus_response(["It is quiet."], [], [], two, 1.0, FOLLOW_UP_TWO) == f"It is quiet. {FOLLOW_UP_TWO}"
+    assert PipelineConfig().entity_follow_up is True
+    assert PipelineConfig.from_json({}).entity_follow_up is False  # models trained before it: the domain's question

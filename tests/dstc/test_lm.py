@@ -8,7 +8,7 @@ import pytest
 from dstc_synthetic import write_synthetic
 
 from clarion.dstc.io import load_dataset
-from clarion.dstc.models.generate import FOLLOW_UPS, Generator, with_follow_up
+from clarion.dstc.models.generate import FOLLOW_UP_MANY, FOLLOW_UP_TWO, FOLLOW_UPS, Generator, with_follow_up
 from clarion.dstc.models.lm import LmConfig, RowSampler, lm_prompt
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
@@ -88,7 +88,7 @@ def test_tiny_fine_tune_generates_and_round_trips(synthetic, tmp_path):
     preds = model.predict(data)
     answered = [p for p in preds if p.target and p.knowledge]
     assert answered
-    assert all(p.response.endswith(tuple(FOLLOW_UPS.values())) for p in answered)
+    assert all(p.response.endswith((*FOLLOW_UPS.values(), FOLLOW_UP_TWO, FOLLOW_UP_MANY)) for p in answered)
     save_model(model, tmp_path / "m", "fp")
     assert (tmp_path / "m" / "lm.safetensors").is_file()
     assert load_model(tmp_path / "m").predict(data) == preds  # sampling is seeded: deterministic

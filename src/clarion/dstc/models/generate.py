@@ -211,6 +211,10 @@ FOLLOW_UPS = {"hotel": "Would you like to book a room?", "restaurant": FOLLOW_UP
 """The appended question by domain (else :data:`FOLLOW_UP`): the best of the five most frequent closing
 questions of the train responses, then a per-domain variant, on a validation slice of the train split
 (docs/dstc_generation.md)."""
+FOLLOW_UP_TWO = "Would you like to know more about either of them?"
+FOLLOW_UP_MANY = "Would you like to know more about any of them?"
+"""The appended question when the selected snippets are about two / more entities (a comparison: there is no one
+place to book; the most frequent closing question of such train responses, docs/dstc_generation.md)."""
 
 
 def split_follow_up(response: str) -> tuple[str, str | None]:
@@ -382,8 +386,13 @@ def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: f
     return " ".join(parts)
 
 
-def follow_up_for(keys: Sequence[tuple]) -> str:
-    """The appended question for a response about ``keys`` (:data:`FOLLOW_UPS` by the first key's domain)."""
+def follow_up_for(keys: Sequence[tuple], by_entities: bool = False) -> str:
+    """The appended question for a response about ``keys``: :data:`FOLLOW_UPS` by the first key's domain; with
+    ``by_entities``, :data:`FOLLOW_UP_TWO` / :data:`FOLLOW_UP_MANY` when the keys span two / more entities."""
+    if by_entities:
+        entities = len({key[:2] for key in keys})
+        if entities > 1:
+            return FOLLOW_UP_TWO if entities == 2 else FOLLOW_UP_MANY
     return FOLLOW_UPS.get(keys[0][0], FOLLOW_UP) if keys else FOLLOW_UP
 
 
@@ -393,20 +402,22 @@ def lm_consensus_response(
     weights: Sequence[float],
     keys: Sequence[tuple],
     pool_weight: float,
+    follow_up: str | None = None,
 ) -> str:
     """The ``lm`` generator's answer: the LM candidate (greedy or sampled) with the highest expected utility
     against the other candidates (weight 1 each) and the ``consensus`` pool (its weights x ``pool_weight``),
-    its closing question replaced by the domain's follow-up."""
+    its closing question replaced by ``follow_up`` (None: the domain's, :func:`follow_up_for`)."""
     texts = [split_follow_up(c)[0] for c in candidates]
     chosen = mbr_weighted(
         texts + list(bodies), [1.0] * len(texts) + [pool_weight * w for w in weights], candidates=len(texts)
     )
-    return with_follow_up(texts[chosen], keys)
+    return with_follow_up(texts[chosen], keys, follow_up)
 
 
-def with_follow_up(response: str, keys: Sequence[tuple]) -> str:
-    """``response``'s own closing question replaced by :func:`follow_up_for` (used on the ``lm`` generator's output)."""
-    return f"{split_follow_up(response)[0]} {follow_up_for(keys)}".strip()
+def with_follow_up(response: str, keys: Sequence[tuple], follow_up: str | None = None) -> str:
+    """``response``'s own closing question replaced by ``follow_up`` (None: :func:`follow_up_for` of ``keys``; used on
+    the ``lm`` generator's output)."""
+    return f"{split_follow_up(response)[0]} {follow_up_for(keys) if follow_up is None else follow_up}".strip()
 
 
 def mean_embedding(rows: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:

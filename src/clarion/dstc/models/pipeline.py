@@ -32,6 +32,7 @@ from clarion.dstc.models.generate import (
     consensus_pool,
     display_name,
     faq_answers,
+    follow_up_for,
     lm_consensus_response,
     mean_embedding,
     neighbour_response,
@@ -58,6 +59,7 @@ class PipelineConfig:
     exact_weight: float = 3.0  # consensus generator: weight of the turns with the same gold snippet set
     overlap_pool: float | None = 0.3  # consensus: min Jaccard of the overlapping turns pooled when none is exact
     faq_cover: float | None = 0.5  # consensus: add a selected FAQ's answer when the body holds less of its words
+    entity_follow_up: bool = True  # consensus, lm: "... either of them?" when the selection spans entities
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -82,6 +84,7 @@ class PipelineConfig:
             exact_weight=float(obj.get("exact_weight", 3.0)),
             overlap_pool=obj.get("overlap_pool"),  # models trained before it pooled exact matches only
             faq_cover=obj.get("faq_cover"),  # models trained before it answered with the body alone
+            entity_follow_up=bool(obj.get("entity_follow_up", False)),  # before it: the domain's question always
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -249,7 +252,9 @@ class DstcModel:
         with threadpool_limits(limits=1, user_api="blas"):  # the MBR products only, not the LM's decoding
             for i, candidates in zip(turns, generated, strict=True):
                 pool = pools[i]
-                response = lm_consensus_response(candidates, pool.bodies, pool.weights, out[i].knowledge, weight)
+                keys = out[i].knowledge
+                follow_up = follow_up_for(keys, self.config.entity_follow_up)
+                response = lm_consensus_response(candidates, pool.bodies, pool.weights, keys, weight, follow_up)
                 out[i] = Label(True, out[i].knowledge, response)
 
     def _fallback_entity(self, index: KnowledgeIndex, q_tfidf) -> list[tuple]:
@@ -295,7 +300,8 @@ class DstcModel:
             )
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence
-            response = consensus_choice(evidence, keys, faqs=faq_answers(pool), faq_cover=config.faq_cover)
+            follow_up = follow_up_for(keys, config.entity_follow_up)
+            response = consensus_choice(evidence, keys, follow_up, faq_answers(pool), config.faq_cover)
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
         return Label(True, tuple(s.key for s in picked), response), None
