@@ -64,18 +64,28 @@ def variants(knowledge):
         "consensus, + the selected FAQ answers the body misses": lambda b, q, k, n, keys: consensus_response(
             b, q, k, n, keys, overlap=config.overlap_pool, faqs=faqs(keys), faq_cover=config.faq_cover
         ),
-        "consensus (default: + '... either of them?' for several entities)": lambda b, q, k, n, keys: (
-            consensus_response(
-                b,
-                q,
-                k,
-                n,
-                keys,
-                follow_up=follow_up_for(keys, config.entity_follow_up),
-                overlap=config.overlap_pool,
-                faqs=faqs(keys),
-                faq_cover=config.faq_cover,
-            )
+        "consensus, + '... either of them?' for several entities": lambda b, q, k, n, keys: consensus_response(
+            b,
+            q,
+            k,
+            n,
+            keys,
+            follow_up=follow_up_for(keys, config.entity_follow_up),
+            overlap=config.overlap_pool,
+            faqs=faqs(keys),
+            faq_cover=config.faq_cover,
+        ),
+        "consensus (default: + several entities answered by a comparison)": lambda b, q, k, n, keys: consensus_response(
+            b,
+            q,
+            k,
+            n,
+            keys,
+            follow_up=follow_up_for(keys, config.entity_follow_up),
+            overlap=config.overlap_pool,
+            faqs=faqs(keys),
+            faq_cover=config.faq_cover,
+            entity_names=knowledge.entity_names if config.comparisons else None,
         ),
     }
 
@@ -109,6 +119,7 @@ def val_part(model, meteor: bool) -> None:
             bank.query_emb[keep],
             bank.knowledge_emb[keep],
             [bank.keys[t] for t in keep],
+            bank.entity_names,
         )
         keys, name = sorted(bank.keys[j], key=str), display_name(bank.names[j])
         for variant, generate in generators.items():

@@ -29,7 +29,7 @@ The first three are pure functions of plain data; :class:`DstcModel` picks one b
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import NamedTuple
@@ -120,6 +120,11 @@ def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
     if not forms:
         return response
     pattern = r"\b(the\s+)?(" + "|".join(r"\s+".join(map(re.escape, f.split())) for f in forms) + r")\b"
+    return _write_name(response, pattern, new_name)
+
+
+def _write_name(response: str, pattern: str, new_name: str) -> str:
+    """``pattern``'s matches in ``response`` replaced by ``new_name``, "The X" written "the X" mid-sentence."""
     inner = "the " + new_name[4:] if new_name.startswith("The ") else new_name  # "at the Golden Curry"
 
     def name_at(match: re.Match) -> str:
@@ -127,6 +132,31 @@ def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
         return new_name if not before or before[-1] in ".!?" else inner
 
     return re.sub(pattern, name_at, response, flags=re.IGNORECASE)
+
+
+def swap_entities(response: str, renames: Sequence[tuple[str | None, str]]) -> str:
+    """:func:`swap_entity` for several ``(old name, new name)`` pairs at once (through placeholders, so that a new
+    name that is also an old one is not swapped twice)."""
+    for i, (old, _) in enumerate(renames):
+        response = swap_entity(response, old, f"\x00{i}\x00")
+    for i, (_, new) in enumerate(renames):
+        response = _write_name(response, f"\x00{i}\x00", new)
+    return response
+
+
+def entity_renames(
+    trained: Sequence[tuple], selected: Sequence[tuple], old_names: Mapping, new_names: Mapping
+) -> list[tuple[str | None, str]]:
+    """How a comparison answer about the ``trained`` entities ((domain, entity id), in key order) is rewritten for
+    the ``selected`` ones: an entity in both keeps its name, the others are paired in order; ``(old name, new
+    name)`` pairs, names from ``old_names`` / ``new_names`` (the new ones written as the responses write them)."""
+    free = [e for e in selected if e not in trained]
+    renames = []
+    for entity in trained:
+        if entity not in selected and free:
+            new = free.pop(0)
+            renames.append((old_names.get(entity), display_name(new_names.get(new))))
+    return renames
 
 
 @dataclass
@@ -138,6 +168,7 @@ class NeighbourBank:
     query_emb: np.ndarray  # (n, 384)
     knowledge_emb: np.ndarray  # (n, 384), mean of the gold snippets' embeddings
     keys: list[frozenset] = field(default_factory=list)  # gold snippet keys per turn (empty: unknown)
+    entity_names: dict = field(default_factory=dict)  # (domain, entity id) -> name, for every entity of ``keys``
     _by_keys: dict | None = field(default=None, init=False, repr=False, compare=False)
     _by_key: dict | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -279,6 +310,7 @@ def consensus_pool(
     k: int = 30,
     exact_weight: float = 3.0,
     overlap: float | None = None,
+    entity_names: Mapping | None = None,
 ) -> Pool:
     """The ``consensus`` pool (steps 1-3 above). A training answer still votes but cannot be chosen when it is
     about another domain than the selected ``keys`` (a hotel answer, "the rooms provide good value", for a
@@ -288,6 +320,11 @@ def consensus_pool(
     ``overlap``: when no training turn answered exactly ``keys`` (a selection that missed or added a snippet), the
     turns whose gold set overlaps it by at least this Jaccard join with weight ``exact_weight`` x Jaccard, as members
     of their own even when they are among the nearest too (so such a turn votes for itself as well; None: off).
+
+    ``entity_names`` ((domain, entity id) -> name of the selected entities; None: off): when ``keys`` span several
+    entities, a comparison answer has every entity renamed (:func:`entity_renames`, with the bank's
+    ``entity_names``), and only comparisons may be chosen when the pool holds one (a one-entity answer leaves out
+    the other entities).
     """
     pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
     weights = [1.0] * len(pool)
@@ -303,14 +340,29 @@ def consensus_pool(
             pool.append(i)
             weights.append(exact_weight * jaccard)
     ok = [True] * len(pool)
+    selected = list(dict.fromkeys(key[:2] for key in keys))
+    trained = [sorted({key[:2] for key in bank.keys[i]}, key=str) if bank.keys else [] for i in pool]
+    compare = entity_names is not None and len(selected) > 1 and bool(bank.entity_names)
     if keys and bank.keys:
-        domains, single = {key[0] for key in keys}, len({key[:2] for key in keys}) == 1
+        domains, single = {key[0] for key in keys}, len(selected) == 1
         ok = [
-            {key[0] for key in bank.keys[i]} == domains and (not single or len({key[:2] for key in bank.keys[i]}) <= 1)
-            for i in pool
+            {key[0] for key in bank.keys[i]} == domains and (not single or len(trained[j]) <= 1)
+            for j, i in enumerate(pool)
         ]
+        comparisons = [ok[j] and len(trained[j]) > 1 for j in range(len(pool))]
+        if compare and any(comparisons):
+            ok = comparisons
     order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
-    bodies = [split_follow_up(swap_entity(bank.responses[pool[j]], bank.names[pool[j]], name))[0] for j in order]
+    bodies = []
+    for j in order:
+        i = pool[j]
+        if compare and len(trained[j]) > 1:
+            text = swap_entities(
+                bank.responses[i], entity_renames(trained[j], selected, bank.entity_names, entity_names)
+            )
+        else:
+            text = swap_entity(bank.responses[i], bank.names[i], name)
+        bodies.append(split_follow_up(text)[0])
     return Pool(bodies, [weights[j] for j in order], max(sum(ok), 1))
 
 
@@ -326,18 +378,19 @@ def consensus_response(
     overlap: float | None = None,
     faqs: Sequence[tuple[str, str | None]] = (),
     faq_cover: float | None = None,
+    entity_names: Mapping | None = None,
 ) -> str:
     """The ``consensus`` generator (see the module docstring); ``keys`` are the selected snippets' keys.
 
     ``follow_up``: the appended question (None: :data:`FOLLOW_UPS` by the domain of ``keys[0]``; "": none).
-    ``overlap``: see :func:`consensus_pool`. ``faqs``, ``faq_cover``: see :func:`with_faq_answers`.
+    ``overlap``, ``entity_names``: see :func:`consensus_pool`. ``faqs``, ``faq_cover``: see :func:`with_faq_answers`.
 
     Call it with BLAS single-threaded (``threadpoolctl.threadpool_limits(1, "blas")`` around the whole batch, as
     ``DstcModel.predict`` does): BLAS threads spin on these small products and cost 10x on a busy CPU.
     """
     if not bank.responses:
         return ""
-    pool = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap)
+    pool = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap, entity_names)
     return consensus_choice(pool, keys, follow_up, faqs, faq_cover)
 
 

@@ -50,6 +50,7 @@ def save_model(
             "responses": model.bank.responses,
             "names": model.bank.names,
             "keys": [sorted(keys, key=str) for keys in model.bank.keys],
+            "entity_names": [[*entity, name] for entity, name in sorted(model.bank.entity_names.items(), key=str)],
         },
     }
     with atomic_writer(directory / STATE) as handle:
@@ -81,6 +82,7 @@ def load_model(directory: str | Path) -> DstcModel:
             arrays["bank_query"],
             arrays["bank_knowledge"],
             [frozenset(tuple(k) for k in keys) for keys in state["bank"].get("keys", [])],
+            {(d, e): name for d, e, name in state["bank"].get("entity_names", [])},  # absent in older models
         )
         return DstcModel(
             PipelineConfig.from_json(state["config"]),

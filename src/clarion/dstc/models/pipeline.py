@@ -60,6 +60,7 @@ class PipelineConfig:
     overlap_pool: float | None = 0.3  # consensus: min Jaccard of the overlapping turns pooled when none is exact
     faq_cover: float | None = 0.5  # consensus: add a selected FAQ's answer when the body holds less of its words
     entity_follow_up: bool = True  # consensus, lm: "... either of them?" when the selection spans entities
+    comparisons: bool = True  # consensus: a selection about several entities answered by a comparison, names swapped
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -85,6 +86,7 @@ class PipelineConfig:
             overlap_pool=obj.get("overlap_pool"),  # models trained before it pooled exact matches only
             faq_cover=obj.get("faq_cover"),  # models trained before it answered with the body alone
             entity_follow_up=bool(obj.get("entity_follow_up", False)),  # before it: the domain's question always
+            comparisons=bool(obj.get("comparisons", False)),  # before it: one name swapped, any answer choosable
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -295,8 +297,9 @@ class DstcModel:
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
         keys = [s.key for s in pool]
         if config.generator in (Generator.lm, Generator.consensus):
+            names = index.knowledge.entity_names if config.comparisons else None
             evidence = consensus_pool(
-                self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight, config.overlap_pool
+                self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight, config.overlap_pool, names
             )
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence

@@ -44,7 +44,10 @@ def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
         k_embs.append(mean_embedding(rows))
     q = q_emb[knowledge_turns] if knowledge_turns else np.zeros((0, 384), np.float32)
     keys = [frozenset(tuple(k) for k in dataset.labels[i].knowledge) for i in knowledge_turns]
-    return NeighbourBank(responses, names, q, np.asarray(k_embs, dtype=np.float32).reshape(-1, 384), keys)
+    entities = {key[:2] for turn_keys in keys for key in turn_keys}
+    entity_names = {e: dataset.knowledge.entity_names[e] for e in entities if e in dataset.knowledge.entity_names}
+    k_emb = np.asarray(k_embs, dtype=np.float32).reshape(-1, 384)
+    return NeighbourBank(responses, names, q, k_emb, keys, entity_names)
 
 
 def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Progress = no_progress):
