@@ -48,6 +48,22 @@ def variants(knowledge):
     def faqs(keys):
         return faq_answers([knowledge.snippet(key) for key in keys])
 
+    def full(bank, query, knowledge_emb, name, keys, entity_names):
+        """Every step of the default config, the comparisons (``entity_names``) on or off."""
+        follow_up = follow_up_for(keys, config.entity_follow_up)
+        return consensus_response(
+            bank,
+            query,
+            knowledge_emb,
+            name,
+            keys,
+            follow_up=follow_up,
+            overlap=config.overlap_pool,
+            faqs=faqs(keys),
+            faq_cover=config.faq_cover,
+            entity_names=entity_names,
+        )
+
     return {
         "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),
         "consensus, no same-knowledge pool, no follow-up": lambda b, q, k, n, keys: consensus_response(
@@ -64,28 +80,11 @@ def variants(knowledge):
         "consensus, + the selected FAQ answers the body misses": lambda b, q, k, n, keys: consensus_response(
             b, q, k, n, keys, overlap=config.overlap_pool, faqs=faqs(keys), faq_cover=config.faq_cover
         ),
-        "consensus, + '... either of them?' for several entities": lambda b, q, k, n, keys: consensus_response(
-            b,
-            q,
-            k,
-            n,
-            keys,
-            follow_up=follow_up_for(keys, config.entity_follow_up),
-            overlap=config.overlap_pool,
-            faqs=faqs(keys),
-            faq_cover=config.faq_cover,
+        "consensus, + '... either of them?' for several entities": lambda b, q, k, n, keys: full(
+            b, q, k, n, keys, None
         ),
-        "consensus (default: + several entities answered by a comparison)": lambda b, q, k, n, keys: consensus_response(
-            b,
-            q,
-            k,
-            n,
-            keys,
-            follow_up=follow_up_for(keys, config.entity_follow_up),
-            overlap=config.overlap_pool,
-            faqs=faqs(keys),
-            faq_cover=config.faq_cover,
-            entity_names=knowledge.entity_names if config.comparisons else None,
+        "consensus (default: + several entities answered by a comparison)": lambda b, q, k, n, keys: full(
+            b, q, k, n, keys, knowledge.entity_names if config.comparisons else None
         ),
     }
 
