@@ -17,7 +17,9 @@
   is chosen (MBR, Kumar & Byrne, 2004, with a BLEU-like n-gram utility), the answer of each selected FAQ whose
   content words the body mostly lacks is added (``faq_cover``), and a fixed follow-up question for
   the domain is appended (chosen on a validation slice of the train split; BLEU's n-gram precision and brevity
-  penalty reward the frequent "Would you like to ..." ending over each neighbour's own wording).
+  penalty reward the frequent "Would you like to ..." ending over each neighbour's own wording). A selection about
+  several entities is answered by a training comparison with every entity renamed, and asks "... know more about
+  either of them?".
   docs/dstc_generation.md has the measurements.
 - ``lm``: the packaged SmolLM2-135M fine-tuned on the training responses (:mod:`clarion.dstc.models.lm`, the
   ``generate`` extra) proposes candidates (greedy and sampled); MBR against them and the ``consensus`` pool
