@@ -105,6 +105,11 @@ def snippet_key(domain: str, entity_id: EntityId, doc_id: int, sent_id: int | No
     return (domain, entity_id, doc_id) if sent_id is None else (domain, entity_id, doc_id, sent_id)
 
 
+def key_entities(keys: Iterable[Key]) -> list[tuple[str, EntityId]]:
+    """The ``(domain, entity_id)`` pairs of snippet ``keys``, in order of first appearance."""
+    return list(dict.fromkeys(tuple(key[:2]) for key in keys))
+
+
 def key_of_ref(ref: dict[str, Any]) -> Key:
     """The key of a ``knowledge`` item of a label/prediction (FAQs have no ``sent_id`` in their key)."""
     sent = ref.get("sent_id") if ref.get("doc_type") == "review" else None

@@ -38,6 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from clarion.dstc.io import key_entities
 from clarion.dstc.models.entities import aliases
 
 _PRONOUNS = {
@@ -191,12 +192,12 @@ class NeighbourBank:
                 for key in turn_keys:
                     self._by_key.setdefault(key, []).append(i)
         selected = frozenset(keys)
-        entities = len({key[:2] for key in selected})
+        entities = len(key_entities(selected))
         out = []
         for i in sorted({i for key in selected for i in self._by_key.get(key, ())}):
             other = self.keys[i]
             jaccard = len(other & selected) / len(other | selected)
-            if other != selected and jaccard >= minimum and len({key[:2] for key in other}) == entities:
+            if other != selected and jaccard >= minimum and len(key_entities(other)) == entities:
                 out.append((i, jaccard))
         return out
 
@@ -342,8 +343,8 @@ def consensus_pool(
             pool.append(i)
             weights.append(exact_weight * jaccard)
     ok = [True] * len(pool)
-    selected = list(dict.fromkeys(key[:2] for key in keys))
-    trained = [sorted({key[:2] for key in bank.keys[i]}, key=str) if bank.keys else [] for i in pool]
+    selected = key_entities(keys)
+    trained = [sorted(key_entities(bank.keys[i]), key=str) if bank.keys else [] for i in pool]
     compare = entity_names is not None and len(selected) > 1 and bool(bank.entity_names)
     if keys and bank.keys:
         domains, single = {key[0] for key in keys}, len(selected) == 1
@@ -445,7 +446,7 @@ def follow_up_for(keys: Sequence[tuple], by_entities: bool = False) -> str:
     """The appended question for a response about ``keys``: :data:`FOLLOW_UPS` by the first key's domain; with
     ``by_entities``, :data:`FOLLOW_UP_TWO` / :data:`FOLLOW_UP_MANY` when the keys span two / more entities."""
     if by_entities:
-        entities = len({key[:2] for key in keys})
+        entities = len(key_entities(keys))
         if entities > 1:
             return FOLLOW_UP_TWO if entities == 2 else FOLLOW_UP_MANY
     return FOLLOW_UPS.get(keys[0][0], FOLLOW_UP) if keys else FOLLOW_UP

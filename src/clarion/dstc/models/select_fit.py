@@ -21,6 +21,7 @@ import hashlib
 
 import numpy as np
 
+from clarion.dstc.io import key_entities
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.memory import memory_features
 from clarion.dstc.models.select import SelectConfig, SelectModel, Selector
@@ -32,7 +33,7 @@ _SALT = "clarion-calibration"
 
 def gold_entities(label) -> list[tuple]:
     """The (domain, entity_id) pairs of a label's knowledge, in order of first appearance."""
-    return list(dict.fromkeys(tuple(key[:2]) for key in label.knowledge))
+    return key_entities(label.knowledge)
 
 
 def calibration_folds(dialogues, k: int) -> np.ndarray:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clarion.dstc.io import Key
+from clarion.dstc.io import Key, key_entities
 
 N_KEY_MEMORY = 4
 _VOTE_COSINE = 0.8
@@ -44,7 +44,7 @@ class KeyMemory:
         for row, keys in enumerate(self.keys):
             for key in keys:
                 self._by_key.setdefault(tuple(key), []).append(row)
-            for entity in dict.fromkeys(tuple(key[:2]) for key in keys):
+            for entity in key_entities(keys):
                 self._by_entity.setdefault(entity, []).append(row)
 
     def features(self, query: np.ndarray, keys: Sequence[Key], exclude: np.ndarray | None = None) -> np.ndarray:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clarion.dstc.io import Dataset
+from clarion.dstc.io import Dataset, key_entities
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import Detector
 from clarion.dstc.models.generate import Generator, NeighbourBank, display_name, mean_embedding
@@ -44,7 +44,7 @@ def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
         k_embs.append(mean_embedding(rows))
     q = q_emb[knowledge_turns] if knowledge_turns else np.zeros((0, 384), np.float32)
     keys = [frozenset(tuple(k) for k in dataset.labels[i].knowledge) for i in knowledge_turns]
-    entities = {key[:2] for turn_keys in keys for key in turn_keys}
+    entities = key_entities(key for turn_keys in keys for key in turn_keys)
     entity_names = {e: dataset.knowledge.entity_names[e] for e in entities if e in dataset.knowledge.entity_names}
     k_emb = np.asarray(k_embs, dtype=np.float32).reshape(-1, 384)
     return NeighbourBank(responses, names, q, k_emb, keys, entity_names)
