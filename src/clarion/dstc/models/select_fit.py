@@ -31,11 +31,6 @@ from clarion.dstc.split import dialogue_ids
 _SALT = "clarion-calibration"
 
 
-def gold_entities(label) -> list[tuple]:
-    """The (domain, entity_id) pairs of a label's knowledge, in order of first appearance."""
-    return key_entities(label.knowledge)
-
-
 def calibration_folds(dialogues, k: int) -> np.ndarray:
     """Fold number (0..k-1) of every dialogue id, from a salted SHA-1 (see the module docstring)."""
     return np.array([int(hashlib.sha1((_SALT + d).encode()).hexdigest(), 16) % k for d in dialogues])
@@ -71,7 +66,7 @@ def fit_selector(dataset, turns, index, q_emb, q_tfidf, config: SelectConfig, ba
     tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
 
     def gold(i):
-        return gold_entities(dataset.labels[i])
+        return key_entities(dataset.labels[i].knowledge)
 
     def tracked(i):
         return tracker.track([t.text for t in dataset.contexts[i].turns]) or gold(i)

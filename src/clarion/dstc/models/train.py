@@ -24,7 +24,7 @@ from clarion.dstc.models.pipeline import (
     query_texts,
 )
 from clarion.dstc.models.progress import Progress, no_progress
-from clarion.dstc.models.select_fit import fit_selector, gold_entities
+from clarion.dstc.models.select_fit import fit_selector
 from clarion.errors import InputError
 
 
@@ -39,7 +39,7 @@ def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
             if pos is not None:
                 rows.append(index.embeddings(key[:2])[pos])
         responses.append(label.response or "")
-        first = gold_entities(label)
+        first = key_entities(label.knowledge)
         names.append(dataset.knowledge.entity_names.get(first[0]) if first else None)
         k_embs.append(mean_embedding(rows))
     q = q_emb[knowledge_turns] if knowledge_turns else np.zeros((0, 384), np.float32)
@@ -72,7 +72,7 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     vectorizer = TfidfVectorizer(sublinear_tf=True, stop_words="english")
     vectorizer.fit([s.text for s in dataset.knowledge.snippets()] + texts)
     index = KnowledgeIndex(dataset.knowledge, vectorizer, config.dense)
-    entities = sorted({tuple(k[:2]) for i in knowledge_turns for k in dataset.labels[i].knowledge}, key=str)
+    entities = sorted(key_entities(k for i in knowledge_turns for k in dataset.labels[i].knowledge), key=str)
     index.prepare(entities, progress("encoding entity snippets", len(entities)))
     q_tfidf = vectorizer.transform(texts)
     bank = _bank(dataset, knowledge_turns, index, q_emb)
@@ -91,7 +91,7 @@ def _lm_examples(dataset: Dataset, knowledge_turns: list[int]) -> tuple[list[str
     prompts, responses = [], []
     for i in knowledge_turns:
         label = dataset.labels[i]
-        first = gold_entities(label)
+        first = key_entities(label.knowledge)
         name = display_name(dataset.knowledge.entity_names.get(first[0]) if first else None)
         prompts.append(lm_prompt(dataset.knowledge, dataset.contexts[i], label.knowledge, name))
         responses.append(label.response or "")
