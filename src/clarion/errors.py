@@ -1,7 +1,7 @@
 """The one error hierarchy of clarion.
 
 Every user mistake (bad file, unknown id, empty request) raises a :class:`ClarionError`. The CLI turns it
-into a single line on stderr and exit code 2; the service maps it to an HTTP 4xx. Never ``assert`` on user
+into a single line on stderr and exit code 2; the Python APIs raise it as it is. Never ``assert`` on user
 input.
 """
 
@@ -41,3 +41,13 @@ class ModelError(ClarionError):
 
 class NetworkError(ClarionError):
     """A download could not be made (no network, host unreachable)."""
+
+
+def check_unicode(text: str, what: str) -> str:
+    """``text`` unchanged, or :class:`InputError` naming ``what`` when it holds a lone surrogate (a string no
+    tokenizer or file can take, e.g. half of an emoji cut from a UTF-16 buffer)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InputError(f"{what} is not valid Unicode text (a lone surrogate at character {err.start})") from None
+    return text

@@ -117,9 +117,11 @@ def test_load_rejects_missing_model(tmp_path):
         QuestionRanker.load(tmp_path)
     with pytest.raises(ModelError, match="train it first"):
         Clarifier.load(tmp_path)
+    with pytest.raises(InputError, match="model_dir must be a path"):
+        Clarifier.load(5)
 
 
-@pytest.mark.parametrize("bad", ["", "   \n", "x" * (MAX_REQUEST_CHARS + 1), None, 42])
+@pytest.mark.parametrize("bad", ["", "   \n", "x" * (MAX_REQUEST_CHARS + 1), None, 42, "obama \ud800"])
 def test_bad_requests_are_rejected(bad):
     with pytest.raises(InputError):
         validate_request(bad)

@@ -177,6 +177,8 @@ def test_bad_topics_leave_no_output(tmp_path, capsys):
     (tmp_path / "dir").mkdir()
     code, _, err = run_cli(["clariq", "need", "--topics", str(topics), "--out", str(tmp_path / "dir")], capsys)
     assert code == 2 and "is a directory" in err
+    code, _, err = run_cli(["clariq", "train", "--out", str(topics)], capsys)  # fails before loading or training
+    assert code == 2 and "is a file, expected a directory" in err and "Tell me about iron" in topics.read_text()
 
 
 def test_bad_need_run(tmp_path, clariq_dir, capsys):

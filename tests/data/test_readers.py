@@ -18,10 +18,10 @@ from clarion.data.clariq import (
     read_question_bank,
     read_topics,
 )
-from clarion.data.io import _umask
+from clarion.data.io import _umask, as_path, check_output, check_output_dir, read_json
 from clarion.data.safe_pickle import load_pickle
 from clarion.data.trec import read_qrels, read_run, read_run_rows, write_qrels, write_run
-from clarion.errors import DataError
+from clarion.errors import DataError, InputError, check_unicode
 
 
 def test_real_clariq_files(clariq_dir):
@@ -211,3 +211,34 @@ def test_fingerprint_covers_the_label_files_read(tmp_path):
     (tmp_path / "test_with_labels.tsv").write_text("topic_id\tinitial_request\tclarification_need\n9\tb\t4\n")
     assert data.fingerprint(["train", "test"], ["train", "test"]) != before
     assert data.fingerprint(["train"], ["train", "test"]) == pool_only
+
+
+def test_deeply_nested_json_is_a_data_error(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DataError, match="deep.json: invalid JSON: nested too deeply"):
+        read_json(path)
+
+
+def test_check_output_probes_without_creating_anything(tmp_path):
+    out = check_output(tmp_path / "new" / "sub" / "out.json")
+    assert out.name == "out.json" and list(tmp_path.iterdir()) == []  # parents are made when writing
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(DataError, match="is not a directory"):
+        check_output(tmp_path / "file" / "sub" / "out.json")
+    with pytest.raises(DataError, match="is a file, expected a directory"):
+        check_output_dir(tmp_path / "file")
+    assert check_output_dir(tmp_path / "model") == tmp_path / "model" and not (tmp_path / "model").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+@pytest.mark.parametrize("value", [5, None, ["a"]])
+def test_as_path_rejects_non_paths(value):
+    with pytest.raises(InputError, match="model_dir must be a path"):
+        as_path(value, "model_dir")
+
+
+def test_lone_surrogates_are_input_errors():
+    assert check_unicode("café ☕", "request") == "café ☕"
+    with pytest.raises(InputError, match="request is not valid Unicode text"):
+        check_unicode("obama \ud800", "request")

@@ -58,6 +58,7 @@ def test_string_turns_alternate_and_end_with_the_user(grounder, synthetic):
         ([{"speaker": "U"}], "turn 0: text must be"),
         ([{"speaker": "U", "text": "hi"}, {"speaker": "S", "text": "Hello."}], "last turn must be the user's"),
         (["x" * (MAX_TURN_CHARS + 1)], "more than 2,000"),
+        (["Is there wifi \ud800 at the hotel?"], "turn 0: text is not valid Unicode"),
     ],
 )
 def test_bad_dialogues_are_refused_naming_the_turn(grounder, dialogue, message):
@@ -81,6 +82,10 @@ def test_load_reads_a_saved_model_and_knowledge_file_or_dir(grounder, synthetic,
         assert loaded.respond(dialogue) == grounder.respond(dialogue)
     with pytest.raises(ModelError, match="no meta.json"):
         Grounder.load(tmp_path / "data", root)
+    with pytest.raises(InputError, match="model_dir must be a path"):
+        Grounder.load(5, root)
+    with pytest.raises(InputError, match="knowledge .* must be a path"):
+        Grounder.load(tmp_path / "model", {"hotel": {}})
 
 
 def test_load_trains_the_default_model_when_absent(tmp_path, monkeypatch, capsys):

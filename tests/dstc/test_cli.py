@@ -113,6 +113,17 @@ def test_bad_prediction_and_missing_model(data, tmp_path, capsys):
     assert not out.exists()
 
 
+def test_bad_outputs_fail_before_the_work_and_keep_what_exists(data, tmp_path, capsys):
+    taken = tmp_path / "taken.txt"
+    taken.write_text("keep me")
+    assert "is a file, expected a directory" in fails(capsys, "train", "--data", str(data), "--out", str(taken))
+    assert taken.read_text() == "keep me" and not (tmp_path / "cache").exists()  # nothing trained
+    (data / "logs.json").write_text("[]")
+    out = tmp_path / "new" / "sub" / "pred.json"
+    assert "logs.json: no contexts" in fails(capsys, "predict", "--data", str(data), "--out", str(out))
+    assert not (tmp_path / "new").exists()  # no empty directories left behind
+
+
 def test_respond_answers_one_dialogue(data, tmp_path, capsys):
     model = tmp_path / "model"
     run("train", "--data", str(data), "--out", str(model))

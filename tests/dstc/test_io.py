@@ -129,6 +129,8 @@ BAD = [
     ),
     ("dstc9", "logs.json", "[[{", "logs.json:1: invalid JSON"),
     ("dstc9", "logs.json", "", "logs.json: file is empty"),
+    ("dstc9", "logs.json", "[]", "logs.json: no contexts"),
+    ("dstc9", "logs.json", "[" * 100_000 + "]" * 100_000, "logs.json: invalid JSON: nested too deeply"),
     (
         "dstc9",
         "labels.json",
@@ -184,6 +186,15 @@ BAD = [
             },
         ],
         "field knowledge[0].doc_type: 'blog' is not one of ['review', 'faq']",
+    ),
+    (  # a DSTC9/10-style reference: the missing field is doc_type (not sent_id), and the first bad one is named
+        "dstc11",
+        "labels.json",
+        [
+            {"target": False},
+            {"target": True, "response": "r", "knowledge": [{"domain": "hotel", "entity_id": 1, "doc_id": 0}] * 3},
+        ],
+        "entry 1, field knowledge[0]: 'doc_type' is a required property",
     ),
     (
         "dstc9",
@@ -288,6 +299,10 @@ def test_split_is_deterministic_and_disjoint(dstc11_data):
 def test_split_bad_parameters(dstc11_data):
     with pytest.raises(InputError, match="unknown split part 'test'"):
         split_dataset(dstc11_data, "test")
+    one_dialogue = dstc11_data.subset([0])
+    side = "dev" if split_indices(one_dialogue.contexts)[Part.TRAIN] else "train"
+    with pytest.raises(InputError, match=f"the {side} side of .* has no contexts"):
+        split_dataset(one_dialogue, side)
     with pytest.raises(InputError, match="dev_percent"):
         split_indices(dstc11_data.contexts, 0)
 

@@ -179,6 +179,14 @@ def test_load_refuses_incomplete_model(tmp_path):
         load_model(tmp_path / "m")
 
 
+def test_load_refuses_a_truncated_arrays_file(tiny_model, tmp_path):
+    directory = save_model(tiny_model, tmp_path / "m", "fp")
+    arrays = directory / "arrays.npz"
+    arrays.write_bytes(arrays.read_bytes()[:1000])
+    with pytest.raises(ModelError, match="incomplete or incompatible DSTC model"):
+        load_model(directory)
+
+
 def test_training_needs_labels_and_both_classes(synthetic):
     no_labels = synthetic.subset(range(len(synthetic.contexts)))
     no_labels.labels = None

@@ -53,7 +53,9 @@ class Clarifier:
                 )
                 train_models(data, DEFAULT_SPLITS, directory)
         else:
-            directory = Path(model_dir)
+            from clarion.data.io import as_path
+
+            directory = as_path(model_dir, "model_dir")
             read_meta(directory)  # ModelError when the directory is not a finished model
         return cls(directory, QuestionRanker.load(directory / "ranker"))
 

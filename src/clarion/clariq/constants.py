@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from clarion.errors import InputError
+from clarion.errors import InputError, check_unicode
 
 NO_QUESTION = "Q00001"
 """The bank's empty question: "ask nothing"."""
@@ -30,7 +30,7 @@ def validate_request(request: object) -> str:
         raise InputError("request is empty: give the user's initial request as text")
     if len(text) > MAX_REQUEST_CHARS:
         raise InputError(f"request has {len(text)} characters; at most {MAX_REQUEST_CHARS} are accepted")
-    return text
+    return check_unicode(text, "request")
 
 
 def check_splits(splits: Sequence[str]) -> tuple[str, ...]:

@@ -214,7 +214,10 @@ def train(
     """Train everything the default pipeline needs (ranker and need model) into a versioned directory."""
     from clarion.clariq.train import ranker_steps, train_models
     from clarion.data.clariq import ClariQ
+    from clarion.data.io import check_output_dir
 
+    if out is not None:
+        check_output_dir(out)
     data = ClariQ.load(data_dir)
     with progress() as bar:
         task = bar.add_task(f"training on {splits}", total=ranker_steps())

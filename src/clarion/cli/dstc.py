@@ -63,8 +63,11 @@ def train(
     data_dir: DataDirOption = None,
 ) -> None:
     """Train detection, selection and the response generator; prints the model directory."""
+    from clarion.data.io import check_output_dir
     from clarion.dstc.models.default import default_config, train_into
 
+    if out is not None:
+        check_output_dir(out)
     config = default_config()
     if generator is not None:
         config.generator = generator

@@ -11,7 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from clarion.errors import DataError
+from clarion.errors import DataError, InputError
+
+
+def as_path(value: object, what: str) -> Path:
+    """``value`` (a string or path-like) as a :class:`Path`; anything else raises :class:`InputError`."""
+    if isinstance(value, str | os.PathLike):
+        return Path(value)
+    raise InputError(f"{what} must be a path (a string or pathlib.Path), got {type(value).__name__}")
 
 
 def read_text(path: str | Path) -> str:
@@ -48,19 +55,43 @@ def read_json(path: str | Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise DataError(path, f"invalid JSON: {err.msg} (column {err.colno})", line=err.lineno) from None
+    except RecursionError:
+        raise DataError(path, "invalid JSON: nested too deeply") from None
 
 
 def check_output(path: str | Path) -> Path:
-    """``path`` as an output file: not a directory, its parent created. Commands call it before their work,
-    so a wrong ``--out`` fails at once instead of after the run."""
+    """``path`` as an output file: not a directory, and writable where it will be created. Commands call it
+    before their work, so a wrong ``--out`` fails at once instead of after the run. Nothing is created: the
+    missing parent directories are made by :func:`atomic_writer` when the output is written."""
     path = Path(path)
     if path.is_dir():
         raise DataError(path, "is a directory, expected a file to write")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    _probe_writable(path, path.parent)
+    return path
+
+
+def check_output_dir(path: str | Path) -> Path:
+    """``path`` as an output directory (a model's): a directory or not there yet, and writable. Training
+    commands call it before they train."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise DataError(path, "is a file, expected a directory to write the model into")
+    _probe_writable(path, path)
+    return path
+
+
+def _probe_writable(path: Path, where: Path) -> None:
+    """Raise :class:`DataError` for ``path`` unless a file can be created in ``where`` or, when it does not
+    exist yet, in its nearest existing ancestor (nothing is left behind)."""
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    if not where.is_dir():
+        raise DataError(path, f"cannot write: {where} is not a directory")
+    try:  # a real probe: os.access says yes to root even on read-only file systems
+        with tempfile.TemporaryFile(dir=where):
+            pass
     except OSError as err:
         raise DataError(path, f"cannot write: {err.strerror}") from None
-    return path
 
 
 @functools.cache
@@ -79,6 +110,7 @@ def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[Any]:
     """
     path = check_output(path)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as err:
         raise DataError(path, f"cannot write: {err.strerror}") from None

@@ -25,7 +25,7 @@ from pathlib import Path
 from clarion.dstc.io import KNOWLEDGE, Context, Dataset, Knowledge, Snippet, Turn, read_knowledge
 from clarion.dstc.models.pipeline import DstcModel, PreparedKnowledge
 from clarion.dstc.models.progress import Progress, no_progress
-from clarion.errors import InputError
+from clarion.errors import InputError, check_unicode
 
 MAX_TURN_CHARS = 2_000
 """Longest accepted turn text (DSTC turns are one or two sentences; a longer text is almost surely a mistake)."""
@@ -70,6 +70,7 @@ class Grounder:
         absent) over ``knowledge``: a :class:`~clarion.dstc.io.Knowledge`, a ``knowledge.json`` file or a
         directory holding one (default: dstc11_track5's, from the data directory). ``progress`` reports the
         training and the binding to the knowledge base (the CLI passes rich bars)."""
+        from clarion.data.io import as_path
         from clarion.data.location import dataset_dir
         from clarion.dstc.models.default import DEFAULT_DATASET, ensure_default_model
         from clarion.dstc.models.modeldir import load_model
@@ -77,11 +78,11 @@ class Grounder:
         if model_dir is None:
             directory = ensure_default_model(data_dir, progress, say=lambda m: print(m, file=sys.stderr, flush=True))
         else:
-            directory = Path(model_dir)
+            directory = as_path(model_dir, "model_dir")
         if knowledge is None:
             knowledge = dataset_dir(DEFAULT_DATASET, data_dir)
         if not isinstance(knowledge, Knowledge):
-            path = Path(knowledge)
+            path = as_path(knowledge, "knowledge (a Knowledge, a knowledge.json file or its directory)")
             knowledge = read_knowledge(path / KNOWLEDGE if path.is_dir() else path)
         return cls(load_model(directory), knowledge, directory, progress)
 
@@ -128,6 +129,7 @@ def as_turns(dialogue: Sequence[TurnLike], where: str = "") -> tuple[Turn, ...]:
             raise InputError(f"{where}turn {i}: text must be a non-empty string")
         if len(text) > MAX_TURN_CHARS:
             raise InputError(f"{where}turn {i}: text is {len(text):,} characters, more than {MAX_TURN_CHARS:,}")
+        check_unicode(text, f"{where}turn {i}: text")
         turns.append(turn if isinstance(turn, Turn) else Turn(speaker, text))
     if turns[-1].speaker != "U":
         raise InputError(f"{where}the last turn must be the user's (speaker 'U')")

@@ -259,6 +259,8 @@ def read_knowledge(path: str | Path) -> Knowledge:
 
 def parse_logs(raw: Any, path: str | Path | None = None) -> list[Context]:
     validate(raw, LOGS_SCHEMA, path, logs_ok)
+    if not raw:
+        raise DataError(path, "no contexts: expected a non-empty list of dialogue contexts")
     contexts = []
     for i, turns in enumerate(raw):
         if turns[-1]["speaker"] != "U":

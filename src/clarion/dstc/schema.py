@@ -77,7 +77,8 @@ _REF11 = {
         "doc_id": _INT,
         "sent_id": _INT,
     },
-    "if": {"properties": {"doc_type": {"const": "review"}}},
+    # "if" requires the field it tests: without it a missing doc_type would also be reported as a missing sent_id
+    "if": {"required": ["doc_type"], "properties": {"doc_type": {"const": "review"}}},
     "then": {"required": ["sent_id"]},
 }
 
@@ -93,7 +94,7 @@ def _labels_schema(ref: dict[str, Any]) -> dict[str, Any]:
                 "knowledge": {"type": "array", "items": ref},
                 "response": _STR,
             },
-            "if": {"properties": {"target": {"const": True}}},
+            "if": {"required": ["target"], "properties": {"target": {"const": True}}},
             "then": {"required": ["knowledge", "response"]},
         },
     }
@@ -295,10 +296,16 @@ def validate(
     if precheck is not None and precheck(data):
         return
     from jsonschema import Draft7Validator
-    from jsonschema.exceptions import best_match
+    from jsonschema.exceptions import best_match, by_relevance
+
+    relevance = by_relevance()
+
+    def key(error):  # jsonschema's key without its path term, which picks the *last* of sibling errors
+        rank = relevance(error)
+        return rank[:1] + rank[2:]
 
     validator = Draft7Validator(schema)
-    error = best_match(validator.iter_errors(data))
+    error = best_match(validator.iter_errors(data), key=key)  # ties: the first in document order
     if error is None:
         return
     message = error.message

@@ -65,4 +65,8 @@ def split_dataset(dataset: Dataset, part: Part | str, dev_percent: int = 20) -> 
         part = Part(part)
     except ValueError:
         raise InputError(f"unknown split part {part!r}; choose one of: train, dev") from None
-    return dataset.subset(split_indices(dataset.contexts, dev_percent)[part])
+    indices = split_indices(dataset.contexts, dev_percent)[part]
+    if not indices:
+        where = dataset.path or "the data"
+        raise InputError(f"the {part.value} side of {where} has no contexts (too few dialogues to split)")
+    return dataset.subset(indices)

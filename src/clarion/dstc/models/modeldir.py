@@ -9,6 +9,7 @@ generator only) and ``<dir>/meta.json`` (written last by
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -95,5 +96,5 @@ def load_model(directory: str | Path) -> DstcModel:
         )
     except ModelError:
         raise
-    except (OSError, KeyError, TypeError, ValueError) as err:
+    except (OSError, KeyError, TypeError, ValueError, EOFError, zipfile.BadZipFile) as err:
         raise ModelError(f"{directory}: incomplete or incompatible DSTC model ({err})") from None
