@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -120,6 +121,8 @@ def read_eval_json(path: str | Path) -> dict[str, dict[str, float]]:
         for key, value in values.items():
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise DataError(path, f"metric {metric!r}, id {key!r}: value is not a number: {value!r}")
+            if not _is_finite(value):
+                raise DataError(path, f"metric {metric!r}, id {key!r}: value is not finite: {value!r:.60}")
         out[metric] = {str(k): float(v) for k, v in values.items()}
     return out
 
@@ -203,14 +206,31 @@ def read_eval_table(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
                         f"metric {metric!r}, context {cid}, question {qid!r}: expected a number or "
                         f"{{'no_answer': x, 'with_answer': y}}, got {entry!r:.60}",
                     )
+                values = entry.values() if isinstance(entry, dict) else [entry]
+                if any(_is_number(v) and not _is_finite(v) for v in values):
+                    raise DataError(
+                        path, f"metric {metric!r}, context {cid}, question {qid!r}: value is not finite: {entry!r:.60}"
+                    )
     return out
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_finite(value: float) -> bool:
+    """A number the scorers can use: not NaN, not infinite, not an integer too large for a float."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _is_table_value(entry: Any) -> bool:
     """A table value: a number, or a dict whose ``with_answer`` is a number (what the scorer reads)."""
     if isinstance(entry, dict):
         entry = entry.get("with_answer")
-    return isinstance(entry, int | float) and not isinstance(entry, bool)
+    return _is_number(entry)
 
 
 def labels_file(split: str) -> str:

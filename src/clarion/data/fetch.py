@@ -7,11 +7,13 @@ Without network the first request fails within seconds (short timeouts) with a :
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import os
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,15 +48,70 @@ def list_clariq(api: str = CLARIQ_API, timeout: float = TIMEOUT) -> list[RemoteF
     """The files of ClariQ's ``data/`` and ``sample_runs/`` folders."""
     files = []
     for folder in CLARIQ_FOLDERS:
-        with _open(f"{api}/{folder}", timeout) as response:
+        url = f"{api}/{folder}"
+        with _open(url, timeout) as response:
             try:
-                entries = json.load(response)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                raise NetworkError(f"{api}/{folder}: unexpected answer (not JSON)") from None
-        for entry in entries:
-            if entry.get("type") == "file" and entry.get("download_url"):
-                files.append(RemoteFile(folder, entry["name"], entry["download_url"], int(entry.get("size", 0))))
+                entries = json.loads(_read_all(response, url))
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+                raise NetworkError(f"{url}: unexpected answer (not JSON)") from None
+        files.extend(_remote_files(url, folder, entries))
     return files
+
+
+def _remote_files(url: str, folder: str, entries: object) -> list[RemoteFile]:
+    """The downloadable files of a contents-API answer, which must be a list of entries ``{"type", "name",
+    "download_url", "size"}``; any other shape raises :class:`NetworkError` naming the URL."""
+    if not isinstance(entries, list):
+        got = type(entries).__name__ if not isinstance(entries, dict) else "an object"
+        message = entries.get("message") if isinstance(entries, dict) else None
+        detail = f": {' '.join(str(message).split())[:200]}" if message else ""
+        raise NetworkError(f"{url}: unexpected answer (expected a list of files, got {got}){detail}")
+    files = []
+    for number, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise NetworkError(f"{url}: unexpected answer (entry {number} is not an object)")
+        if entry.get("type") != "file" or not entry.get("download_url"):
+            continue
+        name, link, size = entry.get("name"), entry.get("download_url"), entry.get("size", 0)
+        if not isinstance(name, str) or name in {"", ".", ".."} or any(c in name for c in "/\\\0"):
+            raise NetworkError(f"{url}: unexpected answer (entry {number} has an invalid name: {name!r:.60})")
+        if not isinstance(link, str) or not link.startswith(("https://", "http://")):
+            raise NetworkError(f"{url}: unexpected answer (file {name}: invalid download_url {link!r:.60})")
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise NetworkError(f"{url}: unexpected answer (file {name}: invalid size {size!r:.60})")
+        files.append(RemoteFile(folder, name, link, size))
+    return files
+
+
+def _expected_length(response) -> int | None:
+    """The Content-Length announced by ``response``, or None when absent or unreadable."""
+    try:
+        length = int(response.headers.get("Content-Length", ""))
+    except ValueError:
+        return None
+    return length if length >= 0 else None
+
+
+def _chunks(response, url: str) -> Iterator[bytes]:
+    """The body of ``response`` in chunks; a connection lost midway or a body shorter than its announced
+    Content-Length raises :class:`NetworkError`."""
+    expected, received = _expected_length(response), 0
+    while True:
+        try:
+            chunk = response.read(1 << 16)
+        except (http.client.HTTPException, OSError) as err:
+            reason = err or type(err).__name__
+            raise NetworkError(f"{url}: download interrupted after {received} bytes ({reason})") from None
+        if not chunk:
+            break
+        received += len(chunk)
+        yield chunk
+    if expected is not None and received != expected:
+        raise NetworkError(f"{url}: download incomplete, received {received} of {expected} bytes")
+
+
+def _read_all(response, url: str) -> bytes:
+    return b"".join(_chunks(response, url))
 
 
 def download(
@@ -62,7 +119,7 @@ def download(
 ) -> Path:
     """Download one file to ``dest`` atomically, calling ``advance(nbytes)`` as bytes arrive."""
     with _open(remote.url, timeout) as response, atomic_writer(dest, "wb") as out:
-        while chunk := response.read(1 << 16):
+        for chunk in _chunks(response, remote.url):
             out.write(chunk)
             if advance:
                 advance(len(chunk))
@@ -79,12 +136,19 @@ def fetch_clariq(target: Path, progress=None) -> list[Path]:
     files = list_clariq()
     written = []
     task = progress.add_task("ClariQ", total=sum(f.size for f in files)) if progress else None
-    for remote in files:
-        dest = target / remote.name if remote.folder == "data" else target / remote.folder / remote.name
-        if dest.is_file() and dest.stat().st_size == remote.size:
-            if progress:
-                progress.advance(task, remote.size)
-            continue
-        download(remote, dest, (lambda n: progress.advance(task, n)) if progress else None)
-        written.append(dest)
+    new_dirs = [d for d in (target / "sample_runs", target) if not d.exists()]
+    try:
+        for remote in files:
+            dest = target / remote.name if remote.folder == "data" else target / remote.folder / remote.name
+            if dest.is_file() and dest.stat().st_size == remote.size:
+                if progress:
+                    progress.advance(task, remote.size)
+                continue
+            download(remote, dest, (lambda n: progress.advance(task, n)) if progress else None)
+            written.append(dest)
+    except BaseException:
+        for directory in new_dirs:  # the directories this run made, if the failure left them empty
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise
     return written

@@ -66,8 +66,21 @@ def check_output(path: str | Path) -> Path:
     path = Path(path)
     if path.is_dir():
         raise DataError(path, "is a directory, expected a file to write")
-    _probe_writable(path, path.parent)
+    if path.exists() and not path.is_file():  # follows links: /dev/stdout is a pipe or a terminal
+        raise DataError(path, "is not a regular file (a FIFO, device or socket), refusing to replace it")
+    _probe_writable(path, _target(path).parent)
     return path
+
+
+def _target(path: Path) -> Path:
+    """The file written for ``path``: ``path`` itself or, when it is a symbolic link, the file it points to
+    (which may not exist yet), so the link survives the atomic replace."""
+    if not path.is_symlink():
+        return path
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop of links
+        raise DataError(path, "cannot write: the symbolic link cannot be resolved (a loop?)") from None
 
 
 def check_output_dir(path: str | Path) -> Path:
@@ -106,12 +119,14 @@ def _umask() -> int:
 def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[Any]:
     """Write to a temporary file beside ``path`` and move it into place only on success.
 
-    Nothing half-written is ever left at ``path``: if the body raises, the temporary file is removed.
+    Nothing half-written is ever left at ``path``: if the body raises, the temporary file is removed. When
+    ``path`` is a symbolic link, the file it points to is replaced and the link kept.
     """
     path = check_output(path)
+    target = _target(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as err:
         raise DataError(path, f"cannot write: {err.strerror}") from None
     try:
@@ -119,7 +134,7 @@ def atomic_writer(path: str | Path, mode: str = "w") -> Iterator[Any]:
         with os.fdopen(fd, mode, encoding=encoding) as handle:
             yield handle
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would make outputs private
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

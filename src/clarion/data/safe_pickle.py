@@ -52,5 +52,6 @@ def load_pickle(path: str | Path) -> Any:
         return loads_restricted(data)
     except pickle.UnpicklingError as err:
         raise DataError(path, f"unsafe or invalid pickle: {err}") from None
-    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError) as err:
-        raise DataError(path, f"invalid pickle: {err}") from None
+    except Exception as err:  # a corrupted stream fails in many ways (OverflowError, MemoryError, ...)
+        detail = " ".join(str(err).split()) or type(err).__name__
+        raise DataError(path, f"invalid pickle: {detail}") from None

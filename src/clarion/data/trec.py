@@ -115,14 +115,28 @@ def write_run(
 
 
 def read_qrels(path: str | Path) -> Qrels:
-    """A TREC qrel file as a :data:`Qrels` dict (query -> doc -> integer relevance)."""
+    """A TREC qrel file as a :data:`Qrels` dict (query -> doc -> integer relevance).
+
+    A (query, doc) pair may be repeated with the same relevance; another relevance is an error, as there is no
+    telling which one was meant.
+    """
     qrels: Qrels = {}
+    first: dict[tuple[str, str], int] = {}
     for line, text in read_lines(path):
         fields = text.split()
         if len(fields) != 4:
             raise DataError(path, f"expected 4 fields (query_id 0 doc_id relevance), found {len(fields)}", line)
         qid, _, doc, rel = fields
-        qrels.setdefault(qid, {})[doc] = _number(path, line, rel, "relevance", int)
+        grade = _number(path, line, rel, "relevance", int)
+        judged = qrels.setdefault(qid, {})
+        if doc in judged and judged[doc] != grade:
+            raise DataError(
+                path,
+                f"query {qid}, doc {doc}: relevance {grade} contradicts {judged[doc]} on line {first[qid, doc]}",
+                line,
+            )
+        judged[doc] = grade
+        first.setdefault((qid, doc), line)
     return qrels
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,6 +15,14 @@ class Row(dict):
     line: int = 0
 
 
+def _field(text: str) -> str:
+    """A field as written, except that a field quoted whole in the CSV way (``"a ""b"" c"``, as in the
+    ``facet_desc`` column of the official files) is unquoted. Any other quote is kept literally."""
+    if len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in text[1:-1].replace('""', ""):
+        return text[1:-1].replace('""', '"')
+    return text
+
+
 def read_tsv(
     path: str | Path,
     required: Sequence[str] = (),
@@ -25,16 +31,12 @@ def read_tsv(
     """Rows of a TSV file with a header, as dicts.
 
     ``required`` columns must be present (after renaming by ``aliases``, e.g. ``{"initial request":
-    "initial_request"}``); every row must have as many fields as the header. Quoting follows the CSV
-    convention, as pandas reads the ClariQ files.
+    "initial_request"}``); every row must have as many fields as the header. Every line is one record: a
+    quote never spans lines or swallows the tabs after it. A field quoted whole is unquoted (the CSV
+    convention, which the ClariQ files use in their description columns); other quotes are read literally.
     """
-    text = read_text(path)
-    reader = csv.reader(io.StringIO(text), delimiter="\t")
-    try:
-        header = next(reader)
-    except csv.Error as err:
-        raise DataError(path, f"cannot parse header: {err}", line=1) from None
-    header = [(aliases or {}).get(h.strip(), h.strip()) for h in header]
+    lines = read_text(path).split("\n")  # read_text has turned \r\n and \r into \n
+    header = [(aliases or {}).get(h.strip(), h.strip()) for h in map(_field, lines[0].split("\t"))]
     missing = [c for c in required if c not in header]
     if missing:
         raise DataError(
@@ -43,19 +45,15 @@ def read_tsv(
             line=1,
         )
     rows: list[Row] = []
-    line = reader.line_num
-    try:
-        for fields in reader:
-            start, line = line + 1, reader.line_num
-            if not fields or (len(fields) == 1 and not fields[0].strip()):
-                continue
-            if len(fields) != len(header):
-                raise DataError(path, f"expected {len(header)} fields, found {len(fields)}", line=start)
-            row = Row(zip(header, fields, strict=True))
-            row.line = start
-            rows.append(row)
-    except csv.Error as err:
-        raise DataError(path, f"cannot parse: {err}", line=line + 1) from None
+    for number, text in enumerate(lines[1:], start=2):
+        if not text.strip():
+            continue
+        fields = text.split("\t")
+        if len(fields) != len(header):
+            raise DataError(path, f"expected {len(header)} fields, found {len(fields)}", line=number)
+        row = Row(zip(header, map(_field, fields), strict=True))
+        row.line = number
+        rows.append(row)
     if not rows:
         raise DataError(path, "no data rows after the header")
     return rows
