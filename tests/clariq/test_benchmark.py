@@ -26,6 +26,11 @@ def test_confusion_counts():
     assert confusion({"a": 1, "b": 2}, {"a": 2, "b": 2})[0] == [0, 1, 0, 0]
 
 
+def test_unknown_split_lists_choices(data_root):
+    with pytest.raises(InputError, match="unknown split 'nope'; choose one of: train, dev, test"):
+        run_benchmark(ClariQ.load(data_root), "nope", ["bm25"], [])
+
+
 def test_unknown_method_lists_choices():
     with pytest.raises(InputError, match="choose one of: " + ", ".join(RANK_METHODS)):
         rank_method("nope")

@@ -104,6 +104,14 @@ def test_loading_an_incomplete_directory_is_a_model_error(tmp_path):
         NeedModel.load(tmp_path)
 
 
+def test_a_truncated_classifier_file_is_a_model_error(model, tmp_path):
+    directory = model.save(tmp_path / "need")
+    arrays = directory / "classifier.npz"
+    arrays.write_bytes(arrays.read_bytes()[:100])
+    with pytest.raises(ModelError, match="not a clarification-need model"):
+        NeedModel.load(directory)
+
+
 @pytest.mark.parametrize(
     "requests, message",
     [

@@ -25,7 +25,7 @@ from clarion.clariq.ranker_training import assign_folds, fit_ranker
 from clarion.data.clariq import ClariQ
 from clarion.errors import InputError, ModelError
 from clarion.rerank.features import FORMS, question_form
-from clarion.retrieve.dense import MODEL_NAME, encoder_id
+from clarion.retrieve.dense import MODEL_NAME, encoder_id, load_encoder
 from clarion.retrieve.finetune import FinetuneConfig, finetune, finetuned_id
 
 
@@ -110,6 +110,31 @@ def test_a_finetuned_encoder_travels_with_the_model(tiny_ranker, tmp_path):
     shutil.rmtree(directory / ENCODER_DIR)
     with pytest.raises(ModelError, match="fine-tuned encoder"):
         QuestionRanker.load(directory)
+
+
+def test_damaged_model_files_are_model_errors(tiny_ranker, tmp_path):
+    import json
+    import shutil
+
+    _, directory, _ = tiny_ranker
+    copy = shutil.copytree(directory, tmp_path / "m")
+    model_text = (copy / "lambdamart1.txt").read_text()
+    (copy / "lambdamart1.txt").write_text(model_text[: len(model_text) // 3])
+    with pytest.raises(ModelError, match="lambdamart1.txt: not a complete LightGBM model"):
+        QuestionRanker.load(copy)
+    (copy / "lambdamart1.txt").write_text(model_text)
+    state = json.loads((copy / "ranker.json").read_text())
+    del state["context"]["pool_texts"]
+    (copy / "ranker.json").write_text(json.dumps(state))
+    with pytest.raises(ModelError, match="damaged ranker state"):
+        QuestionRanker.load(copy)
+
+
+def test_a_damaged_encoder_is_a_model_error(tmp_path):
+    (tmp_path / "config.json").write_text("{")
+    (tmp_path / "model.safetensors").write_bytes(b"not weights")
+    with pytest.raises(ModelError, match="cannot load the MiniLM encoder"):
+        load_encoder(tmp_path)
 
 
 def test_load_rejects_missing_model(tmp_path):

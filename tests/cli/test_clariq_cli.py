@@ -177,6 +177,10 @@ def test_bad_topics_leave_no_output(tmp_path, capsys):
     (tmp_path / "dir").mkdir()
     code, _, err = run_cli(["clariq", "need", "--topics", str(topics), "--out", str(tmp_path / "dir")], capsys)
     assert code == 2 and "is a directory" in err
+    code, _, err = run_cli(
+        ["clariq", "rank", "--topics", str(topics), "--out", str(out), "--method", "bm25", "--depth", "200"], capsys
+    )
+    assert code == 2 and "--depth" in err and "100" in err and not out.exists()
     code, _, err = run_cli(["clariq", "train", "--out", str(topics)], capsys)  # fails before loading or training
     assert code == 2 and "is a file, expected a directory" in err and "Tell me about iron" in topics.read_text()
 

@@ -11,9 +11,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from clarion.clariq.constants import LABELLED_SPLITS
 from clarion.clariq.methods import NEED_METHODS, RANK_METHODS, need_method, rank_method
 from clarion.data.clariq import ClariQ
 from clarion.data.trec import RunRow, read_run_rows
+from clarion.errors import InputError
 from clarion.evaluate.clariq_official import clarification_need, question_relevance
 
 SAMPLE_RUNS = {"dev": ("dev_bm25", "dev_BERT-ranker", "dev_BERT-reranker")}
@@ -74,6 +76,8 @@ def run_benchmark(
 
     ``step(name)`` is called before each method and ``done()`` after it (for progress bars).
     """
+    if split not in LABELLED_SPLITS:
+        raise InputError(f"unknown split {split!r}; choose one of: {', '.join(LABELLED_SPLITS)}")
     labels = data.labels(split)
     topics, train = labels.topics, TRAIN_FOR.get(split, ("train",))
     result = BenchmarkResult(split)

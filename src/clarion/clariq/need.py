@@ -11,6 +11,7 @@ the new requests. ``need_model`` is the ``"model"`` need method of :mod:`clarion
 from __future__ import annotations
 
 import sys
+import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -168,7 +169,7 @@ class NeedModel:
                 bank, requests = arrays["bank"], arrays["requests"]
             with np.load(directory / "classifier.npz") as arrays:
                 classifier_state = {k: arrays[k] for k in arrays.files}
-        except (KeyError, TypeError, OSError, ValueError) as err:
+        except (KeyError, TypeError, OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
             raise ModelError(f"{directory}: not a clarification-need model ({err}); retrain it") from None
         if state.get("features") != feature_names(parse_groups(config.groups)):
             raise ModelError(f"{directory}: trained with other features; retrain it (clarion clariq train)")

@@ -304,14 +304,19 @@ class QuestionRanker:
             raise ModelError(f"{directory}: trained with another RankerConfig; retrain it (clarion clariq train)")
         if not isinstance(state.get("context"), dict) or "no_question_at" not in state:
             raise ModelError(f"{path}: not a ranker state written by this version; retrain it (clarion clariq train)")
-        ctx = state["context"]
-        owned = {int(u): q for u, q in ctx["owned"].items()}
-        encoder = str(directory / ctx["encoder"]) if ctx.get("encoder") else None
+        try:
+            ctx = state["context"]
+            owned = {int(u): q for u, q in ctx["owned"].items()}
+            encoder = str(directory / ctx["encoder"]) if ctx.get("encoder") else None
+            context = Context(ctx["bank_ids"], ctx["bank_texts"], ctx["pool_texts"], owned, encoder)
+            n_models = int(state["models"])
+            ranker_config, position = RankerConfig(**state["config"]), int(state["no_question_at"])
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise ModelError(f"{path}: damaged ranker state ({type(err).__name__}: {err}); retrain it") from None
         if encoder is not None:
             encoder_id(encoder)  # a clear ModelError if the directory lost its fine-tuned MiniLM
-        context = Context(ctx["bank_ids"], ctx["bank_texts"], ctx["pool_texts"], owned, encoder)
-        models = [LambdaMART.load(directory / f"lambdamart{i + 1}.txt") for i in range(state["models"])]
-        ranker = cls(RankerConfig(**state["config"]), context, models, int(state["no_question_at"]))
+        models = [LambdaMART.load(directory / f"lambdamart{i + 1}.txt") for i in range(n_models)]
+        ranker = cls(ranker_config, context, models, position)
         ranker.cv_metrics = state.get("cv_metrics", {})
         return ranker
 

@@ -76,7 +76,9 @@ def rank(
     out: OutOption,
     method: Annotated[RankMethod, typer.Option(help="Ranking method.")] = DEFAULT_RANK_METHOD,
     splits: SplitsOption = "train,dev",
-    depth: Annotated[int, typer.Option(min=30, help="Questions per topic (at least 30).")] = 100,
+    depth: Annotated[
+        int, typer.Option(min=30, max=100, help="Questions per topic, 30-100 (the full pipeline's shortlist is 100).")
+    ] = 100,
     data_dir: DataDirOption = None,
 ) -> None:
     """Rank the question bank for every topic; writes a TREC run (topic_id 0 question_id rank score run_id)."""

@@ -138,9 +138,9 @@ class GBM:
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         if self._booster is None:
-            import lightgbm as lgb
+            from clarion.rerank.lambdamart import booster_from_text
 
-            self._booster = lgb.Booster(model_str=str(self.state["booster"]))
+            self._booster = booster_from_text(str(self.state["booster"]), "the need model's LightGBM classifier")
         return _normalise(self._booster.predict(X))
 
 

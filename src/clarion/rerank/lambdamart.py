@@ -70,6 +70,17 @@ class LambdaMART:
 
     @classmethod
     def load(cls, path: str | Path) -> LambdaMART:
-        import lightgbm as lgb
+        return cls(booster=booster_from_text(read_text(path), str(path)))
 
-        return cls(booster=lgb.Booster(model_str=read_text(path)))
+
+def booster_from_text(text: str, where: str):
+    """A LightGBM booster from its saved text; a truncated or foreign text raises :class:`ModelError` naming
+    ``where``. LightGBM aborts the whole process on some truncated model texts, so they are checked first."""
+    import lightgbm as lgb
+
+    if not isinstance(text, str) or "end of trees" not in text or "end of parameters" not in text:
+        raise ModelError(f"{where}: not a complete LightGBM model (truncated?); retrain it")
+    try:
+        return lgb.Booster(model_str=text)
+    except lgb.basic.LightGBMError as err:
+        raise ModelError(f"{where}: not a LightGBM model ({err}); retrain it") from None

@@ -51,7 +51,12 @@ def _load(encoder: str | None):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(encoder or minilm_path(), device="cpu")
+    path = encoder or minilm_path()
+    try:
+        return SentenceTransformer(path, device="cpu")
+    except Exception as err:  # a damaged model directory: torch, safetensors and tokenizers raise their own types
+        reason = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
+        raise ModelError(f"{path}: cannot load the MiniLM encoder ({reason}); retrain or reinstall it") from None
 
 
 def load_encoder(encoder: str | Path | None = None):

@@ -211,10 +211,10 @@ class Selector:
         if "key_memory" in state:
             sel.memory = KeyMemory.from_state(state["key_memory"], arrays)
         if sel.config.model is SelectModel.lgbm:
-            import lightgbm
+            from clarion.rerank.lambdamart import booster_from_text
 
             trees = state["lgbm"] if isinstance(state["lgbm"], list) else [state["lgbm"]]
-            sel._model = [lightgbm.Booster(model_str=t) for t in trees]
+            sel._model = [booster_from_text(t, "the selector's LightGBM model (state.json)") for t in trees]
         else:
             sel._model = logreg_from_state("select_lr_", arrays)
         return sel
