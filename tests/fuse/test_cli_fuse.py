@@ -85,6 +85,7 @@ def test_methods_lists_the_registry():
         (["--param", "rho_h=-1"], "rho_h must be"),
         (["--param", "nope=1"], "allowed: rho_h"),
         (["--param", "p"], "NAME=VALUE"),
+        (["--param", "p=101"], "--param 'p=101': p must be float in [0, 100]"),
     ],
 )
 def test_bad_parameters_exit_2_with_one_line_and_no_output(runs, capsys, extra, message):
@@ -106,3 +107,51 @@ def test_missing_roles_and_bad_run_files(runs, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["fuse", "--mrr", str(runs / "broken.run"), "--ndcg", str(runs / "n.run"), "--out", str(runs / "o")])
     assert exc.value.code == 2 and "broken.run:1" in capsys.readouterr().err
+
+
+def _exit_2(args, capsys) -> str:
+    """Run ``clarion ARGS``, expect exit 2 and one line on stderr; return that line."""
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--method", "combgmnz", "--param", "gamma=1e308"], "gamma must be float in [0, 10]"),
+        (["--method", "wsum", "--param", "weights=1e308,1e308"], "wsum (weights=[1e+308, 1e+308], norm min-max)"),
+    ],
+)
+def test_fused_scores_that_overflow_exit_2_and_write_nothing(runs, capsys, extra, message):
+    out = runs / "o.run"
+    args = ["fuse", "--run", str(runs / "m.run"), "--run", str(runs / "m.run"), "--out", str(out)]
+    err = _exit_2([*args, *extra], capsys)  # the same run twice: a is 1e308 * 1 + 1e308 * 1 = inf
+    assert message in err and not out.exists()
+
+
+def test_tune_rejects_qrels_sharing_no_query_with_the_runs(runs, capsys):
+    write_qrels(runs / "zq.qrel", {"zz": {"a": 1}})
+    args = ["fuse", "tune", "-m", "rrf", "--run", str(runs / "m.run"), "--run", str(runs / "n.run")]
+    err = _exit_2([*args, "--qrels", str(runs / "zq.qrel"), "--target", "mrr"], capsys)
+    assert f"{runs / 'zq.qrel'}: judges no query of the runs" in err
+
+
+def test_tune_fix_errors_name_fix(runs, capsys):
+    args = ["fuse", "tune", "-m", "rrf", "--run", str(runs / "m.run"), "--run", str(runs / "n.run")]
+    args += ["--qrels", str(runs / "best.qrel"), "--target", "mrr"]
+    err = _exit_2([*args, "--fix", "zz=1"], capsys)
+    assert "--fix zz: not a parameter of rrf" in err and "--param" not in err
+    assert "--fix 'k=0': k must be" in _exit_2([*args, "--fix", "k=0"], capsys)
+
+
+def test_run_id_is_checked_before_any_work(runs, capsys):
+    # the missing run file and qrels would be the error if --run-id were checked only when writing
+    missing = str(runs / "missing.run")
+    args = ["fuse", "--run", missing, "--run", missing, "--out", str(runs / "o.run"), "--run-id", "a b"]
+    assert "--run-id must be one word" in _exit_2(args, capsys)
+    args = ["fuse", "tune", "--run", missing, "--run", missing, "--qrels", missing, "--target", "mrr"]
+    assert "--run-id must be one word" in _exit_2([*args, "--run-id", "a b"], capsys)
+    assert not (runs / "o.run").exists()

@@ -68,6 +68,18 @@ def test_registry_rejects_unknown_methods_and_parameters():
     assert set(METHODS) == set(Method)
 
 
+def test_scores_that_overflow_are_an_error_naming_the_method_and_parameters():
+    with pytest.raises(InputError, match=r"wsum \(weights=\[1e\+308, 1e\+308\], norm min-max\).* inf"):
+        fuse("wsum", [A, A], params={"weights": [1e308, 1e308]})  # a: 1e308 * 1 + 1e308 * 1
+    huge = {"q": {"a": 1e308, "b": -1e308}}
+    with pytest.raises(InputError, match=r"combsum \(norm none\)"):
+        fuse("combsum", [huge, huge], norm="none")
+    with pytest.raises(InputError, match="gamma must be float in \\[0, 10\\]"):
+        fuse("combgmnz", [A, B], params={"gamma": 1e308})  # rejected before ranx would overflow
+    with pytest.raises(InputError, match="k must be int in \\[1, 1000000\\]"):
+        fuse("rrf", [A, B], params={"k": 10**30})  # too large for ranx's int64 (a numba traceback)
+
+
 def test_two_step_through_the_registry_matches_the_function():
     from clarion.fuse import two_step
 
@@ -95,6 +107,36 @@ def test_random_search_keeps_defaults_first_and_finds_a_better_alpha():
     assert all(t.params == {"alpha": 0.9} for t in fixed.trials)
     with pytest.raises(InputError, match="qrels"):
         random_search("alpha", [m], qrels, [Target("mrr", qrels="other")], n, n_trials=1)
+
+
+def test_random_search_rejects_qrels_that_judge_no_query_of_the_runs():
+    m, n = {"q": {"a": 1.0}}, {"q": {"b": 1.0}}
+    with pytest.raises(InputError, match="qrels 'best' judges no query of the runs"):
+        random_search("alpha", [m], {"best": {"zz": {"a": 1}}}, [Target("mrr", qrels="best")], n, n_trials=1)
+    with pytest.raises(InputError, match="qrels 'default' holds no judgments"):
+        random_search("alpha", [m], {"default": {}}, [Target("mrr")], n, n_trials=1)
+
+
+def test_objective_silences_numba_cast_warnings_only(monkeypatch):
+    """ranx's kernels, when numba compiles them, warn (with terminal colour codes) about integer casts."""
+    import warnings
+
+    from numba.core.errors import NumbaTypeSafetyWarning
+
+    from clarion.evaluate.result import Evaluation
+    from clarion.fuse import tune
+
+    def fake_evaluate(qrels, run, metrics, category=NumbaTypeSafetyWarning):
+        warnings.warn("unsafe cast from int64 to int32. Precision may be lost.", category, stacklevel=2)
+        return Evaluation({metrics[0]: 1.0})
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        monkeypatch.setattr(tune, "evaluate", fake_evaluate)
+        assert tune.objective({"q": {"a": 1.0}}, {"default": {"q": {"a": 1}}}, [Target("mrr")])[0] == 1.0
+        monkeypatch.setattr(tune, "evaluate", lambda *a: fake_evaluate(*a, category=UserWarning))
+        with pytest.raises(UserWarning):
+            tune.objective({"q": {"a": 1.0}}, {"default": {"q": {"a": 1}}}, [Target("mrr")])
 
 
 def test_docstring_examples_run():

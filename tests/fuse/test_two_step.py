@@ -123,12 +123,20 @@ def test_inputs_are_not_modified():
         {"p": -0.1},
         {"p": float("nan")},
         {"p": float("inf")},
+        {"p": 100.5},  # p is bounded: a whole p is an exact integer exponent (p=1e308 would never finish)
+        {"p": 101},
     ],
 )
 def test_out_of_range_parameters_are_rejected(kwargs):
     name = next(iter(kwargs))
     with pytest.raises(InputError, match=name):
         two_step([M1], N, **kwargs)
+
+
+def test_largest_p_is_fast_and_orders_the_tail_by_r_n():
+    # Tail {c, e, f} as above: r_N e1 c3 f6 -> at p=100 the tail follows N whatever r_M1 says.
+    fused = two_step([M1, M2], N, rho_h=3, rho_t=1, rho_nn=2, rho_nm=4, p=100)
+    assert order(fused)[3:] == ["e", "c", "f"]
 
 
 def test_bad_runs_are_rejected():

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from clarion.cli.common import echo_json, progress
-from clarion.errors import InputError
+from clarion.errors import DataError, InputError, check_unicode
 from clarion.fuse.registry import Method
 from clarion.fuse.standard import Norm
 
@@ -57,19 +57,30 @@ def _inputs(method: str, mrr: list[Path] | None, ndcg: Path | None, run: list[Pa
     return entry, [read_run(p) for p in paths], None
 
 
-def _params(entry, texts: list[str] | None, n_runs: int) -> dict:
+def _params(entry, texts: list[str] | None, n_runs: int, option: str = "--param") -> dict:
+    """``NAME=VALUE`` texts of ``option`` (``--param`` or ``--fix``) parsed and checked against the registry."""
     known = {p.name: p for p in entry.params}
     params = {}
     for text in texts or []:
         name, sep, value = text.partition("=")
         name = name.strip().replace("-", "_")
         if not sep:
-            raise InputError(f"--param {text!r}: expected NAME=VALUE")
+            raise InputError(f"{option} {text!r}: expected NAME=VALUE")
         if name not in known:
             allowed = ", ".join(known) or "none"
-            raise InputError(f"--param {name}: not a parameter of {entry.method.value}; allowed: {allowed}")
-        params[name] = known[name].parse(value, n_runs)
+            raise InputError(f"{option} {name}: not a parameter of {entry.method.value}; allowed: {allowed}")
+        try:
+            params[name] = known[name].parse(value, n_runs)
+        except InputError as err:
+            raise InputError(f"{option} {text!r}: {err}") from None
     return params
+
+
+def _run_id(run_id: str) -> None:
+    """Check ``--run-id`` before any work: it is written as one field of every output row."""
+    check_unicode(run_id, "--run-id")
+    if any(c.isspace() or not c.isprintable() for c in run_id):
+        raise InputError(f"--run-id must be one word (no spaces or control characters), got {run_id!r}")
 
 
 @app.callback()
@@ -96,6 +107,7 @@ def main(
         raise InputError("--out is required: where to write the fused run")
     if depth is not None and depth < 1:
         raise InputError(f"--depth must be >= 1, got {depth}")
+    _run_id(run_id)
     check_output(out)
     entry, runs, ndcg_run = _inputs(method, mrr, ndcg, run)
     params = _params(entry, param, len(runs) + (ndcg_run is not None))
@@ -104,9 +116,10 @@ def main(
     echo_json({"method": entry.method.value, "params": params, "queries": len(fused), "out": str(out)})
 
 
-def _qrels(texts: list[str]) -> dict:
+def _qrels(texts: list[str], queries: set[str]) -> dict:
+    """The ``--qrels`` by name; a file that judges none of the runs' ``queries`` is an error naming it."""
     from clarion.data.trec import read_qrels
-    from clarion.fuse.tune import DEFAULT_QRELS
+    from clarion.fuse.tune import DEFAULT_QRELS, overlap_problem
 
     qrels = {}
     for text in texts:
@@ -116,6 +129,9 @@ def _qrels(texts: list[str]) -> dict:
         if name in qrels:
             raise InputError(f"--qrels {name!r} given twice")
         qrels[name] = read_qrels(path)
+        problem = overlap_problem(qrels[name], queries)
+        if problem:
+            raise DataError(path, problem)
     return qrels
 
 
@@ -143,13 +159,14 @@ def tune(
     from clarion.data.trec import write_run
     from clarion.fuse import Target, fuse, random_search
 
+    _run_id(run_id)
     if out is not None:
         check_output(out)
     entry, runs, ndcg_run = _inputs(method, mrr, ndcg, run)
     n_runs = len(runs) + (ndcg_run is not None)
-    fixed = _params(entry, fix, n_runs)
+    fixed = _params(entry, fix, n_runs, "--fix")
     targets = [Target.parse(t) for t in target]
-    judged = _qrels(qrels)
+    judged = _qrels(qrels, set(ndcg_run or {}).union(*runs))
     with progress() as bar:
         task = bar.add_task(f"tuning {entry.method.value}", total=trials)
         result = random_search(

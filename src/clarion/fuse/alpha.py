@@ -36,4 +36,4 @@ def alpha_ensemble(
         raise InputError("mrr_runs must be a non-empty list of runs")
     k = len(mrr_runs)
     weights = [alpha / k] * k + [1.0 - alpha]
-    return ranx_fuse([*mrr_runs, ndcg_run], "wsum", norm, {"weights": weights})
+    return ranx_fuse([*mrr_runs, ndcg_run], "wsum", norm, {"weights": weights}, label="alpha")

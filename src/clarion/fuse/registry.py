@@ -17,7 +17,7 @@ from numbers import Real
 from clarion.errors import InputError
 from clarion.fuse.alpha import alpha_ensemble
 from clarion.fuse.standard import Norm, as_norm, ranx_fuse
-from clarion.fuse.two_step import two_step
+from clarion.fuse.two_step import P_MAX, two_step
 from clarion.types import Run
 
 
@@ -84,8 +84,8 @@ class Param:
     def range_text(self) -> str:
         if self.kind == "weights":
             return "each in [0, inf], not all 0"
-        low = "-inf" if self.low is None else f"{self.low:g}"
-        high = "inf" if self.high is None else f"{self.high:g}"
+        low = "-inf" if self.low is None else _number_text(self.low)
+        high = "inf" if self.high is None else _number_text(self.high)
         return f"in [{low}, {high}]"
 
     def parse(self, text: str, n_runs: int):
@@ -112,6 +112,10 @@ class Param:
         return [round(w / sum(raw), 3) for w in raw]
 
 
+def _number_text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 Apply = Callable[[list[Run], Run | None, dict, Norm], Run]
 
 
@@ -135,9 +139,9 @@ def _alpha(runs: list[Run], ndcg: Run | None, params: dict, norm: Norm) -> Run:
     return alpha_ensemble(runs, ndcg, norm=norm, **params)
 
 
-def _ranx(name: str) -> Apply:
+def _ranx(name: str, method: Method) -> Apply:
     def apply(runs: list[Run], ndcg: Run | None, params: dict, norm: Norm) -> Run:
-        return ranx_fuse(runs, name, norm, params)
+        return ranx_fuse(runs, name, norm, params, label=method.value)
 
     return apply
 
@@ -151,13 +155,13 @@ _TWO_STEP_PARAMS = (
     _rho("rho_t", (0, 3), 1, "top answers: in some MRR model's top rho_t"),
     _rho("rho_nn", (1, 20), 5, "NDCG agreement: in N's top rho_nn ..."),
     _rho("rho_nm", (1, 30), 10, "... and in some MRR model's top rho_nm"),
-    Param("p", "float", 0, None, (0.0, 6.0), 3.0, "tail order: r_N^p * r_M1"),
+    Param("p", "float", 0, P_MAX, (0.0, 6.0), 3.0, "tail order: r_N^p * r_M1"),
 )
 _WEIGHTS = Param("weights", "weights", None, None, (0, 1), None, "one weight per run, comma-separated")
 
 
 def _plain(method: Method, ranx_name: str, summary: str, *params: Param) -> FusionMethod:
-    return FusionMethod(method, summary, params, _ranx(ranx_name))
+    return FusionMethod(method, summary, params, _ranx(ranx_name, method))
 
 
 METHODS: dict[Method, FusionMethod] = {
@@ -175,7 +179,7 @@ METHODS: dict[Method, FusionMethod] = {
             Method.RRF,
             "rrf",
             "reciprocal rank fusion, sum of 1/(k + rank)",
-            Param("k", "int", 1, None, (1, 100), 60, "rank offset"),
+            Param("k", "int", 1, 1_000_000, (1, 100), 60, "rank offset"),
         ),
         _plain(Method.COMBSUM, "sum", "sum of normalised scores"),
         _plain(Method.COMBMNZ, "mnz", "sum of scores times number of runs retrieving"),
@@ -187,7 +191,7 @@ METHODS: dict[Method, FusionMethod] = {
             Method.COMBGMNZ,
             "gmnz",
             "sum of scores times (number retrieving)^gamma",
-            Param("gamma", "float", None, None, (0.0, 2.0), 1.0, "exponent"),
+            Param("gamma", "float", 0, 10, (0.0, 2.0), 1.0, "exponent"),
         ),
         _plain(Method.WSUM, "wsum", "weighted sum of normalised scores", _WEIGHTS),
         _plain(Method.WMNZ, "wmnz", "weighted CombMNZ", _WEIGHTS),
@@ -198,7 +202,7 @@ METHODS: dict[Method, FusionMethod] = {
             Method.LOGN_ISR,
             "logn_isr",
             "normalised log-ISR",
-            Param("sigma", "float", 0, None, (0.001, 0.1), 0.01, "smoothing"),
+            Param("sigma", "float", 0, 1, (0.001, 0.1), 0.01, "smoothing"),
         ),
         _plain(
             Method.RBC,

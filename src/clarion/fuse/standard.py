@@ -5,11 +5,14 @@ CombSUM/CombMNZ: Fox & Shaw, TREC-2 1994; ISR/log-ISR: Mourão et al. 2014; RBC:
 
 ranx needs every run to hold the same queries and writes into the runs it is given; the wrappers here add
 empty rankings for missing queries, hand ranx copies, and return plain :data:`~clarion.types.Run` dicts.
-Candidates absent from a run get nothing from it (ranx's convention: 0 after normalisation).
+Candidates absent from a run get nothing from it (ranx's convention: 0 after normalisation). A fusion whose
+scores overflow (``inf``/``nan``: a huge weight or exponent, or huge raw scores with ``norm='none'``) raises
+:class:`~clarion.errors.InputError` rather than returning scores no run file can hold.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from enum import Enum
@@ -79,8 +82,35 @@ def normalize(run: Run, norm: Norm | str = Norm.MIN_MAX) -> Run:
         return _from_ranx(ranx_normalize(_to_ranx([run])[0], RANX_NORM[norm]))
 
 
-def ranx_fuse(runs: Sequence[Run], method: str, norm: Norm | str = Norm.MIN_MAX, params: dict | None = None) -> Run:
+def check_finite(run: Run, label: str) -> Run:
+    """``run`` unchanged, or :class:`InputError` naming ``label`` (the method and its parameters) and the first
+    score that is not finite."""
+    for query, scores in run.items():
+        for cand, score in scores.items():
+            if not math.isfinite(score):
+                raise InputError(
+                    f"{label}: fused score of query {query!r}, candidate {cand!r} is {score} (overflow); "
+                    "use smaller parameter values or normalised scores (--norm)"
+                )
+    return run
+
+
+def describe(name: str, params: dict | None, norm: Norm) -> str:
+    """``'combgmnz (gamma=2.0, norm min-max)'``: a method as error messages name it."""
+    shown = [f"{key}={value!r}" for key, value in (params or {}).items()]
+    return f"{name} ({', '.join([*shown, f'norm {norm.value}'])})"
+
+
+def ranx_fuse(
+    runs: Sequence[Run],
+    method: str,
+    norm: Norm | str = Norm.MIN_MAX,
+    params: dict | None = None,
+    label: str | None = None,
+) -> Run:
     """Fuse ``runs`` with ranx fusion ``method`` (``rrf``, ``sum``, ``mnz``, ``wsum``, ...) after ``norm``.
+
+    Scores that overflow raise :class:`InputError` naming ``label`` (default ``ranx METHOD``) and ``params``.
 
     >>> fused = ranx_fuse([{"q": {"a": 2, "b": 1}}, {"q": {"b": 2, "c": 1}}], "mnz")
     >>> sorted(fused["q"], key=fused["q"].get, reverse=True)[0]
@@ -99,4 +129,4 @@ def ranx_fuse(runs: Sequence[Run], method: str, norm: Norm | str = Norm.MIN_MAX,
             fused = fuse(_to_ranx(runs), norm=RANX_NORM[norm], method=method, params=dict(params or {}))
         except (AssertionError, ValueError, ZeroDivisionError) as err:
             raise InputError(f"ranx {method} with {params or {}}: {err}") from None
-    return _from_ranx(fused)
+    return check_finite(_from_ranx(fused), describe(label or f"ranx {method}", params, norm))

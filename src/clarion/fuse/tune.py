@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping
+import warnings
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from clarion.errors import InputError
@@ -67,6 +68,22 @@ class TuneResult:
     trials: list[Trial] = field(default_factory=list)
 
 
+def _numba_cast_warning() -> type[Warning]:
+    from numba.core.errors import NumbaTypeSafetyWarning
+
+    return NumbaTypeSafetyWarning
+
+
+def overlap_problem(judged: Qrels, queries: Collection[str]) -> str | None:
+    """Why qrels ``judged`` cannot score runs over ``queries`` (every trial would score 0), or None."""
+    if not judged:
+        return "holds no judgments"
+    if any(query in queries for query in judged):
+        return None
+    shown = ", ".join(repr(q) for q in sorted(queries)[:3]) or "none"
+    return f"judges no query of the runs (it judges e.g. {next(iter(judged))!r}; the runs rank e.g. {shown})"
+
+
 def objective(run: Run, qrels: Mapping[str, Qrels], targets: list[Target]) -> tuple[float, dict[str, float]]:
     """The weighted target score of ``run`` and each target's mean value."""
     values: dict[str, float] = {}
@@ -75,7 +92,9 @@ def objective(run: Run, qrels: Mapping[str, Qrels], targets: list[Target]) -> tu
             names = ", ".join(qrels) or "none"
             raise InputError(f"target {target.label()!r} names qrels {target.qrels!r}; given: {names}")
         try:
-            result = evaluate(qrels[target.qrels], run, [target.metric])
+            with warnings.catch_warnings():  # numba warns about integer casts when it compiles ranx's kernels
+                warnings.filterwarnings("ignore", category=_numba_cast_warning())
+                result = evaluate(qrels[target.qrels], run, [target.metric])
         except (KeyError, ValueError, AssertionError, NotImplementedError) as err:
             raise InputError(f"target metric {target.metric!r} is not a ranx metric ({err})") from None
         values[target.label()] = result.means[target.metric]
@@ -106,6 +125,11 @@ def random_search(
     n_runs = len(runs) + (1 if ndcg_run is not None else 0)
     given = dict(fixed or {})
     fixed = {k: v for k, v in check_params(entry, given, n_runs).items() if k in given}
+    queries: set[str] = set(ndcg_run or {}).union(*runs)
+    for name in dict.fromkeys(t.qrels for t in targets):
+        problem = overlap_problem(qrels[name], queries) if name in qrels else None
+        if problem:
+            raise InputError(f"qrels {name!r} {problem}")
     rng = random.Random(seed)
     result = TuneResult(Trial({}, -math.inf, {}))
     trials: list[Trial] = []

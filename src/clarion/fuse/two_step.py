@@ -46,9 +46,14 @@ def _check_int(name: str, value) -> int:
     return value
 
 
+P_MAX = 100.0
+"""Largest allowed ``p``. The tail key ``r_N^p · r_M1`` is exact (an integer for whole ``p``), so its cost grows
+with ``p`` (``p = 1e5`` took seconds per query); a larger ``p`` only orders the tail more strictly by ``r_N``."""
+
+
 def _check_p(p) -> float:
-    if isinstance(p, bool) or not isinstance(p, Real) or not math.isfinite(p) or p < 0:
-        raise InputError(f"p must be a finite number >= 0 (the paper uses 3), got {p!r}")
+    if isinstance(p, bool) or not isinstance(p, Real) or not math.isfinite(p) or not 0 <= p <= P_MAX:
+        raise InputError(f"p must be a number in [0, {P_MAX:g}] (the paper uses 3), got {p!r}")
     return float(p)
 
 
@@ -197,7 +202,7 @@ def two_step(
     ``mrr_runs`` lists the MRR models, most accurate first (``M1``); ``ndcg_run`` is the NDCG model. Runs map
     query id -> candidate id -> score (higher is better). The result covers every query of any input and, per
     query, every candidate of any input run, scored ``n, n-1, ..., 1`` in the fused order (strictly
-    decreasing). The ρ parameters are whole numbers >= 0 (0 disables a rule), ``p`` a finite number >= 0;
+    decreasing). The ρ parameters are whole numbers >= 0 (0 disables a rule), ``p`` a number in [0, 100];
     anything else raises :class:`~clarion.errors.InputError`. Inputs are never modified.
     Paper defaults: ρh=3, ρt=1, ρnn=5, ρnm=10, p=3.
     """
