@@ -1,5 +1,5 @@
-"""Bad input that used to be taken silently or end in a traceback: each is now a one-line error, and nothing is
-half-written or lost."""
+"""Bad input to the data layer (outputs, pickles, eval tables, TSV quotes, downloads, qrels): each is a one-line
+error, and nothing is half-written or lost."""
 
 from __future__ import annotations
 
