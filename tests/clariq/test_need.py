@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from clarion.clariq import need as need_module
-from clarion.clariq.constants import MAX_REQUEST_CHARS
+from clarion.clariq.constants import MAX_REQUEST_CHARS, validate_requests
 from clarion.clariq.methods import DEFAULT_NEED_METHOD, need_method
-from clarion.clariq.need import NeedModel, check_splits, need_model, validate_requests
+from clarion.clariq.need import NeedModel, check_splits, need_model
 from clarion.data.clariq import ClariQ, ClariqLabels
 from clarion.errors import InputError, ModelError
 

@@ -165,6 +165,13 @@ def test_clarifier_rejects_bad_input(tiny_ranker):
         bot.should_clarify("obama family tree", threshold=0)
     with pytest.raises(ModelError, match="need"):
         bot.need("obama family tree")
+    with pytest.raises(InputError, match="requests must be a list of strings"):
+        ranker.rank("kids", k=2)  # not four one-letter requests
+    with pytest.raises(InputError, match="no requests given"):
+        ranker.rank([], k=2)
+    for k in (2.5, "3", None):
+        with pytest.raises(InputError, match="k must be an integer"):
+            ranker.rank(["kids"], k=k)
     candidates = bot.rank("Tell me about Obama family tree.", k=5)
     assert [c.id for c in candidates] == [q for q, _ in ranker.rank(["Tell me about Obama family tree."], 5)[0]]
     assert all(c.text for c in candidates if c.id != NO_QUESTION)

@@ -33,6 +33,21 @@ def validate_request(request: object) -> str:
     return check_unicode(text, "request")
 
 
+def validate_requests(requests: Sequence[str]) -> list[str]:
+    """The requests as a list; an empty list, a non-string, an empty or an oversized request raises
+    :class:`InputError` naming its position."""
+    if isinstance(requests, str) or not isinstance(requests, Sequence):
+        raise InputError("requests must be a list of strings")
+    if not requests:
+        raise InputError("no requests given: at least one request is needed")
+    for i, request in enumerate(requests):
+        try:
+            validate_request(request)
+        except InputError as err:
+            raise InputError(f"requests[{i}]: {err}") from None
+    return list(requests)
+
+
 def check_splits(splits: Sequence[str]) -> tuple[str, ...]:
     """The distinct labelled splits, in order; an unknown or missing split raises :class:`InputError`."""
     splits = tuple(dict.fromkeys(s.strip() for s in splits if s.strip()))

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import NEED_LABELS, check_splits, validate_request
+from clarion.clariq.constants import NEED_LABELS, check_splits, validate_requests
 from clarion.data.clariq import ClariQ
 from clarion.data.io import atomic_writer, read_json, write_json
 from clarion.detect.ambiguity import TEMPERATURE, RequestPool
 from clarion.detect.classify import decide, make_classifier
 from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import FeatureSpace, feature_names, parse_groups
-from clarion.errors import InputError, ModelError
+from clarion.errors import ModelError
 from clarion.store import begin, is_complete, model_dir, read_meta, write_meta
 from clarion.types import Topic
 
@@ -58,21 +58,6 @@ class NeedConfig:
     def make(self):
         """A factory of fresh, unfitted classifiers of this configuration."""
         return lambda: make_classifier(self.classifier, C=self.C, seed=self.seed)
-
-
-def validate_requests(requests: Sequence[str]) -> list[str]:
-    """The requests as a list; an empty list, a non-string, an empty or an oversized request raises
-    :class:`InputError` naming its position."""
-    if isinstance(requests, str) or not isinstance(requests, Sequence):
-        raise InputError("requests must be a list of strings")
-    if not requests:
-        raise InputError("no requests given: at least one request is needed")
-    for i, request in enumerate(requests):
-        try:
-            validate_request(request)
-        except InputError as err:
-            raise InputError(f"requests[{i}]: {err}") from None
-    return list(requests)
 
 
 def labelled(data: ClariQ, splits: Sequence[str]) -> tuple[list[str], np.ndarray]:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import NO_QUESTION, validate_request
+from clarion.clariq.constants import NO_QUESTION, validate_request, validate_requests
 from clarion.data.clariq import ClariQ
 from clarion.data.io import read_json, write_json
 from clarion.data.trec import strictly_decreasing
@@ -255,9 +255,9 @@ class QuestionRanker:
 
     def rank(self, requests: Sequence[str], k: int = 30, stage: str = "full") -> list[list[tuple[str, float]]]:
         """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing."""
-        if k < 1 or k > self.config.shortlist + 1:
-            raise InputError(f"k must be between 1 and {self.config.shortlist + 1}, got {k}")
-        texts = [validate_request(r) for r in requests]
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.config.shortlist + 1:
+            raise InputError(f"k must be an integer between 1 and {self.config.shortlist + 1}, got {k!r}")
+        texts = [validate_request(r) for r in validate_requests(requests)]
         out = []
         for ranked in self.score_shortlist(texts, stage):
             ranked = insert_no_question(ranked, self.no_question_at)[:k]
