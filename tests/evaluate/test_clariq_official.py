@@ -9,7 +9,7 @@ import pytest
 from clarion.clariq.eval_table import partial_table
 from clarion.data.clariq import read_eval_json, read_labels
 from clarion.data.trec import RunRow, read_run_rows
-from clarion.errors import DataError
+from clarion.errors import DataError, InputError
 from clarion.evaluate.clariq_official import (
     DOCUMENT_METRICS,
     clarification_need,
@@ -150,3 +150,62 @@ def test_document_relevance_official_means(dev, sample_runs):
 def test_best_q_eval_file_is_inconsistent_with_the_others(dev, sample_runs):
     with pytest.raises(DataError, match="inconsistent"):
         partial_table(dev.facets, [sample_runs["dev_bm25"], sample_runs["dev_best_q"]])
+
+
+ROWS = [RunRow("t", "q1", 0, 1.0, "r"), RunRow("t", "q2", 1, 0.5, "r")]
+
+
+@pytest.mark.parametrize(
+    ("relevant", "cutoffs", "message"),
+    [
+        ({"t": "q1"}, (5,), r"relevant\['t'\] must be a list or set"),
+        ({"t": ["q1"]}, [-1], "cutoffs must be positive integers, got -1"),
+        ({"t": ["q1"]}, [0], "cutoffs must be positive integers, got 0"),
+        ({"t": ["q1"]}, ["5"], "cutoffs must be positive integers, got '5'"),
+        ({"t": ["q1"]}, 5, "cutoffs must be a list"),
+        (None, (5,), "relevant must be a mapping"),
+    ],
+)
+def test_question_relevance_refuses_bad_input(relevant, cutoffs, message):
+    with pytest.raises(InputError, match=message):
+        question_relevance(relevant, ROWS, cutoffs=cutoffs)
+
+
+DOC_TABLE = {"NDCG1": {"c1": {"q1": {"no_answer": 0.1, "with_answer": 0.5}, "MIN": {"with_answer": 0.0}}}}
+
+
+@pytest.mark.parametrize(
+    ("table", "contexts", "metrics", "message"),
+    [
+        (DOC_TABLE, {"t": "c1"}, None, r"contexts\['t'\] must be a list or set"),
+        (DOC_TABLE, {"t": ["c1"]}, "NDCG1", "metrics must be a list"),
+        (DOC_TABLE, {"t": ["c1"]}, ["NDCG1", "P9"], r"metrics \['P9'\] are not in the table"),
+        ({"NDCG1": {"c1": {"q7": 0.5}}}, {"t": ["c1"]}, None, "has no 'MIN' entry"),
+        ({"NDCG1": {"c1": {"q1": {"no_answer": 1}}}}, {"t": ["c1"]}, None, "NDCG1/c1/q1 must be a number"),
+    ],
+)
+def test_document_relevance_refuses_bad_input(table, contexts, metrics, message):
+    with pytest.raises(InputError, match=message):
+        document_relevance(table, contexts, ROWS, metrics)
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "message"),
+    [
+        ({"t": 1, "u": 2}, {"x": 1}, "predicted has none of the 2 gold topics"),
+        ({}, {}, "gold is empty"),
+        ({"t": 1, "u": 2}, {"t": 7, "u": 2}, r"predicted\['t'\] must be a clarification-need label 1-4, got 7"),
+        ({"t": 3}, {"t": 2.7}, "got 2.7"),
+        ({"t": "x"}, {"t": 1}, r"gold\['t'\] must be .* got 'x'"),
+        ({"t": 1}, {"t": None}, "got None"),
+        ({"t": 1}, [1], "predicted must be a mapping"),
+    ],
+)
+def test_clarification_need_refuses_bad_input(gold, predicted, message):
+    with pytest.raises(InputError, match=message):
+        clarification_need(gold, predicted)
+
+
+def test_clarification_need_takes_integral_floats():
+    gold = {"t": 2, "u": 3}
+    assert clarification_need(gold, {"t": 2.0}).means == clarification_need(gold, {"t": 2}).means

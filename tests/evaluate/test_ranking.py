@@ -39,3 +39,33 @@ def test_compare_reports_significance():
     assert tie.to_dict()["odd"]["comparisons"]["even"]["mrr"] > 0.05 and "ᵇ" not in str(tie)
     with pytest.raises(InputError):
         compare(qrels, {"only": good})
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "metrics", "message"),
+    [
+        ({"q1": {"a": 1}}, {"q1": {"a": float("nan")}}, ["mrr"], r"run\['q1'\]\['a'\]: score nan is not a finite"),
+        ({"q1": {"a": 1}}, {"q1": {"a": float("inf")}}, ["mrr"], "score inf is not a finite"),
+        ({"q1": {"a": 1}}, {"q1": {"a": "x"}}, ["mrr"], "score 'x' is not a finite"),
+        ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["ndcg@0"], "unknown metric 'ndcg@0'"),
+        ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["bogus"], "unknown metric 'bogus'"),
+        ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, "mrr", "metrics must be a non-empty list"),
+        ({"q1": {}}, {"q1": {"a": 1.0}}, ["mrr"], r"qrels\['q1'\] has no judgments"),
+    ],
+)
+def test_evaluate_refuses_bad_input(qrels, run, metrics, message):
+    with pytest.raises(InputError, match=message):
+        evaluate(qrels, run, metrics)
+
+
+@pytest.mark.filterwarnings("ignore:unsafe cast")  # ranx's rbp kernel
+def test_evaluate_takes_ranx_metric_spellings():
+    qrels, run = {"q": {"a": 2}}, {"q": {"a": 1.0}}
+    assert evaluate(qrels, run, ["ndcg@10-l2", "rbp.95", "r-precision", "hit_rate@5"]).means["ndcg@10-l2"] == 1.0
+
+
+@pytest.mark.parametrize(("options", "message"), [({"test": "bogus"}, "unknown test 'bogus'"), ({"max_p": 5}, "max_p")])
+def test_compare_refuses_bad_options(options, message):
+    qrels = {"q": {"a": 1}}
+    with pytest.raises(InputError, match=message):
+        compare(qrels, {"a": {"q": {"a": 1.0}}, "b": {"q": {"a": 0.5}}}, ["mrr"], **options)

@@ -2,6 +2,7 @@ import math
 
 import pytest
 
+from clarion.errors import InputError
 from clarion.evaluate.result import Evaluation, bootstrap
 
 
@@ -26,7 +27,7 @@ def test_bootstrap_is_seeded_and_zero_for_constant_values():
 
 
 def test_bootstrap_needs_per_query_values():
-    with pytest.raises(KeyError, match="R@30"):
+    with pytest.raises(InputError, match="R@30"):
         Evaluation({"R@30": 0.9}).bootstrap("R@30")
 
 
@@ -38,3 +39,22 @@ def test_bootstrap_of_a_corpus_statistic_agrees_with_the_vectorised_mean():
         assert getattr(one_by_one, field) == pytest.approx(getattr(vectorised, field))
     with pytest.raises(ValueError, match="nothing"):
         bootstrap(0, len)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"metric": "X"}, "metric 'X' has no per-query values"),
+        ({"resamples": 0}, "resamples must be an integer from 1 to 1,000,000, got 0"),
+        ({"resamples": -1}, "got -1"),
+        ({"resamples": 2.5}, "got 2.5"),
+        ({"resamples": "10"}, "got '10'"),
+        ({"resamples": 10**12}, "got 1000000000000"),
+        ({"seed": -1}, "seed must be a non-negative integer, got -1"),
+        ({"seed": "a"}, "seed must be"),
+    ],
+)
+def test_bootstrap_refuses_bad_options(options, message):
+    options = {"metric": "R", **options}
+    with pytest.raises(InputError, match=message):
+        evaluation([0.1, 0.9]).bootstrap(**options)

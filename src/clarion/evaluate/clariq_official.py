@@ -21,24 +21,49 @@ Questions", EMNLP 2021; github.com/aliannejadi/ClariQ.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from numbers import Integral, Real
 
 from clarion.data.trec import RunRow
+from clarion.errors import InputError
 from clarion.evaluate.result import Evaluation, mean
 
 QUESTION_CUTOFFS = (5, 10, 20, 30)
 DOCUMENT_METRICS = ("NDCG1", "NDCG3", "NDCG5", "NDCG10", "NDCG20", "P1", "P3", "P5", "P10", "P20", "MRR100")
+NEED_LABELS = (1, 2, 3, 4)
+
+
+def _mapping(value, what: str) -> None:
+    if not isinstance(value, Mapping):
+        raise InputError(f"{what} must be a mapping of topic ids, got {type(value).__name__}")
+
+
+def _need_label(value, what: str, topic: str) -> int:
+    """``value`` as an int label 1-4 (an integral float such as ``2.0`` is taken), or :class:`InputError`."""
+    if isinstance(value, Integral) and not isinstance(value, bool) and value in NEED_LABELS:
+        return int(value)
+    if isinstance(value, float) and value in NEED_LABELS:
+        return int(value)
+    raise InputError(f"{what}[{topic!r}] must be a clarification-need label 1-4, got {value!r}")
 
 
 def clarification_need(gold: Mapping[str, int], predicted: Mapping[str, int]) -> Evaluation:
-    """Weighted P/R/F1 over the gold topics; a topic absent from ``predicted`` counts as label 0."""
+    """Weighted P/R/F1 over the gold topics; a topic absent from ``predicted`` counts as label 0 (as the
+    official tool does). Labels must be 1-4; ``predicted`` sharing no topic with ``gold`` (a run of another
+    split, say) is refused rather than scored 0."""
     import warnings
 
     from sklearn.exceptions import UndefinedMetricWarning
     from sklearn.metrics import precision_recall_fscore_support
 
+    _mapping(gold, "gold")
+    _mapping(predicted, "predicted")
+    if not gold:
+        raise InputError("gold is empty: no topic to evaluate")
     topics = list(gold)
-    y_true = [int(gold[t]) for t in topics]
-    y_pred = [int(predicted.get(t, 0)) for t in topics]
+    y_true = [_need_label(gold[t], "gold", t) for t in topics]
+    y_pred = [_need_label(predicted[t], "predicted", t) if t in predicted else 0 for t in topics]
+    if not any(t in predicted for t in topics):
+        raise InputError(f"predicted has none of the {len(topics)} gold topics (e.g. {topics[0]!r})")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         p, r, f1, _ = precision_recall_fscore_support(y_true, y_pred, average="weighted")
@@ -80,7 +105,10 @@ def question_relevance(
     cutoffs: Sequence[int] = QUESTION_CUTOFFS,
     drop_tied_scores: bool = True,
 ) -> Evaluation:
-    """Recall@k of the run ``rows`` against each topic's relevant question ids."""
+    """Recall@k of the run ``rows`` against each topic's relevant question ids (``cutoffs``: positive ints)."""
+    _mapping(relevant, "relevant")
+    _check_cutoffs(cutoffs)
+    _check_id_lists(relevant, "relevant")
     ranked = top_questions(rows, drop_tied_scores)
     per_query: dict[str, dict[str, float]] = {f"Recall{k}": {} for k in cutoffs}
     for topic, questions in relevant.items():
@@ -91,10 +119,26 @@ def question_relevance(
     return Evaluation({m: mean(v.values()) for m, v in per_query.items()}, per_query)
 
 
-def _value(entry) -> float:
-    if isinstance(entry, Mapping):
-        return float(entry["with_answer"])
-    return float(entry)
+def _check_cutoffs(cutoffs) -> None:
+    if isinstance(cutoffs, (str, bytes)) or not isinstance(cutoffs, Iterable):
+        raise InputError(f"cutoffs must be a list of positive integers, got {cutoffs!r}")
+    for k in cutoffs:
+        if not isinstance(k, Integral) or isinstance(k, bool) or k < 1:
+            raise InputError(f"cutoffs must be positive integers, got {k!r}")
+
+
+def _check_id_lists(ids: Mapping, what: str) -> None:
+    """Each value of ``ids`` must be a collection of ids; a bare string would be read as its characters."""
+    for key, value in ids.items():
+        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+            raise InputError(f"{what}[{key!r}] must be a list or set of ids, got {type(value).__name__} {value!r:.40}")
+
+
+def _value(entry, where: str) -> float:
+    raw = entry.get("with_answer") if isinstance(entry, Mapping) else entry
+    if isinstance(raw, bool) or not isinstance(raw, Real):
+        raise InputError(f"table entry {where} must be a number or hold a numeric 'with_answer', got {entry!r:.60}")
+    return float(raw)
 
 
 def document_relevance(
@@ -106,10 +150,19 @@ def document_relevance(
     """Document relevance of the run's first question per topic, looked up in the evaluation ``table``.
 
     ``contexts`` maps each run query (topic or context id) to the table keys it is judged under (its facet
-    ids for single turn; ``[context_id]`` for multi turn). Only keys present in the table are scored.
+    ids for single turn; ``[context_id]`` for multi turn). Only keys present in the table are scored. Each
+    judged key needs a ``'MIN'`` entry (the score of an unjudged question); ``metrics`` must be in the table.
     """
+    _mapping(table, "table")
+    _mapping(contexts, "contexts")
+    _check_id_lists(contexts, "contexts")
+    if isinstance(metrics, str):
+        raise InputError(f"metrics must be a list of metric names, got the string {metrics!r}")
     first = {q: ids[0] for q, ids in top_questions(rows, drop_tied_scores=False).items() if ids}
-    metrics = [m for m in (metrics or table) if m in table]
+    unknown = [m for m in metrics or () if m not in table]
+    if unknown:
+        raise InputError(f"metrics {unknown} are not in the table (it has {sorted(table)})")
+    metrics = list(metrics or table)
     per_query: dict[str, dict[str, float]] = {m: {} for m in metrics}
     for metric in metrics:
         judged = table[metric]
@@ -124,6 +177,9 @@ def document_relevance(
                 question = first[query]
                 if question == "MAX":
                     question = "MIN"
-                entry = candidates.get(question, candidates["MIN"])
-                per_query[metric][key] = _value(entry)
+                if question not in candidates:
+                    if "MIN" not in candidates:
+                        raise InputError(f"table[{metric!r}][{key!r}] has no 'MIN' entry to score {question!r} with")
+                    question = "MIN"
+                per_query[metric][key] = _value(candidates[question], f"{metric}/{key}/{question}")
     return Evaluation({m: mean(v.values()) for m, v in per_query.items()}, per_query)

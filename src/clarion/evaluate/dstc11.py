@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from clarion.dstc.schema import LABELS_SCHEMAS, Format, labels_ok, validate
 from clarion.errors import ClarionError, InputError
 
 
@@ -60,9 +61,16 @@ def _prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
     return p, r, f
 
 
+def _same_length(hyps: Sequence[str], refs: Sequence[str]) -> None:
+    if len(hyps) != len(refs):
+        raise InputError(f"{len(hyps)} hypotheses for {len(refs)} references; one reference per hypothesis is required")
+
+
 def corpus_bleu(hyps: Sequence[str], refs: Sequence[str]) -> float:
     """sacrebleu's corpus BLEU with its default settings, on a 0-1 scale."""
     import sacrebleu
+
+    _same_length(hyps, refs)
 
     return sacrebleu.corpus_bleu(list(hyps), [list(refs)]).score / 100.0
 
@@ -72,6 +80,7 @@ def corpus_meteor(hyps: Sequence[str], refs: Sequence[str]) -> float:
 
     Line breaks inside a text would break the jar's line protocol; they are replaced by spaces (``_one_line``).
     """
+    _same_length(hyps, refs)
     if not hyps:
         return 0.0
     with _meteor_jar() as scorer:
@@ -132,6 +141,7 @@ def rouge_turns(hyps: Sequence[str], refs: Sequence[str]) -> dict[str, list[floa
     """ROUGE-1/2/L F-measure (``rouge_score``, Porter stemmer) of each turn."""
     from rouge_score import rouge_scorer
 
+    _same_length(hyps, refs)
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
     turns: dict[str, list[float]] = {"rouge_1": [], "rouge_2": [], "rouge_l": []}
     for hyp, ref in zip(hyps, refs, strict=True):
@@ -157,6 +167,16 @@ def generation_scores(hyps: Sequence[str], refs: Sequence[str], meteor: bool = T
     return scores
 
 
+def _checked(turns: Sequence[dict[str, Any]], what: str) -> list[dict[str, Any]]:
+    """``turns`` as a list, or :class:`~clarion.errors.DataError` naming ``what``, the entry and the field (a
+    ``target`` that is not a bool, a missing ``response`` ...). A fast check first, the schema only on failure."""
+    if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence):
+        raise InputError(f"{what} must be a list of turn objects, got {type(turns).__name__}")
+    turns = list(turns)
+    validate(turns, LABELS_SCHEMAS[Format.DSTC11], what, precheck=lambda data: labels_ok(data, Format.DSTC11))
+    return turns
+
+
 def score(
     refs: Sequence[dict[str, Any]],
     hyps: Sequence[dict[str, Any]],
@@ -168,8 +188,10 @@ def score(
 
     Returns ``{"detection": {prec, rec, f1}, "selection": {prec, rec, f1, em_acc},
     "generation": {bleu, meteor, rouge_1, rouge_2, rouge_l}}``. ``meteor=False`` skips the Java run (and the
-    ``meteor`` entry); ``generation=False`` leaves out the generation block. Lists of different lengths are refused.
+    ``meteor`` entry); ``generation=False`` leaves out the generation block. Lists of different lengths, and
+    entries the labels schema refuses (:class:`~clarion.errors.DataError` naming the entry and field), are refused.
     """
+    refs, hyps = _checked(refs, "refs"), _checked(hyps, "hyps")
     if len(refs) != len(hyps):
         raise InputError(f"{len(hyps)} predictions for {len(refs)} labelled turns; one per turn is required")
     tp = fp = fn = 0

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from clarion.dstc.schema import LABELS_SCHEMAS, Format, labels_ok, validate
 from clarion.errors import ClarionError, InputError
 
 RE_ART = re.compile(r"\b(a|an|the)\b")
@@ -62,14 +63,21 @@ def _match(ref_knowledge: Sequence[dict], pred_knowledge: Sequence[dict]) -> lis
     return [any(all(p[f] == r[f] for f in fields) for r in ref_knowledge) for p in pred_knowledge]
 
 
+def _check_k(k: int, name: str = "k") -> None:
+    if type(k) is not int or k < 1:
+        raise InputError(f"{name} must be a positive integer, got {k!r}")
+
+
 def reciprocal_rank(ref_knowledge: Sequence[dict], pred_knowledge: Sequence[dict], k: int = 5) -> float:
     """1/rank of the first correct item among the top ``k`` predictions, 0 if none."""
+    _check_k(k)
     relevance = _match(ref_knowledge, pred_knowledge)[:k]
     return 1.0 / (relevance.index(True) + 1) if True in relevance else 0.0
 
 
 def recall_at_k(ref_knowledge: Sequence[dict], pred_knowledge: Sequence[dict], k: int = 5) -> float:
     """1 if a correct item is among the top ``k`` predictions, else 0 (the official "recall")."""
+    _check_k(k)
     return 1.0 if True in _match(ref_knowledge, pred_knowledge)[:k] else 0.0
 
 
@@ -80,6 +88,7 @@ def bleu(ref_response: str, hyp_response: str, n: int = 4) -> float:
     """BLEU-n of one hypothesis against one reference (nltk ``sentence_bleu``, uniform weights, no smoothing)."""
     from nltk.translate.bleu_score import sentence_bleu
 
+    _check_k(n, "n")
     ref_tokens = normalize_text(ref_response).split()
     hyp_tokens = normalize_text(hyp_response).split()
     with warnings.catch_warnings():
@@ -193,6 +202,16 @@ def prf(score_sum: float, tp: float, fp: float, fn: float) -> tuple[float, float
     return p, r, f
 
 
+def _checked(turns: Sequence[dict[str, Any]], what: str) -> list[dict[str, Any]]:
+    """``turns`` as a list, or :class:`~clarion.errors.DataError` naming ``what``, the entry and the field (a
+    ``target`` that is not a bool, a missing ``response`` ...). A fast check first, the schema only on failure."""
+    if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence):
+        raise InputError(f"{what} must be a list of turn objects, got {type(turns).__name__}")
+    turns = list(turns)
+    validate(turns, LABELS_SCHEMAS[Format.DSTC9], what, precheck=lambda data: labels_ok(data, Format.DSTC9))
+    return turns
+
+
 def score(
     refs: Sequence[dict[str, Any]],
     hyps: Sequence[dict[str, Any]],
@@ -204,8 +223,10 @@ def score(
 
     Returns the official JSON shape: ``{"detection": {prec, rec, f1}, "selection": {mrr@5, r@1, r@5},
     "generation": {bleu-1..4, meteor, rouge_1, rouge_2, rouge_l}}``; ``generation=False`` leaves out the
-    generation block (fast). ``wordnet`` overrides :func:`debian_wordnet`. Lists of different lengths are refused.
+    generation block (fast). ``wordnet`` overrides :func:`debian_wordnet`. Lists of different lengths, and
+    entries the labels schema refuses (:class:`~clarion.errors.DataError` naming the entry and field), are refused.
     """
+    refs, hyps = _checked(refs, "refs"), _checked(hyps, "hyps")
     if len(refs) != len(hyps):
         raise InputError(f"{len(hyps)} predictions for {len(refs)} labelled turns; one per turn is required")
     tp = fp = fn = 0

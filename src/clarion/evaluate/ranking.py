@@ -6,6 +6,8 @@ Inputs are never modified (ranx's ``evaluate`` writes into the Run it is given, 
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping, Sequence
 
 from clarion.errors import InputError
@@ -13,19 +15,56 @@ from clarion.evaluate.result import Evaluation
 from clarion.types import Qrels, Run
 
 DEFAULT_METRICS = ("mrr", "ndcg@10", "precision@1", "recall@10", "map")
+METRIC_NAMES = (
+    "hits", "hit_rate", "precision", "recall", "f1", "r-precision", "mrr", "map",
+    "dcg", "dcg_burges", "ndcg", "ndcg_burges", "bpref",
+)  # fmt: skip
+"""ranx's metrics; each takes an optional cutoff ``@k`` (k >= 1) and relevance level ``-lN``; ``rbp.95`` too."""
+STAT_TESTS = ("student", "fisher", "tukey")
+_METRIC = re.compile(rf"(?:(?:{'|'.join(map(re.escape, METRIC_NAMES))})(?:@[1-9][0-9]*)?|rbp[.@][0-9]+)(?:-l[0-9]+)?")
+
+
+def check_metrics(metrics: Sequence[str]) -> list[str]:
+    """``metrics`` as a list, or :class:`InputError` naming the first name ranx would not take."""
+    if isinstance(metrics, str) or not isinstance(metrics, Sequence) or not metrics:
+        raise InputError(f"metrics must be a non-empty list of metric names (e.g. ['mrr']), got {metrics!r}")
+    for metric in metrics:
+        if not isinstance(metric, str) or not _METRIC.fullmatch(metric):
+            raise InputError(
+                f"unknown metric {metric!r}: use one of {', '.join(METRIC_NAMES)}, with an optional @k (k >= 1)"
+            )
+    return list(metrics)
 
 
 def _ranx_pair(qrels: Qrels, run: Run, name: str = "run"):
     from ranx import Qrels as RQrels
     from ranx import Run as RRun
 
+    if not isinstance(qrels, Mapping) or not isinstance(run, Mapping):
+        raise InputError(f"qrels and {name} must be dicts query id -> {{doc id: value}}")
     if not qrels:
         raise InputError("qrels are empty: nothing to evaluate against")
-    rq = RQrels({q: {d: int(r) for d, r in docs.items()} for q, docs in qrels.items()})
+    for q, docs in qrels.items():
+        if not docs:
+            raise InputError(f"qrels[{q!r}] has no judgments; drop the query or judge a document")
+    try:
+        rq = RQrels({q: {d: int(r) for d, r in docs.items()} for q, docs in qrels.items()})
+    except (TypeError, ValueError, AttributeError):
+        raise InputError("qrels must map each query id to {doc id: integer relevance}") from None
     # Queries judged but absent from the run score 0; ranx needs them present, so add an empty ranking.
-    ranked = {q: {d: float(s) for d, s in run.get(q, {}).items()} or {"__none__": 0.0} for q in qrels}
+    ranked = {q: {d: _score(s, name, q, d) for d, s in run.get(q, {}).items()} or {"__none__": 0.0} for q in qrels}
     rr = RRun(ranked, name=name)
     return rq, rr
+
+
+def _score(value, name: str, query: str, doc: str) -> float:
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        score = math.nan
+    if not math.isfinite(score):
+        raise InputError(f"{name}[{query!r}][{doc!r}]: score {value!r} is not a finite number")
+    return score
 
 
 def evaluate(qrels: Qrels, run: Run, metrics: Sequence[str] = DEFAULT_METRICS) -> Evaluation:
@@ -36,8 +75,9 @@ def evaluate(qrels: Qrels, run: Run, metrics: Sequence[str] = DEFAULT_METRICS) -
     """
     from ranx import evaluate as ranx_evaluate
 
+    metrics = check_metrics(metrics)
     rq, rr = _ranx_pair(qrels, run)
-    means = ranx_evaluate(rq, rr, list(metrics), make_comparable=True)
+    means = ranx_evaluate(rq, rr, metrics, make_comparable=True)
     if len(metrics) == 1:
         means = {metrics[0]: means}
     per_query = {m: {q: float(v) for q, v in rr.scores[m].items()} for m in metrics}
@@ -57,11 +97,16 @@ def compare(
 
     if len(runs) < 2:
         raise InputError("compare needs at least two runs")
+    metrics = check_metrics(metrics)
+    if test not in STAT_TESTS:
+        raise InputError(f"unknown test {test!r}: use one of {', '.join(STAT_TESTS)}")
+    if isinstance(max_p, bool) or not isinstance(max_p, (int, float)) or not 0 < max_p <= 1:
+        raise InputError(f"max_p must be a probability in (0, 1], got {max_p!r}")
     pairs = [_ranx_pair(qrels, run, name) for name, run in runs.items()]
     return ranx_compare(
         qrels=pairs[0][0],
         runs=[rr for _, rr in pairs],
-        metrics=list(metrics),
+        metrics=metrics,
         stat_test=test,
         max_p=max_p,
         make_comparable=True,

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
+
+from clarion.errors import InputError
+
+MAX_RESAMPLES = 1_000_000
+"""The most bootstrap resamples taken (the resample matrix is ``resamples x n`` integers)."""
 
 
 @dataclass
@@ -27,10 +33,14 @@ class Evaluation:
         0.5
         """
         if metric not in self.per_query or not self.per_query[metric]:
-            raise KeyError(f"no per-query values of {metric!r} to resample")
+            known = ", ".join(m for m, v in self.per_query.items() if v) or "none"
+            raise InputError(f"metric {metric!r} has no per-query values to resample (metrics with some: {known})")
         import numpy as np
 
-        values = np.fromiter(self.per_query[metric].values(), dtype=np.float64)
+        try:
+            values = np.fromiter(self.per_query[metric].values(), dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError(f"per-query values of {metric!r} must be numbers") from None
         return bootstrap(len(values), lambda rows: values[rows].mean(axis=-1), resamples, seed, vectorised=True)
 
 
@@ -38,6 +48,7 @@ def bootstrap(n: int, statistic, resamples: int = 10_000, seed: int = 0, vectori
     """Bootstrap ``statistic`` of ``n`` queries: ``statistic(rows)`` scores the queries at the integer
     positions ``rows`` (with repeats), and is called once per resample, or once on the ``(resamples, n)`` matrix
     of them when ``vectorised``. For corpus-level metrics (weighted F1, corpus BLEU) that are not a mean.
+    ``resamples`` is an int from 1 to :data:`MAX_RESAMPLES`, ``seed`` a non-negative int.
 
     >>> bootstrap(3, lambda rows: float(len(rows)), resamples=10).se
     0.0
@@ -46,6 +57,10 @@ def bootstrap(n: int, statistic, resamples: int = 10_000, seed: int = 0, vectori
 
     if n < 1:
         raise ValueError("nothing to resample")
+    if isinstance(resamples, bool) or not isinstance(resamples, Integral) or not 1 <= resamples <= MAX_RESAMPLES:
+        raise InputError(f"resamples must be an integer from 1 to {MAX_RESAMPLES:,}, got {resamples!r}")
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     rows = np.random.default_rng(seed).integers(0, n, (resamples, n))
     stats = np.asarray(statistic(rows) if vectorised else [statistic(r) for r in rows], dtype=np.float64)
     everything = np.arange(n)
