@@ -10,7 +10,12 @@ Runs and qrels are plain nested dicts so that every scorer and fusion takes and 
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from numbers import Real
+
+from clarion.errors import InputError
 
 Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
@@ -45,10 +50,52 @@ class Ranking:
 
 
 def ranked_ids(scores: dict[str, float]) -> list[str]:
-    """Candidate ids sorted by score descending, ties broken by id ascending (the project-wide rule)."""
+    """Candidate ids sorted by score descending, ties broken by id ascending (the project-wide rule).
+
+    Scores must be finite numbers and ids strings (a NaN compares false to everything, so the order would
+    depend on dict order): this hot sort does not check; public entry points call :func:`check_run` first.
+    """
     return sorted(scores, key=lambda cid: (-scores[cid], cid))
 
 
 def copy_run(run: Run) -> Run:
     """A deep copy of a run, so that callers' inputs are never changed."""
     return {q: dict(c) for q, c in run.items()}
+
+
+def check_run(run, what: str = "run") -> Run:
+    """``run`` unchanged, or :class:`~clarion.errors.InputError` naming ``what`` and the first query or
+    candidate that breaks the :data:`Run` shape: a dict of string query ids to dicts of string candidate ids
+    to finite numbers (no ``nan``, ``inf``, ``None``, strings or bools). One cheap pass; fusions, normalisers
+    and writers call it on entry.
+    """
+    if not isinstance(run, Mapping):
+        raise InputError(f"{what} must be a dict query id -> candidate id -> score, got {type(run).__name__}")
+    for query, scores in run.items():
+        if not isinstance(query, str):
+            raise InputError(f"{what}: query id {query!r} must be a string, got {type(query).__name__}")
+        if not isinstance(scores, Mapping):
+            raise InputError(f"{what}, query {query!r}: expected a dict candidate id -> score")
+        for cand, score in scores.items():
+            if type(cand) is not str or type(score) is not float or not math.isfinite(score):  # fast path
+                _check_candidate(what, query, cand, score)
+    return run
+
+
+def _check_candidate(what: str, query: str, cand, score) -> None:
+    if not isinstance(cand, str):
+        raise InputError(f"{what}, query {query!r}: candidate id {cand!r} must be a string, got {type(cand).__name__}")
+    if isinstance(score, bool) or not isinstance(score, Real) or not math.isfinite(score):
+        raise InputError(f"{what}, query {query!r}, candidate {cand!r}: score must be a finite number, got {score!r}")
+
+
+def check_runs(runs, what: str = "run", each: bool = True) -> list[Run]:
+    """``runs`` as a list, each checked by :func:`check_run` (unless ``each`` is false: the list only) and
+    named ``'{what} 1'``, ``'{what} 2'`` ..."""
+    if isinstance(runs, Mapping | str | bytes) or not isinstance(runs, Iterable):
+        raise InputError(f"expected a list of runs, got {type(runs).__name__}")
+    runs = list(runs)
+    if each:
+        for i, run in enumerate(runs, start=1):
+            check_run(run, f"{what} {i}")
+    return runs

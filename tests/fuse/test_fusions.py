@@ -161,3 +161,78 @@ def test_docs_example_runs_and_shows_the_right_output():
     shown = re.search(r"^# (\{'q'.*\})$", code, re.M).group(1)
     assert repr(namespace["two_step"]([namespace["m1"], namespace["m2"]], namespace["n"])) == shown
     assert namespace["result"].trials[0].params["p"] == 3.0
+
+
+# Input validation: bad input is an InputError naming the run, query or candidate, never a raw error or a
+# silently wrong result.
+
+NAN, INF = float("nan"), float("inf")
+
+
+def test_ranx_fuse_checks_the_number_of_weights():
+    from clarion.fuse import ranx_fuse
+
+    assert ranx_fuse([A, B], "wsum", params={"weights": [1.0, 0.0]}) == fuse("wsum", [A, B], params={"weights": [1, 0]})
+    for weights in ([1.0], [1.0, 1.0, 1.0], [1.0, NAN], [1.0, -1.0], "ab"):
+        with pytest.raises(InputError, match="weight"):
+            ranx_fuse([A, B], "wsum", params={"weights": weights})
+
+
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [
+        ({"q": {"a": NAN, "b": 1.0, "c": 0.5}}, r"run 1, query 'q', candidate 'a': score must be a finite number"),
+        ({"q": {"a": INF}}, "candidate 'a': score must be a finite number"),
+        ({"q": {"a": None}}, "candidate 'a': score must be a finite number"),
+        ({"q": {"a": "1"}}, "candidate 'a': score must be a finite number"),
+        ({"q": {"a": True}}, "candidate 'a': score must be a finite number"),
+        ({"q": {1: 1.0}}, "candidate id 1 must be a string"),
+        ({2: {"a": 1.0}}, "query id 2 must be a string"),
+        ({"q": [1.0]}, "run 1, query 'q': expected a dict"),
+        ([1.0, 2.0], "run 1 must be a dict"),
+        ({}, "run 1 has no candidates"),
+        ({"q": {}}, "run 1 has no candidates"),
+    ],
+)
+def test_bad_runs_are_named(run, message):
+    with pytest.raises(InputError, match=message):
+        fuse("rrf", [run, B])
+
+
+def test_normalize_checks_scores_and_keeps_empty_queries():
+    with pytest.raises(InputError, match="candidate 'a': score must be a finite number"):
+        normalize({"q": {"a": NAN, "b": 1.0}})
+    assert normalize({"q": {}}) == {"q": {}}
+
+
+def test_random_search_rejects_bad_runs_before_any_trial():
+    seen = []
+    with pytest.raises(InputError, match="run 1, query 'q', candidate 'a'"):
+        random_search(
+            "rrf", [{"q": {"a": NAN, "b": 1.0}}, B], {"default": {"q": {"b": 1}}}, [Target("mrr")], on_trial=seen.append
+        )
+    assert seen == []
+
+
+@pytest.mark.parametrize(
+    ("weight", "metric"), [(NAN, "mrr"), (INF, "mrr"), (-1.0, "mrr"), (0, "mrr"), (True, "mrr"), (1.0, "")]
+)
+def test_target_is_validated_by_its_constructor(weight, metric):
+    with pytest.raises(InputError, match="target"):
+        Target(metric, weight)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: alpha_ensemble([A], None), "NDCG run must be a dict"),
+        (lambda: alpha_ensemble([[1]], B), "MRR run 1 must be a dict"),
+        (lambda: fuse("rrf", [A, B], params=[1]), "params must be a dict"),
+        (lambda: fuse("rrf", None), "expected a list of runs"),
+        (lambda: fuse("rrf", A), "expected a list of runs"),
+        (lambda: fuse("two-step", [{"q": {"a": NAN}}], B), "MRR run 1, query 'q', candidate 'a'"),
+    ],
+)
+def test_bad_arguments_are_input_errors(call, message):
+    with pytest.raises(InputError, match=message):
+        call()

@@ -125,6 +125,8 @@ def test_inputs_are_not_modified():
         {"p": float("inf")},
         {"p": 100.5},  # p is bounded: a whole p is an exact integer exponent (p=1e308 would never finish)
         {"p": 101},
+        {"rho_h": float("inf")},  # was a raw OverflowError
+        {"rho_t": float("nan")},  # was a raw ValueError
     ],
 )
 def test_out_of_range_parameters_are_rejected(kwargs):

@@ -11,13 +11,14 @@ Writers are atomic: on error nothing is left at the destination.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from numbers import Real
 from pathlib import Path
 
 from clarion.data.io import atomic_writer, read_lines
-from clarion.errors import DataError
-from clarion.types import Qrels, Run, ranked_ids
+from clarion.errors import DataError, InputError
+from clarion.types import Qrels, Run, check_run, ranked_ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,24 +94,39 @@ def strictly_decreasing(scores: Sequence[float], step: float = 1e-6) -> list[flo
     return out
 
 
+def _check_word(path, value, what: str) -> None:
+    """:class:`DataError` unless ``value`` is one whitespace-free word, so that the line reads back as written."""
+    if not isinstance(value, str) or value.split() != [value]:
+        raise DataError(path, f"{what} must be one word (non-empty, no spaces or newlines), got {value!r}")
+
+
 def write_run(
     path: str | Path, run: Run, run_id: str = "clarion", depth: int | None = None, strict: bool = False
 ) -> None:
     """Write ``run`` in TREC format, each query's candidates by score descending (ties by id).
 
-    Ranks are 0-based as in the ClariQ sample runs. ``depth`` keeps only the top candidates per query.
-    ``strict`` writes each query's scores :func:`strictly_decreasing`, so that a scorer that drops or
-    reorders tied rows (the official ClariQ tool, trec_eval) sees the order written.
+    Ranks are 0-based as in the ClariQ sample runs. ``depth`` (a whole number >= 1) keeps only the top
+    candidates per query. ``strict`` writes each query's scores :func:`strictly_decreasing`, so that a scorer
+    that drops or reorders tied rows (the official ClariQ tool, trec_eval) sees the order written. Query and
+    candidate ids and ``run_id`` must be single words and scores finite numbers, else :class:`DataError`
+    (nothing is written).
     """
-    if not run_id or any(c.isspace() for c in run_id):
-        raise DataError(path, f"run_id must be one word, got {run_id!r}")
+    _check_word(path, run_id, "run_id")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise DataError(path, f"depth must be a whole number >= 1 or None, got {depth!r}")
+    try:
+        check_run(run, "run")
+    except InputError as err:
+        raise DataError(path, str(err)) from None
     with atomic_writer(path) as handle:
         for qid, scores in run.items():
+            _check_word(path, qid, "query id")
             order = ranked_ids(scores)[:depth]
             values = [scores[doc] for doc in order]
             if strict:
                 values = strictly_decreasing(values)
             for rank, (doc, value) in enumerate(zip(order, values, strict=True)):
+                _check_word(path, doc, f"query {qid}: candidate id")
                 handle.write(f"{qid} Q0 {doc} {rank} {value:.6f} {run_id}\n")
 
 
@@ -141,8 +157,20 @@ def read_qrels(path: str | Path) -> Qrels:
 
 
 def write_qrels(path: str | Path, qrels: Qrels) -> None:
-    """Write ``qrels`` in TREC qrel format, atomically."""
+    """Write ``qrels`` in TREC qrel format, atomically.
+
+    Ids must be single words and relevance whole numbers (``2`` or ``2.0``), else :class:`DataError` (nothing
+    is written).
+    """
+    if not isinstance(qrels, Mapping):
+        raise DataError(path, f"qrels must be a dict query id -> doc id -> relevance, got {type(qrels).__name__}")
     with atomic_writer(path) as handle:
         for qid, docs in qrels.items():
+            _check_word(path, qid, "query id")
+            if not isinstance(docs, Mapping):
+                raise DataError(path, f"query {qid}: expected a dict doc id -> relevance, got {type(docs).__name__}")
             for doc, rel in docs.items():
+                _check_word(path, doc, f"query {qid}: doc id")
+                if isinstance(rel, bool) or not isinstance(rel, Real) or not math.isfinite(rel) or rel != int(rel):
+                    raise DataError(path, f"query {qid}, doc {doc}: relevance must be a whole number, got {rel!r}")
                 handle.write(f"{qid} 0 {doc} {int(rel)}\n")

@@ -13,7 +13,7 @@ from numbers import Real
 
 from clarion.errors import InputError
 from clarion.fuse.standard import Norm, ranx_fuse
-from clarion.types import Run
+from clarion.types import Run, check_run, check_runs
 
 
 def alpha_ensemble(
@@ -34,6 +34,8 @@ def alpha_ensemble(
         raise InputError(f"alpha must be a number in [0, 1], got {alpha!r}")
     if not isinstance(mrr_runs, list | tuple) or not mrr_runs:
         raise InputError("mrr_runs must be a non-empty list of runs")
+    check_runs(mrr_runs, "MRR run")
+    check_run(ndcg_run, "NDCG run")
     k = len(mrr_runs)
     weights = [alpha / k] * k + [1.0 - alpha]
     return ranx_fuse([*mrr_runs, ndcg_run], "wsum", norm, {"weights": weights}, label="alpha")

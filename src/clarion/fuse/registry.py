@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from numbers import Real
 
 from clarion.errors import InputError
 from clarion.fuse.alpha import alpha_ensemble
-from clarion.fuse.standard import Norm, as_norm, ranx_fuse
+from clarion.fuse.standard import Norm, as_norm, check_weights, ranx_fuse
 from clarion.fuse.two_step import P_MAX, two_step
-from clarion.types import Run
+from clarion.types import Run, check_runs
 
 
 class Method(str, Enum):
@@ -74,12 +74,7 @@ class Param:
     def _check_weights(self, value, n_runs: int) -> list[float]:
         if value is None:
             return [1.0 / n_runs] * n_runs
-        if isinstance(value, str | bytes) or not isinstance(value, Sequence) or len(value) != n_runs:
-            raise InputError(f"{self.name} must be {n_runs} numbers (one per run), got {value!r}")
-        weights = [float(Param("weight", "float", 0, None, (0, 1), 0, "").check(w, 1)) for w in value]
-        if sum(weights) <= 0:
-            raise InputError(f"{self.name} must not all be 0, got {value!r}")
-        return weights
+        return check_weights(value, n_runs, self.name)
 
     def range_text(self) -> str:
         if self.kind == "weights":
@@ -230,6 +225,8 @@ def get_method(method: Method | str) -> FusionMethod:
 
 def check_params(entry: FusionMethod, params: dict | None, n_runs: int) -> dict:
     """``params`` completed with defaults and validated; unknown names raise :class:`InputError`."""
+    if params is not None and not isinstance(params, Mapping):
+        raise InputError(f"{entry.method.value}: params must be a dict name -> value, got {type(params).__name__}")
     params = dict(params or {})
     known = {p.name: p for p in entry.params}
     unknown = sorted(set(params) - set(known))
@@ -256,7 +253,7 @@ def fuse(
     """
     entry = get_method(method)
     norm = as_norm(norm)
-    runs = list(runs)
+    runs = check_runs(runs, each=False)  # each run is checked by the method itself
     if entry.roles:
         if ndcg_run is None:
             raise InputError(f"{entry.method.value} needs an NDCG run (--ndcg) besides the MRR runs (--mrr)")

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
+from numbers import Real
 
 from clarion.errors import InputError
-from clarion.types import Run
+from clarion.types import Run, check_run, check_runs
 
 
 class Norm(str, Enum):
@@ -69,9 +70,14 @@ def _from_ranx(rrun) -> Run:
 
 
 def normalize(run: Run, norm: Norm | str = Norm.MIN_MAX) -> Run:
-    """``run`` with each query's scores normalised by ranx (``norm='none'`` returns a copy)."""
+    """``run`` with each query's scores normalised by ranx (``norm='none'`` returns a copy).
+
+    Scores must be finite numbers (:func:`~clarion.types.check_run`); a run without candidates is returned as
+    a copy.
+    """
     norm = as_norm(norm)
-    if norm is Norm.NONE or not run:
+    check_run(run, "run")
+    if norm is Norm.NONE or not any(run.values()):
         return {q: dict(c) for q, c in run.items()}
     if norm is Norm.BORDA:
         raise InputError("borda normalisation needs several runs; use it through ranx_fuse")
@@ -95,6 +101,19 @@ def check_finite(run: Run, label: str) -> Run:
     return run
 
 
+def check_weights(value, n_runs: int, name: str = "weights") -> list[float]:
+    """``value`` as ``n_runs`` floats, each finite and >= 0, not all 0; else :class:`InputError` naming ``name``."""
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence) or len(value) != n_runs:
+        raise InputError(f"{name} must be {n_runs} numbers (one per run), got {value!r}")
+    for w in value:
+        if isinstance(w, bool) or not isinstance(w, Real) or not math.isfinite(w) or w < 0:
+            raise InputError(f"weight must be float in [0, inf], got {w!r}")
+    weights = [float(w) for w in value]
+    if sum(weights) <= 0:
+        raise InputError(f"{name} must not all be 0, got {value!r}")
+    return weights
+
+
 def describe(name: str, params: dict | None, norm: Norm) -> str:
     """``'combgmnz (gamma=2.0, norm min-max)'``: a method as error messages name it."""
     shown = [f"{key}={value!r}" for key, value in (params or {}).items()]
@@ -110,7 +129,9 @@ def ranx_fuse(
 ) -> Run:
     """Fuse ``runs`` with ranx fusion ``method`` (``rrf``, ``sum``, ``mnz``, ``wsum``, ...) after ``norm``.
 
-    Scores that overflow raise :class:`InputError` naming ``label`` (default ``ranx METHOD``) and ``params``.
+    Every run must be a :data:`~clarion.types.Run` with finite scores and at least one candidate; ``weights``,
+    when given, one number >= 0 per run. Anything else, and scores that overflow, raise :class:`InputError`
+    naming the run, or ``label`` (default ``ranx METHOD``) and ``params``.
 
     >>> fused = ranx_fuse([{"q": {"a": 2, "b": 1}}, {"q": {"b": 2, "c": 1}}], "mnz")
     >>> sorted(fused["q"], key=fused["q"].get, reverse=True)[0]
@@ -119,10 +140,18 @@ def ranx_fuse(
     from ranx import fuse
 
     norm = as_norm(norm)
+    runs = check_runs(runs)
     if len(runs) < 2:
         raise InputError(f"{method} fuses at least two runs, got {len(runs)}")
     if not any(runs):
         raise InputError("every run is empty: nothing to fuse")
+    for i, run in enumerate(runs, start=1):
+        if not any(run.values()):
+            raise InputError(f"run {i} has no candidates (queries: {len(run)}): nothing to fuse from it")
+    if params is not None and not isinstance(params, Mapping):
+        raise InputError(f"ranx {method}: params must be a dict name -> value, got {type(params).__name__}")
+    if (params or {}).get("weights") is not None:
+        params = {**params, "weights": check_weights(params["weights"], len(runs))}
     with warnings.catch_warnings():  # ranx's numba kernels warn about integer casts
         warnings.simplefilter("ignore")
         try:

@@ -16,12 +16,13 @@ import random
 import warnings
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from numbers import Real
 
 from clarion.errors import InputError
 from clarion.evaluate.ranking import evaluate
 from clarion.fuse.registry import Method, check_params, fuse, get_method
 from clarion.fuse.standard import Norm
-from clarion.types import Qrels, Run
+from clarion.types import Qrels, Run, check_run, check_runs
 
 DEFAULT_QRELS = "default"
 
@@ -33,6 +34,15 @@ class Target:
     metric: str
     weight: float = 1.0
     qrels: str = DEFAULT_QRELS
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.metric, str) or not self.metric.strip():
+            raise InputError(f"target metric must be a metric name such as 'mrr', got {self.metric!r}")
+        weight = self.weight
+        if isinstance(weight, bool) or not isinstance(weight, Real) or not math.isfinite(weight) or weight <= 0:
+            raise InputError(f"target {self.metric!r}: weight must be a positive number, got {weight!r}")
+        if not isinstance(self.qrels, str) or not self.qrels:
+            raise InputError(f"target {self.metric!r}: qrels must be a qrels name, got {self.qrels!r}")
 
     @classmethod
     def parse(cls, text: str) -> Target:
@@ -118,8 +128,14 @@ def random_search(
     ``fixed`` parameters are never sampled. Ties keep the earlier trial (the defaults first).
     """
     entry = get_method(method)
+    runs = check_runs(runs, "MRR run" if entry.roles else "run")
+    if ndcg_run is not None:
+        check_run(ndcg_run, "NDCG run")
     if not targets:
         raise InputError("give at least one target metric")
+    bad = [t for t in targets if not isinstance(t, Target)]
+    if bad:
+        raise InputError(f"targets must be Target objects (Target.parse('mrr')), got {bad[0]!r}")
     if isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1:
         raise InputError(f"n_trials must be a whole number >= 1, got {n_trials!r}")
     n_runs = len(runs) + (1 if ndcg_run is not None else 0)

@@ -30,7 +30,7 @@ from functools import cmp_to_key
 from numbers import Real
 
 from clarion.errors import InputError
-from clarion.types import Run, ranked_ids
+from clarion.types import Run, check_run, ranked_ids
 
 PARAM_RANGES = {"rho_h": (0, None), "rho_t": (0, None), "rho_nn": (0, None), "rho_nm": (0, None)}
 """Allowed integer ranges of the ρ parameters (inclusive; ``None`` = unbounded); 0 disables a rule."""
@@ -38,7 +38,7 @@ PARAM_RANGES = {"rho_h": (0, None), "rho_t": (0, None), "rho_nn": (0, None), "rh
 
 def _check_int(name: str, value) -> int:
     low, high = PARAM_RANGES[name]
-    if isinstance(value, bool) or not isinstance(value, Real) or value != int(value):
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value != int(value):
         raise InputError(f"{name} must be a whole number >= {low}, got {value!r}")
     value = int(value)
     if value < low or (high is not None and value > high):
@@ -55,17 +55,6 @@ def _check_p(p) -> float:
     if isinstance(p, bool) or not isinstance(p, Real) or not math.isfinite(p) or not 0 <= p <= P_MAX:
         raise InputError(f"p must be a number in [0, {P_MAX:g}] (the paper uses 3), got {p!r}")
     return float(p)
-
-
-def _check_run(run, label: str) -> None:
-    if not isinstance(run, Mapping):
-        raise InputError(f"{label} must be a dict query id -> candidate id -> score, got {type(run).__name__}")
-    for query, scores in run.items():
-        if not isinstance(scores, Mapping):
-            raise InputError(f"{label}, query {query!r}: expected a dict candidate id -> score")
-        for cand, score in scores.items():
-            if isinstance(score, bool) or not isinstance(score, Real) or not math.isfinite(score):
-                raise InputError(f"{label}, query {query!r}, candidate {cand!r}: score must be a finite number")
 
 
 def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
@@ -209,8 +198,8 @@ def two_step(
     if not isinstance(mrr_runs, Sequence) or isinstance(mrr_runs, str | bytes | Mapping) or not mrr_runs:
         raise InputError("mrr_runs must be a non-empty list of runs (the MRR models, most accurate first)")
     for i, run in enumerate(mrr_runs, start=1):
-        _check_run(run, f"MRR run {i}")
-    _check_run(ndcg_run, "NDCG run")
+        check_run(run, f"MRR run {i}")
+    check_run(ndcg_run, "NDCG run")
     params = tuple(
         _check_int(name, value)
         for name, value in (("rho_h", rho_h), ("rho_t", rho_t), ("rho_nn", rho_nn), ("rho_nm", rho_nm))
