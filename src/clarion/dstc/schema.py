@@ -16,12 +16,12 @@ alexa-with-dstc10-track2-dataset, dstc11-track5, ``data/README.md``):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from clarion.errors import DataError
+from clarion.errors import DataError, InputError
 
 
 class Format(str, Enum):
@@ -312,3 +312,14 @@ def validate(
     if len(message) > 160:
         message = message[:157] + "..."
     raise DataError(path, f"{_where(error.absolute_path)}: {message}")
+
+
+def check_labels(turns: Any, fmt: Format, what: str) -> list[dict[str, Any]]:
+    """``turns`` (labels or predictions passed from Python) as a list, or an error naming ``what``, the entry and
+    the field (a ``target`` that is not a bool, a missing ``response`` ...). The fast check first, the schema only
+    on failure, so valid data costs one cheap pass."""
+    if isinstance(turns, str | bytes) or not isinstance(turns, Sequence):
+        raise InputError(f"{what} must be a list of turn objects, got {type(turns).__name__}")
+    turns = list(turns)
+    validate(turns, LABELS_SCHEMAS[fmt], what, lambda data: labels_ok(data, fmt))
+    return turns

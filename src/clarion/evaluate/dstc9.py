@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from clarion.dstc.schema import LABELS_SCHEMAS, Format, labels_ok, validate
+from clarion.dstc.schema import Format, check_labels
 from clarion.errors import ClarionError, InputError
 
 RE_ART = re.compile(r"\b(a|an|the)\b")
@@ -202,16 +202,6 @@ def prf(score_sum: float, tp: float, fp: float, fn: float) -> tuple[float, float
     return p, r, f
 
 
-def _checked(turns: Sequence[dict[str, Any]], what: str) -> list[dict[str, Any]]:
-    """``turns`` as a list, or :class:`~clarion.errors.DataError` naming ``what``, the entry and the field (a
-    ``target`` that is not a bool, a missing ``response`` ...). A fast check first, the schema only on failure."""
-    if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence):
-        raise InputError(f"{what} must be a list of turn objects, got {type(turns).__name__}")
-    turns = list(turns)
-    validate(turns, LABELS_SCHEMAS[Format.DSTC9], what, precheck=lambda data: labels_ok(data, Format.DSTC9))
-    return turns
-
-
 def score(
     refs: Sequence[dict[str, Any]],
     hyps: Sequence[dict[str, Any]],
@@ -226,7 +216,7 @@ def score(
     generation block (fast). ``wordnet`` overrides :func:`debian_wordnet`. Lists of different lengths, and
     entries the labels schema refuses (:class:`~clarion.errors.DataError` naming the entry and field), are refused.
     """
-    refs, hyps = _checked(refs, "refs"), _checked(hyps, "hyps")
+    refs, hyps = check_labels(refs, Format.DSTC9, "refs"), check_labels(hyps, Format.DSTC9, "hyps")
     if len(refs) != len(hyps):
         raise InputError(f"{len(hyps)} predictions for {len(refs)} labelled turns; one per turn is required")
     tp = fp = fn = 0
