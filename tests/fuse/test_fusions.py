@@ -236,3 +236,17 @@ def test_target_is_validated_by_its_constructor(weight, metric):
 def test_bad_arguments_are_input_errors(call, message):
     with pytest.raises(InputError, match=message):
         call()
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "message"),
+    [
+        ("rbc", {"phi": 1.0}, r"phi must be float in \[0, 1\)"),
+        ("logn-isr", {"sigma": 0}, r"sigma must be float in \(0, 1\]"),
+    ],
+)
+def test_degenerate_parameter_boundaries_are_refused(method, params, message):
+    runs = [{"q": {"a": 2.0, "b": 1.0}}, {"q": {"b": 2.0, "c": 1.0}}]
+    with pytest.raises(InputError, match=message):
+        fuse(method, runs, params=params)
+    assert fuse(method, runs, params={k: 0.5 for k in params})["q"]  # just inside the boundary

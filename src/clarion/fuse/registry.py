@@ -50,7 +50,7 @@ class Method(str, Enum):
 @dataclass(frozen=True)
 class Param:
     """One parameter: its type (``int``, ``float`` or ``weights``, one per run), the allowed range
-    (inclusive, ``None`` = unbounded), the random-search range and the default."""
+    (inclusive unless ``open_low`` / ``open_high``; ``None`` = unbounded), the random-search range and the default."""
 
     name: str
     kind: str
@@ -59,6 +59,8 @@ class Param:
     search: tuple[float, float]
     default: object
     help: str
+    open_low: bool = False
+    open_high: bool = False
 
     def check(self, value, n_runs: int):
         """The validated value; out of range or of the wrong type raises :class:`InputError`."""
@@ -67,7 +69,9 @@ class Param:
         wrong = isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value)
         if self.kind == "int" and not wrong and value != int(value):
             wrong = True
-        if wrong or (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+        below = self.low is not None and (value <= self.low if self.open_low else value < self.low)
+        above = self.high is not None and (value >= self.high if self.open_high else value > self.high)
+        if wrong or below or above:
             raise InputError(f"{self.name} must be {self.kind} {self.range_text()}, got {value!r}")
         return int(value) if self.kind == "int" else float(value)
 
@@ -81,7 +85,7 @@ class Param:
             return "each in [0, inf], not all 0"
         low = "-inf" if self.low is None else _number_text(self.low)
         high = "inf" if self.high is None else _number_text(self.high)
-        return f"in [{low}, {high}]"
+        return f"in {'(' if self.open_low else '['}{low}, {high}{')' if self.open_high else ']'}"
 
     def parse(self, text: str, n_runs: int):
         """The value of ``text`` as given on the command line (weights: comma-separated)."""
@@ -197,13 +201,13 @@ METHODS: dict[Method, FusionMethod] = {
             Method.LOGN_ISR,
             "logn_isr",
             "normalised log-ISR",
-            Param("sigma", "float", 0, 1, (0.001, 0.1), 0.01, "smoothing"),
+            Param("sigma", "float", 0, 1, (0.001, 0.1), 0.01, "smoothing", open_low=True),  # 0 zeroes singletons
         ),
         _plain(
             Method.RBC,
             "rbc",
             "rank-biased centroids",
-            Param("phi", "float", 0, 1, (0.5, 0.99), 0.8, "persistence"),
+            Param("phi", "float", 0, 1, (0.5, 0.99), 0.8, "persistence", open_high=True),  # 1: every weight is 0
         ),
         _plain(Method.BORDA, "bordafuse", "Borda count"),
         _plain(Method.WEIGHTED_BORDA, "w_bordafuse", "weighted Borda count", _WEIGHTS),
