@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import NO_QUESTION, validate_request, validate_requests
+from clarion.clariq.constants import NO_QUESTION, validate_requests
 from clarion.data.clariq import ClariQ
 from clarion.data.io import read_json, write_json
 from clarion.data.trec import strictly_decreasing
@@ -257,7 +257,7 @@ class QuestionRanker:
         """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.config.shortlist + 1:
             raise InputError(f"k must be an integer between 1 and {self.config.shortlist + 1}, got {k!r}")
-        texts = [validate_request(r) for r in validate_requests(requests)]
+        texts = [r.strip() for r in validate_requests(requests)]  # each checked by validate_request
         out = []
         for ranked in self.score_shortlist(texts, stage):
             ranked = insert_no_question(ranked, self.no_question_at)[:k]

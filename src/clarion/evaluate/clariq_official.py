@@ -23,13 +23,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 
+from clarion.clariq.constants import NEED_LABELS
 from clarion.data.trec import RunRow
 from clarion.errors import InputError
 from clarion.evaluate.result import Evaluation, mean
 
 QUESTION_CUTOFFS = (5, 10, 20, 30)
 DOCUMENT_METRICS = ("NDCG1", "NDCG3", "NDCG5", "NDCG10", "NDCG20", "P1", "P3", "P5", "P10", "P20", "MRR100")
-NEED_LABELS = (1, 2, 3, 4)
 
 
 def _mapping(value, what: str) -> None:
@@ -39,9 +39,7 @@ def _mapping(value, what: str) -> None:
 
 def _need_label(value, what: str, topic: str) -> int:
     """``value`` as an int label 1-4 (an integral float such as ``2.0`` is taken), or :class:`InputError`."""
-    if isinstance(value, Integral) and not isinstance(value, bool) and value in NEED_LABELS:
-        return int(value)
-    if isinstance(value, float) and value in NEED_LABELS:
+    if isinstance(value, Integral | float) and not isinstance(value, bool) and value in NEED_LABELS:
         return int(value)
     raise InputError(f"{what}[{topic!r}] must be a clarification-need label 1-4, got {value!r}")
 

@@ -71,7 +71,6 @@ def corpus_bleu(hyps: Sequence[str], refs: Sequence[str]) -> float:
     import sacrebleu
 
     _same_length(hyps, refs)
-
     return sacrebleu.corpus_bleu(list(hyps), [list(refs)]).score / 100.0
 
 

@@ -143,8 +143,6 @@ def ranx_fuse(
     runs = check_runs(runs)
     if len(runs) < 2:
         raise InputError(f"{method} fuses at least two runs, got {len(runs)}")
-    if not any(runs):
-        raise InputError("every run is empty: nothing to fuse")
     for i, run in enumerate(runs, start=1):
         if not any(run.values()):
             raise InputError(f"run {i} has no candidates (queries: {len(run)}): nothing to fuse from it")
