@@ -66,6 +66,25 @@ def test_tied_scores_dropped_officially_kept_when_corrected():
     assert corrected.means["Recall5"] == 1.0
 
 
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([("1", "a", float("nan"))], "score that is not a finite number: nan"),
+        ([("1", "a", float("inf"))], "not a finite number: inf"),
+        ([("1", "a", "3")], "not a finite number: '3'"),
+        ([("1", "a", None)], "not a finite number: None"),
+    ],
+)
+def test_question_relevance_refuses_rows_without_a_finite_score(rows, message):
+    with pytest.raises(InputError, match=message):
+        question_relevance({"1": {"a"}}, _rows(rows))
+
+
+def test_question_relevance_refuses_rows_that_are_not_run_rows():
+    with pytest.raises(InputError, match="run rows must be RunRow objects, got tuple"):
+        question_relevance({"1": {"a"}}, [("1", "a", 1, 1.0, "r")])
+
+
 def test_question_relevance_cut_and_missing_topic():
     rows = _rows([("1", q, 10.0 - i) for i, q in enumerate("abcdefg")])
     result = question_relevance({"1": {"a", "f"}, "2": {"x"}}, rows, cutoffs=(5, 10))

@@ -47,10 +47,12 @@ def test_score_refuses_a_non_list(module):
         lambda: dstc11.corpus_bleu(["a b"], ["a b", "c d"]),
         lambda: dstc11.rouge_turns(["a b", "c"], ["a b"]),
         lambda: dstc9.bleu("a b", "a b", n=0),
+        lambda: dstc9.bleu("a b", None),
+        lambda: dstc9.meteor(["a b"], "a b"),
         lambda: dstc9.reciprocal_rank([REF9], [REF9], k=-1),
         lambda: dstc9.recall_at_k([REF9], [REF9], k=0),
     ],
-    ids=["corpus_bleu-lengths", "rouge-lengths", "bleu-n0", "rr-k-1", "recall-k0"],
+    ids=["corpus_bleu-lengths", "rouge-lengths", "bleu-n0", "bleu-none", "meteor-list", "rr-k-1", "recall-k0"],
 )
 def test_bad_parameters_are_input_errors(call):
     with pytest.raises(InputError):

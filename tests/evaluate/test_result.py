@@ -37,8 +37,9 @@ def test_bootstrap_of_a_corpus_statistic_agrees_with_the_vectorised_mean():
     vectorised = evaluation(values).bootstrap("R", resamples=500)
     for field in ("value", "se", "low", "high"):
         assert getattr(one_by_one, field) == pytest.approx(getattr(vectorised, field))
-    with pytest.raises(ValueError, match="nothing"):
-        bootstrap(0, len)
+    for n in (0, -1, 2.5, None):
+        with pytest.raises(InputError, match="nothing to resample"):
+            bootstrap(n, len)
 
 
 @pytest.mark.parametrize(

@@ -90,6 +90,8 @@ def strictly_decreasing(scores: Sequence[float], step: float = 1e-6) -> list[flo
         value = round(float(score), 6)
         if out and value >= out[-1] - step / 2:
             value = round(out[-1] - step, 6)
+            if value >= out[-1]:  # |score| so large that a step is below float resolution
+                value = math.nextafter(out[-1], -math.inf)
         out.append(value)
     return out
 

@@ -20,6 +20,7 @@ Questions", EMNLP 2021; github.com/aliannejadi/ClariQ.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 
@@ -81,6 +82,7 @@ def top_questions(rows: Iterable[RunRow], drop_tied_scores: bool = True) -> dict
     """
     by_topic: dict[str, list[RunRow]] = {}
     for row in rows:
+        _check_row(row)
         by_topic.setdefault(row.query_id, []).append(row)
     ranked: dict[str, list[str]] = {}
     for topic, topic_rows in by_topic.items():
@@ -95,6 +97,14 @@ def top_questions(rows: Iterable[RunRow], drop_tied_scores: bool = True) -> dict
             out.append(row.doc_id)
         ranked[topic] = out
     return ranked
+
+
+def _check_row(row) -> None:
+    """A run row built in Python: a :class:`RunRow` whose score is a finite number (NaN would sort anywhere)."""
+    if not isinstance(row, RunRow):
+        raise InputError(f"run rows must be RunRow objects, got {type(row).__name__} {row!r:.60}")
+    if isinstance(row.score, bool) or not isinstance(row.score, Real) or not math.isfinite(row.score):
+        raise InputError(f"run row ({row.query_id!r}, {row.doc_id!r}) has a score that is not a finite number: {row.score!r}")
 
 
 def question_relevance(

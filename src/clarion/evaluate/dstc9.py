@@ -48,6 +48,8 @@ def normalize_text(text: str) -> str:
     >>> normalize_text("The check-in starts at 3:00, right?")
     'check in starts at 3 00 right'
     """
+    if not isinstance(text, str):
+        raise InputError(f"a response must be a string, got {type(text).__name__}")
     result = text.lower()
     result = RE_PUNC.sub(" ", result)
     result = RE_ART.sub(" ", result)

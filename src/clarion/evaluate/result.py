@@ -55,8 +55,8 @@ def bootstrap(n: int, statistic, resamples: int = 10_000, seed: int = 0, vectori
     """
     import numpy as np
 
-    if n < 1:
-        raise ValueError("nothing to resample")
+    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
+        raise InputError(f"nothing to resample: the number of queries must be a positive integer, got {n!r}")
     if isinstance(resamples, bool) or not isinstance(resamples, Integral) or not 1 <= resamples <= MAX_RESAMPLES:
         raise InputError(f"resamples must be an integer from 1 to {MAX_RESAMPLES:,}, got {resamples!r}")
     if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
