@@ -104,7 +104,8 @@ def _check_row(row) -> None:
     if not isinstance(row, RunRow):
         raise InputError(f"run rows must be RunRow objects, got {type(row).__name__} {row!r:.60}")
     if isinstance(row.score, bool) or not isinstance(row.score, Real) or not math.isfinite(row.score):
-        raise InputError(f"run row ({row.query_id!r}, {row.doc_id!r}) has a score that is not a finite number: {row.score!r}")
+        where = f"({row.query_id!r}, {row.doc_id!r})"
+        raise InputError(f"run row {where} has a score that is not a finite number: {row.score!r}")
 
 
 def question_relevance(
