@@ -69,3 +69,27 @@ def test_compare_refuses_bad_options(options, message):
     qrels = {"q": {"a": 1}}
     with pytest.raises(InputError, match=message):
         compare(qrels, {"a": {"q": {"a": 1.0}}, "b": {"q": {"a": 0.5}}}, ["mrr"], **options)
+
+
+def test_evaluate_silences_numba_cast_warnings_only(monkeypatch):
+    """ranx's kernels, when numba compiles them (a fresh install), warn about integer casts; nothing else is hidden."""
+    import warnings
+
+    import ranx
+    from numba.core.errors import NumbaTypeSafetyWarning
+
+    def warning_evaluate(category):
+        def fake(qrels, run, metrics, make_comparable=False):
+            warnings.warn("unsafe cast from uint64 to int64. Precision may be lost.", category, stacklevel=2)
+            run.scores = {m: {q: 1.0 for q in run.keys()} for m in metrics}
+            return 1.0
+
+        return fake
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        monkeypatch.setattr(ranx, "evaluate", warning_evaluate(NumbaTypeSafetyWarning))
+        assert evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["mrr"]).means == {"mrr": 1.0}
+        monkeypatch.setattr(ranx, "evaluate", warning_evaluate(UserWarning))
+        with pytest.raises(UserWarning):
+            evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["mrr"])

@@ -117,28 +117,6 @@ def test_random_search_rejects_qrels_that_judge_no_query_of_the_runs():
         random_search("alpha", [m], {"default": {}}, [Target("mrr")], n, n_trials=1)
 
 
-def test_objective_silences_numba_cast_warnings_only(monkeypatch):
-    """ranx's kernels, when numba compiles them, warn (with terminal colour codes) about integer casts."""
-    import warnings
-
-    from numba.core.errors import NumbaTypeSafetyWarning
-
-    from clarion.evaluate.result import Evaluation
-    from clarion.fuse import tune
-
-    def fake_evaluate(qrels, run, metrics, category=NumbaTypeSafetyWarning):
-        warnings.warn("unsafe cast from int64 to int32. Precision may be lost.", category, stacklevel=2)
-        return Evaluation({metrics[0]: 1.0})
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        monkeypatch.setattr(tune, "evaluate", fake_evaluate)
-        assert tune.objective({"q": {"a": 1.0}}, {"default": {"q": {"a": 1}}}, [Target("mrr")])[0] == 1.0
-        monkeypatch.setattr(tune, "evaluate", lambda *a: fake_evaluate(*a, category=UserWarning))
-        with pytest.raises(UserWarning):
-            tune.objective({"q": {"a": 1.0}}, {"default": {"q": {"a": 1}}}, [Target("mrr")])
-
-
 def test_docstring_examples_run():
     import doctest
     import importlib

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 
 from clarion.errors import InputError
 from clarion.evaluate.result import Evaluation
@@ -67,6 +69,16 @@ def _score(value, name: str, query: str, doc: str) -> float:
     return score
 
 
+@contextmanager
+def quiet_numba():
+    """Silence numba's integer-cast warning, printed once when it compiles ranx's metric kernels."""
+    from numba.core.errors import NumbaTypeSafetyWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=NumbaTypeSafetyWarning)
+        yield
+
+
 def evaluate(qrels: Qrels, run: Run, metrics: Sequence[str] = DEFAULT_METRICS) -> Evaluation:
     """Mean and per-query values of ranx ``metrics`` for ``run`` over the queries of ``qrels``.
 
@@ -77,7 +89,8 @@ def evaluate(qrels: Qrels, run: Run, metrics: Sequence[str] = DEFAULT_METRICS) -
 
     metrics = check_metrics(metrics)
     rq, rr = _ranx_pair(qrels, run)
-    means = ranx_evaluate(rq, rr, metrics, make_comparable=True)
+    with quiet_numba():
+        means = ranx_evaluate(rq, rr, metrics, make_comparable=True)
     if len(metrics) == 1:
         means = {metrics[0]: means}
     per_query = {m: {q: float(v) for q, v in rr.scores[m].items()} for m in metrics}
@@ -103,11 +116,12 @@ def compare(
     if isinstance(max_p, bool) or not isinstance(max_p, (int, float)) or not 0 < max_p <= 1:
         raise InputError(f"max_p must be a probability in (0, 1], got {max_p!r}")
     pairs = [_ranx_pair(qrels, run, name) for name, run in runs.items()]
-    return ranx_compare(
-        qrels=pairs[0][0],
-        runs=[rr for _, rr in pairs],
-        metrics=metrics,
-        stat_test=test,
-        max_p=max_p,
-        make_comparable=True,
-    )
+    with quiet_numba():
+        return ranx_compare(
+            qrels=pairs[0][0],
+            runs=[rr for _, rr in pairs],
+            metrics=metrics,
+            stat_test=test,
+            max_p=max_p,
+            make_comparable=True,
+        )

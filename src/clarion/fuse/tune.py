@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import random
-import warnings
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from numbers import Real
@@ -78,12 +77,6 @@ class TuneResult:
     trials: list[Trial] = field(default_factory=list)
 
 
-def _numba_cast_warning() -> type[Warning]:
-    from numba.core.errors import NumbaTypeSafetyWarning
-
-    return NumbaTypeSafetyWarning
-
-
 def overlap_problem(judged: Qrels, queries: Collection[str]) -> str | None:
     """Why qrels ``judged`` cannot score runs over ``queries`` (every trial would score 0), or None."""
     if not judged:
@@ -102,9 +95,7 @@ def objective(run: Run, qrels: Mapping[str, Qrels], targets: list[Target]) -> tu
             names = ", ".join(qrels) or "none"
             raise InputError(f"target {target.label()!r} names qrels {target.qrels!r}; given: {names}")
         try:
-            with warnings.catch_warnings():  # numba warns about integer casts when it compiles ranx's kernels
-                warnings.filterwarnings("ignore", category=_numba_cast_warning())
-                result = evaluate(qrels[target.qrels], run, [target.metric])
+            result = evaluate(qrels[target.qrels], run, [target.metric])
         except (KeyError, ValueError, AssertionError, NotImplementedError) as err:
             raise InputError(f"target metric {target.metric!r} is not a ranx metric ({err})") from None
         values[target.label()] = result.means[target.metric]
