@@ -76,6 +76,6 @@ def test_retraining_is_reproducible(data_root):
     first = fit_ranker(QuestionRanker, data, ("train",), config)
     second = fit_ranker(QuestionRanker, data, ("train",), config)
     assert first.cv_metrics == second.cv_metrics
-    assert [m.booster.model_to_string() for m in first.models] == [m.booster.model_to_string() for m in second.models]
+    assert [m.to_text() for m in first.models] == [m.to_text() for m in second.models]
     requests = [t.request for t in data.topics("dev")[:5]]
     assert first.rank(requests) == second.rank(requests)
