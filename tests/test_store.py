@@ -21,3 +21,13 @@ def test_a_directory_is_complete_only_between_write_meta_and_the_next_begin(tmp_
 def test_read_meta_of_an_incomplete_directory_is_a_model_error(tmp_path):
     with pytest.raises(ModelError):
         read_meta(begin(tmp_path / "m"))
+
+
+def test_meta_records_the_environment_that_trained_the_model(tmp_path):
+    import lightgbm
+    import numpy
+
+    write_meta(tmp_path, {"c": 1}, "abc")
+    env = read_meta(tmp_path)["environment"]
+    assert env["numpy"] == numpy.__version__ and env["lightgbm"] == lightgbm.__version__
+    assert env["cpu"] and env["python"].count(".") == 2

@@ -1,7 +1,8 @@
 """Versioned directories for trained artefacts, keyed by task, configuration and training data.
 
 Every model directory holds ``meta.json``: clarion's version, the config, the data fingerprint, the metrics
-measured when it was trained and the creation time. A directory is complete only once ``meta.json`` exists
+measured when it was trained, the environment that trained it (CPU, key package versions) and the creation
+time. A directory is complete only once ``meta.json`` exists
 (it is written last), so an interrupted training never looks like a usable model.
 """
 
@@ -54,6 +55,47 @@ def is_complete(directory: str | Path) -> bool:
     return (Path(directory) / META).is_file()
 
 
+ENVIRONMENT_PACKAGES = ("numpy", "scikit-learn", "lightgbm", "torch", "transformers", "sentence-transformers")
+"""Packages whose versions change trained models' numbers; recorded in every ``meta.json``."""
+
+
+def environment() -> dict[str, Any]:
+    """Where a model was trained: Python, the CPU and the versions of :data:`ENVIRONMENT_PACKAGES`.
+
+    Trained numbers are reproducible on one machine, but float-level differences between CPUs (vector
+    instruction sets) and library versions move them slightly; this says which environment produced them."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    packages = {}
+    for name in ENVIRONMENT_PACKAGES:
+        try:
+            packages[name] = version(name)
+        except PackageNotFoundError:
+            packages[name] = None
+    return {"python": platform.python_version(), "machine": platform.machine(), "cpu": cpu_model(), **packages}
+
+
+def cpu_model() -> str:
+    """The CPU's model name and widest vector extension from Linux ``/proc/cpuinfo`` (e.g. ``AMD EPYC,
+    avx512f``), or ``platform.processor()`` elsewhere."""
+    import platform
+
+    name, flags = "", set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and not name:
+                name = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = set(value.split())
+    except OSError:
+        pass
+    vector = next((f for f in ("avx512f", "avx2", "avx", "sse4_2") if f in flags), "")
+    name = name or platform.processor() or "unknown"
+    return f"{name}, {vector}" if vector else name
+
+
 def write_meta(
     directory: str | Path,
     config: Mapping[str, Any],
@@ -70,6 +112,7 @@ def write_meta(
             "config": dict(config),
             "data_fingerprint": data_fingerprint,
             "metrics": dict(metrics or {}),
+            "environment": environment(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },
     )
