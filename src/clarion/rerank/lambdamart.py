@@ -2,9 +2,9 @@
 Ke et al., "LightGBM", NeurIPS 2017) over per-candidate feature vectors grouped by query.
 
 Deterministic: fixed seed, ``deterministic=True`` and a fixed thread count, so retraining on the same data
-on the same machine gives the same model. With ``bag > 1`` it is a small bag of boosters trained with consecutive
-seeds (each sees its own 80% of the features per tree), whose mean score moves less with the seed, and with the
-float-level differences between CPUs, than one booster does.
+on the same machine gives the same model (float-level differences between CPU types change the trees). With
+``bag > 1`` it is a small bag of boosters trained with consecutive seeds (each tree sees its own 80% of the
+features), whose mean score moves less with the seed than one booster's does.
 """
 
 from __future__ import annotations
