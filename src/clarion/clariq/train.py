@@ -4,7 +4,8 @@
 
 - ``ranker/``: the :class:`~clarion.clariq.ranker.QuestionRanker` (LambdaMART + context);
 - ``need/``: the clarification-need model (:class:`clarion.clariq.need.NeedModel`), when available;
-- ``meta.json``: config, data fingerprint, cross-validation metrics, training time and peak memory.
+- ``meta.json``: config, data fingerprint, cross-validation metrics, training time, peak memory and the
+  training environment (:func:`clarion.store.environment`).
 
 ``rank_full`` is the ``"full"`` rank method of :mod:`clarion.clariq.methods`: it uses the model trained on
 its ``train_splits`` when present and trains it, saying so on stderr, when absent.

@@ -69,10 +69,7 @@ class LambdaMART:
         if not self.boosters:
             raise ModelError("LambdaMART model is not trained")
         threads = 1 if len(x) < 10_000 else DEFAULT_PARAMS["num_threads"]  # threads cost more than they save
-        scores = self.boosters[0].predict(x, num_threads=threads)
-        for booster in self.boosters[1:]:
-            scores = scores + booster.predict(x, num_threads=threads)
-        return scores / len(self.boosters)
+        return np.mean([b.predict(x, num_threads=threads) for b in self.boosters], axis=0)
 
     def feature_importance(self, names: Sequence[str]) -> dict[str, float]:
         """Total gain per feature name (summed over the bag)."""

@@ -3,7 +3,7 @@
 ``<dir>/state.json`` (vocabularies, configs, threshold, neighbour responses), ``<dir>/arrays.npz`` (weights and
 embeddings, loaded with ``allow_pickle=False``), ``<dir>/lm.safetensors`` (the fine-tuned SmolLM2 tensors, ``lm``
 generator only) and ``<dir>/meta.json`` (written last by
-:func:`clarion.store.write_meta`: clarion version, config, data fingerprint, metrics).
+:func:`clarion.store.write_meta`: clarion version, config, data fingerprint, metrics, environment).
 """
 
 from __future__ import annotations
