@@ -18,7 +18,6 @@ every configuration sees identical inputs; only the classifier is refitted per f
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import time
 from dataclasses import replace
@@ -32,6 +31,7 @@ from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import ALL_GROUPS, GROUP_FEATURES, FeatureGroup, feature_names
 from clarion.evaluate.clariq_official import clarification_need
 from clarion.evaluate.result import bootstrap
+from clarion.store import cpu_model
 
 
 def columns(groups: tuple[str, ...]) -> list[int]:
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"# ClariQ clarification need — {len(y)} train+dev topics, {X.shape[1]} features "
         f"({time.perf_counter() - start:.1f} s), {args.repeats}x{args.splits}-fold CV; "
-        f"{platform.processor() or platform.machine()}, 2-core CPU\n",
+        f"{cpu_model()}, 2-core CPU\n",
         file=sys.stdout,
     )
     header = "| {} | CV F1 mean ± std | dev P | dev R | dev F1 | features | seconds |\n|---|---|---|---|---|---|---|"

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import resource
 import statistics
 import time
+
+from clarion.errors import ModelError
+from clarion.store import cpu_model
 
 
 def main() -> None:
@@ -42,7 +44,10 @@ def main() -> None:
         print(f"training on train+dev: {seconds:.0f} s, peak memory (ru_maxrss) {peak:.0f} MB")
     torch.set_num_threads(args.threads)
     directory = args.model_dir or default_model_dir(data, DEFAULT_SPLITS)
-    bot = Clarifier.load(directory)
+    try:
+        bot = Clarifier.load(directory)
+    except ModelError as error:
+        raise SystemExit(f"error: {error} (run with --train, or `clarion clariq train --splits train,dev`)") from None
     metrics = read_meta(directory)["metrics"]
     requests = [t.request for t in data.known_requests(("test", "dev", "train"))]
     novel = [f"{r} near me" for r in requests]
@@ -57,7 +62,7 @@ def main() -> None:
     start = time.perf_counter()
     bot.ranker.rank(batch, k=30)
     batch_seconds = time.perf_counter() - start
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, torch threads {args.threads}")
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs, torch threads {args.threads}")
     print(f"bank: {len(bot.ranker.context.bank_ids)} questions; shortlist {bot.ranker.config.shortlist}")
     print(
         f"one request (unseen text), median of {len(times)}: {statistics.median(times):.1f} ms "

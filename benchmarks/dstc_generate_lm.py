@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import time
+
+from clarion.store import cpu_model
 
 
 def prompt(dataset, i: int) -> str:
@@ -71,7 +72,7 @@ def main() -> None:
         f"({args.train} steps) -> one epoch over {len(turns)} train turns ~ {step_s * len(turns) / 60:.0f} min; "
         f"greedy decoding {gen_s:.1f} s/response ({args.generate}) -> 299 dev responses ~ {gen_s * 299 / 60:.0f} min, "
         f"1,000 contexts (~524 knowledge-seeking) ~ {gen_s * 524 / 60:.0f} min; "
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs (shared)"
+        f"{cpu_model()}, {os.cpu_count()} CPUs (shared)"
     )
 
 

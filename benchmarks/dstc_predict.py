@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import time
+
+from clarion.store import cpu_model
 
 
 def main() -> None:
@@ -51,7 +52,7 @@ def main() -> None:
         f"median {statistics.median(times):.1f} s over {args.repeats} runs "
         f"(min {min(times):.1f}, max {max(times):.1f}); generator {model.config.generator.value}"
         f"{f' ({model.config.lm.samples} samples)' if model.config.generator.value == 'lm' else ''}; "
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs (shared)"
+        f"{cpu_model()}, {os.cpu_count()} CPUs (shared)"
     )
 
 

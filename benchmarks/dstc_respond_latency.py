@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import time
+
+from clarion.store import cpu_model
 
 
 def summary(times: list[float]) -> str:
@@ -56,7 +57,7 @@ def main() -> None:
         start = time.perf_counter()
         reply = grounder.respond(dialogue)
         (seeking if reply.knowledge_seeking else other).append(1000 * (time.perf_counter() - start))
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, torch threads {args.threads}")
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs, torch threads {args.threads}")
     print(f"model: {grounder.directory} (generator {grounder.model.config.generator.value})")
     print(f"Grounder.respond, knowledge-seeking replies: {summary(seeking)}")
     print(f"Grounder.respond, other turns: {summary(other)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import platform
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -64,7 +65,6 @@ def environment() -> dict[str, Any]:
 
     Trained numbers are reproducible on one machine, but float-level differences between CPUs (vector
     instruction sets) and library versions move them slightly; this says which environment produced them."""
-    import platform
     from importlib.metadata import PackageNotFoundError, version
 
     packages = {}
@@ -79,8 +79,6 @@ def environment() -> dict[str, Any]:
 def cpu_model() -> str:
     """The CPU's model name and widest vector extension from Linux ``/proc/cpuinfo`` (e.g. ``AMD EPYC,
     avx512f``), or ``platform.processor()`` elsewhere."""
-    import platform
-
     name, flags = "", set()
     try:
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
