@@ -191,6 +191,13 @@ def test_folds_are_seeded_and_balanced():
     assert sorted(np.bincount(list(folds.values()))) == [3, 3, 4]
 
 
+def test_seeds_default_to_the_config_seed_and_can_be_set_apart():
+    default = RankerConfig(seed=7)
+    assert default.finetune().seed == 7 and default.lambdamart().params["seed"] == 7
+    apart = RankerConfig(seed=7, lambdamart_seed=21, finetune_seed=3)
+    assert apart.finetune().seed == 3 and apart.lambdamart().params["seed"] == 21
+
+
 def test_question_form():
     codes = question_form(["Are you sure?", "would you like", "tell me", ""])
     assert codes.tolist() == [FORMS.index("are"), FORMS.index("would"), len(FORMS), len(FORMS)]

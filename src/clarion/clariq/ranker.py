@@ -73,20 +73,26 @@ class RankerConfig:
     """LightGBM boosters per LambdaMART stage (seeds ``seed``, ``seed + 1``, ...), their scores averaged: train
     CV Recall@30 0.8807 (one booster, mean over 8 seeds) -> 0.8836 (bags of 5, mean over 5 seed sets), with a
     smaller spread over seeds (docs/clariq_ranking.md, "Seeds and machines")."""
+    lambdamart_seed: int | None = None
+    """First LightGBM seed of each bag; ``None``: ``seed`` (which also assigns the folds)."""
+    finetune_seed: int | None = None
+    """Seed of the MiniLM fine-tunes (batch order, dropout); ``None``: ``seed``. It moves dev more than the
+    LightGBM seeds do (docs/clariq_ranking.md, "Seeds and machines")."""
 
     @classmethod
     def tiny(cls) -> RankerConfig:
         return cls(shortlist=40, folds=2, rounds=20, finetune_epochs=0.25, bag=2)
 
     def finetune(self) -> FinetuneConfig:
-        return FinetuneConfig(epochs=self.finetune_epochs, learning_rate=self.finetune_lr, seed=self.seed)
+        seed = self.seed if self.finetune_seed is None else self.finetune_seed
+        return FinetuneConfig(epochs=self.finetune_epochs, learning_rate=self.finetune_lr, seed=seed)
 
     def lambdamart(self) -> LambdaMART:
         params = {
             "learning_rate": self.learning_rate,
             "num_leaves": self.num_leaves,
             "min_data_in_leaf": self.min_data_in_leaf,
-            "seed": self.seed,
+            "seed": self.seed if self.lambdamart_seed is None else self.lambdamart_seed,
         }
         return LambdaMART(self.rounds, params, categorical=(FEATURES.index("form"),), bag=self.bag)
 
