@@ -39,7 +39,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.ranker import QuestionRanker, RankerConfig, insert_no_question
+    from clarion.clariq.ranker import QuestionRanker, RankerConfig
     from clarion.clariq.ranker_training import fit_ranker
     from clarion.data.clariq import ClariQ
     from clarion.data.trec import RunRow
@@ -62,10 +62,12 @@ def main() -> None:
             ranker = fit_ranker(
                 QuestionRanker, data, ("train",), RankerConfig(lambdamart_seed=lm_seed, finetune_seed=ft_seed)
             )
-            rows = []
-            for topic, ranked in zip(topics, ranker.score_shortlist(requests, "full", None), strict=True):
-                ranked = insert_no_question(ranked, ranker.no_question_at)
-                rows += [RunRow(topic.id, q, i + 1, -float(i), "seeds") for i, (q, _) in enumerate(ranked)]
+            ranked = ranker.rank(requests, k=ranker.config.shortlist + 1)  # the full pipeline, Q00001 in its slot
+            rows = [
+                RunRow(topic.id, q, i + 1, score, "seeds")
+                for topic, pairs in zip(topics, ranked, strict=True)
+                for i, (q, score) in enumerate(pairs)
+            ]
             dev = question_relevance(labels.questions, rows).means
             cv = ranker.cv_metrics
             cv20.append(cv["cv_Recall20"])
