@@ -39,10 +39,10 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
+    from clarion.clariq.benchmark import run_rows
     from clarion.clariq.ranker import QuestionRanker, RankerConfig
     from clarion.clariq.ranker_training import fit_ranker
     from clarion.data.clariq import ClariQ
-    from clarion.data.trec import RunRow
     from clarion.evaluate.clariq_official import question_relevance
     from clarion.store import cpu_model
 
@@ -63,12 +63,8 @@ def main() -> None:
                 QuestionRanker, data, ("train",), RankerConfig(lambdamart_seed=lm_seed, finetune_seed=ft_seed)
             )
             ranked = ranker.rank(requests, k=ranker.config.shortlist + 1)  # the full pipeline, Q00001 in its slot
-            rows = [
-                RunRow(topic.id, q, i + 1, score, "seeds")
-                for topic, pairs in zip(topics, ranked, strict=True)
-                for i, (q, score) in enumerate(pairs)
-            ]
-            dev = question_relevance(labels.questions, rows).means
+            run = {topic.id: dict(pairs) for topic, pairs in zip(topics, ranked, strict=True)}
+            dev = question_relevance(labels.questions, run_rows(run)).means
             cv = ranker.cv_metrics
             cv20.append(cv["cv_Recall20"])
             cv30.append(cv["cv_Recall30"])
