@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
@@ -49,6 +51,17 @@ def test_calibrated_rule_matches_paraphrases_not_api_requests():
     assert FaqRule.calibrate(questions, negatives[:0]) is None
 
 
+def test_gated_rule_skips_faq_questions_that_resemble_api_requests():
+    questions = unit([[1, 0, 0], [0, 1, 0]])  # "are pets allowed?", "is there parking?"
+    negatives = unit([[0, 1, 0.3]])  # an API request close to the parking question (cosine 0.96)
+    rule = FaqRule.gated(["pets", "parking"], questions, negatives, cosine=0.8, margin=0.1)
+    assert rule.penalties.tolist() == pytest.approx([0.0, 0.958], abs=1e-3)
+    turns = unit([[1, 0.1, 0], [0.1, 1, 0], [0, 0, 1], [0.6, 0.6, 0.5]])  # pets, parking, unrelated, far from both
+    assert rule.matches(turns).tolist() == [True, False, False, False]
+    assert FaqRule.gated([], questions[:0], negatives) is None
+    assert FaqRule.gated(["pets"], questions[:1], negatives[:0]) is None
+
+
 def test_faq_questions_are_distinct_titles(tiny, tmp_path):
     data = load_dataset(tiny.write_dir(tmp_path / "d9", "dstc9"), labels=False)
     titles = [s.title.strip() for s in data.knowledge.snippets() if s.title.strip()]
@@ -67,18 +80,23 @@ def dense_model(tmp_path_factory):
 
 def test_training_keeps_the_non_knowledge_turns_as_negatives(dense_model, tmp_path):
     model, data = dense_model
-    assert model.faq_negatives.shape == (sum(not g.target for g in data.labels), 384)
+    negatives = sum(not g.target for g in data.labels)
+    assert model.faq_negatives.shape == model.faq_negatives_stripped.shape == (negatives, 384)
+    assert np.array_equal(model.faq_negatives, model.faq_negatives_stripped)  # the booking turns name no entity
     save_model(model, tmp_path / "m", "fp")
-    assert np.array_equal(load_model(tmp_path / "m").faq_negatives, model.faq_negatives)
+    loaded = load_model(tmp_path / "m")
+    assert np.array_equal(loaded.faq_negatives, model.faq_negatives)
+    assert np.array_equal(loaded.faq_negatives_stripped, model.faq_negatives_stripped)
 
 
-def test_predict_ors_the_detector_with_the_rule_on_dstc9_knowledge_only(dense_model, tiny, tmp_path):
+def test_predict_ors_the_detector_with_the_rule(dense_model, tiny, tmp_path):
     from clarion.retrieve.dense import encode
 
     model, synthetic = dense_model
     data = load_dataset(tiny.write_dir(tmp_path / "d9", "dstc9"), labels=False)
     prepared = model.prepare(data.knowledge)
-    assert prepared.faq_rule is not None and model.prepare(synthetic.knowledge).faq_rule is None
+    assert prepared.faq_rule is not None and prepared.faq_rule.penalties is None
+    assert model.prepare(synthetic.knowledge).faq_rule.penalties is not None  # DSTC11 format: the gated rule
     texts = [c.last_user_text for c in data.contexts]
     emb = encode(texts)
     expected = model.detector.predict(texts, emb) | prepared.faq_rule.matches(emb)
@@ -119,3 +137,40 @@ def test_faq_only_knowledge_is_ranked_by_the_cosine(dense_model, tiny, tmp_path)
     assert [pred.knowledge[0][2] for pred in preds] == [1, 0]  # pets, parking
     assert model.config.select.faq_cosine
     assert not PipelineConfig.from_json({"select": {}}).select.faq_cosine  # models trained before it
+
+
+def test_dstc11_turn_on_an_faq_the_training_never_asks_is_answered_from_it(dense_model, tmp_path):
+    """DSTC11-format knowledge: the gated rule flags "Are pets allowed?" and the entity's FAQ answers it; a booking
+    request (like the training negatives) stays with the dialogue manager."""
+    from dstc_synthetic import knowledge
+
+    model, _ = dense_model
+    kb = knowledge()
+    kb["hotel"]["0"]["faqs"]["1"] = {"question": "Are pets allowed here?", "answer": "Pets are not allowed."}
+    opening = [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Alpha Lodge is a good choice."}]
+    kb["hotel"]["1"]["faqs"]["1"] = {"question": "Is there a lift?", "answer": "Yes, a lift to every floor."}
+    other = [
+        {"speaker": "U", "text": "I want a hotel."},
+        {"speaker": "S", "text": "Beta House Hotel is a good choice."},
+    ]
+    texts = ("Are pets allowed?", "Can I get the phone number?", "Is there a lift?")
+    logs = [opening + [{"speaker": "U", "text": text}] for text in texts] + [
+        other + [{"speaker": "U", "text": "Is there a lift?"}]
+    ]
+    root = tmp_path / "pets"
+    root.mkdir()
+    (root / "logs.json").write_text(json.dumps(logs))
+    (root / "knowledge.json").write_text(json.dumps(kb))
+    data = load_dataset(root, labels=False)
+    pets = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title.startswith("Are pets"))
+    threshold = model.detector.config.threshold
+    model.detector.config.threshold = 2.0  # the detector says no to every turn
+    try:
+        preds = model.predict(data)
+    finally:
+        model.detector.config.threshold = threshold
+    assert preds[0].target and preds[0].knowledge == (pets.key,)
+    assert preds[0].response.startswith("Pets are not allowed.")
+    assert not preds[1].target
+    # an FAQ question the knowledge base answers for another hotel only: left to the dialogue manager
+    assert not preds[2].target and preds[3].target and preds[3].response.startswith("Yes, a lift")

@@ -62,6 +62,15 @@ def test_aliases_drop_a_branch_and_a_trailing_city_but_never_end_with_a_function
     ]
 
 
+def test_strip_names_keeps_what_is_asked_without_whom_about(tracker):
+    assert tracker.strip_names("Are pets allowed at the Ashley Hotel?") == "Are pets allowed at the ?"
+    assert tracker.strip_names("Do Nandos City Centre and Lovell Lodge have parking?") == "Do and have parking?"
+    assert tracker.strip_names("Is it quiet?") == "Is it quiet?"  # no name: unchanged
+    assert tracker.strip_names("Nando's or the Ashley?") == "or the ?"  # cut from the text as written
+    assert tracker.strip_names("the ashley&lovell lodge") == "the &"
+    assert EntityTracker.from_names({}).strip_names("Book it, please!") == "Book it, please!"
+
+
 def test_most_recent_mention_wins(tracker):
     turns = ["Tell me about the Ashley Hotel.", "Sure. Lovell Lodge is nearby too.", "Is it quiet?"]
     assert tracker.track(turns) == [("hotel", 2)]

@@ -21,8 +21,11 @@ class DetectConfig:
     C: float = 10.0
     threshold: float = 0.5
     faq_rule: bool = True
-    """DSTC9/10-format knowledge: also call a turn that paraphrases an FAQ question knowledge-seeking
+    """Also call a turn that paraphrases an FAQ question knowledge-seeking (gated for DSTC11-format knowledge)
     (:mod:`clarion.dstc.models.faq_rule`; needs the dense embeddings)."""
+    strip_names: bool = True
+    """The gated FAQ rule compares turns and FAQ questions with entity names removed (models trained with it keep
+    their non-knowledge turns' embeddings without names as well)."""
 
 
 class Detector:

@@ -125,6 +125,26 @@ def aliases(name: str) -> set[str]:
     return {f for f in forms if len(f) >= _MIN_ALIAS and f not in _STOP_ALIASES} | {full}
 
 
+def _normalise_with_sources(text: str) -> tuple[str, list[int]]:
+    """:func:`normalise` of ``text`` and, for each of its characters, the index in ``text`` it comes from (the
+    padding spaces point at the text's ends)."""
+    chars: list[tuple[str, int]] = []
+    for i, c in enumerate(text):
+        if c in "'\u2019":
+            continue
+        chars.extend((ch, i) for ch in (" and " if c == "&" else c.lower()))
+    core: list[tuple[str, int]] = []
+    for ch, i in chars:
+        if "a" <= ch <= "z" or "0" <= ch <= "9":
+            core.append((ch, i))
+        elif core and core[-1][0] != " ":
+            core.append((" ", i))
+    if core and core[-1][0] == " ":
+        core.pop()
+    norm = " " + "".join(ch for ch, _ in core) + " "
+    return norm, [0] + [i for _, i in core] + [len(text)]
+
+
 @dataclass
 class EntityTracker:
     """Finds the entities a dialogue context refers to; build with :meth:`from_entities`."""
@@ -164,6 +184,26 @@ class EntityTracker:
                     found.append(key)
             pos = match.end() - 1
         return found
+
+    def strip_names(self, text: str) -> str:
+        """``text`` with every entity name it holds cut out, the rest as written: "Are pets allowed at the Acorn
+        Guest House?" -> "Are pets allowed at the ?"; a text naming no entity comes back unchanged. Compares
+        questions by what they ask, not whom about."""
+        if self.pattern is None:
+            return text
+        norm, source = _normalise_with_sources(text)
+        spans, pos = [], 0
+        while (match := self.pattern.search(norm, pos)) is not None:
+            spans.append((source[match.start(1)], source[match.end(1) - 1] + 1))
+            pos = match.end() - 1
+        if not spans:
+            return text
+        kept, last = [], 0
+        for start, end in spans:
+            kept.append(text[last:start])
+            last = end
+        kept.append(text[last:])
+        return " ".join("".join(kept).split())
 
     def domain_mentions(self, text: str) -> list[tuple]:
         norm = normalise(text)

@@ -41,6 +41,8 @@ def save_model(
     }
     if model.faq_negatives is not None:
         arrays["faq_negatives"] = model.faq_negatives
+    if model.faq_negatives_stripped is not None:
+        arrays["faq_negatives_stripped"] = model.faq_negatives_stripped
     state = {
         "format_version": FORMAT_VERSION,
         "config": model.config.to_json(),
@@ -93,6 +95,7 @@ def load_model(directory: str | Path) -> DstcModel:
             bank,
             lm_dir=directory if (directory / WEIGHTS).is_file() else None,  # loaded on first use
             faq_negatives=arrays.get("faq_negatives"),  # absent in models trained before the FAQ rule
+            faq_negatives_stripped=arrays.get("faq_negatives_stripped"),  # absent before names were stripped
         )
     except ModelError:
         raise

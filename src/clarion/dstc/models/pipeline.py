@@ -3,8 +3,10 @@
 :func:`train` fits a :class:`DstcModel` on a labelled :class:`~clarion.dstc.io.Dataset`; :meth:`DstcModel.predict`
 returns one :class:`~clarion.dstc.io.Label` per context, for either track format (DSTC9/10 predictions rank
 ``rank_k`` snippets and answer with the template, i.e. the best FAQ's answer, since the neighbour bank holds
-DSTC11 review summaries; DSTC11 predictions keep every snippet above the calibrated threshold). For FAQ-only
-(DSTC9/10) knowledge the detector is OR'ed with the FAQ-paraphrase rule of :mod:`.faq_rule`.
+DSTC11 review summaries; DSTC11 predictions keep every snippet above the calibrated threshold). The detector
+is OR'ed with the FAQ-paraphrase rule of :mod:`.faq_rule` (for DSTC11-format knowledge its gated form); a DSTC11
+turn the gated rule fires on and for which the selector is unsure (no snippet reaches
+:data:`FAQ_FALLBACK_CONFIDENCE`) is answered from the FAQ it paraphrases.
 :meth:`DstcModel.prepare` binds a model to a knowledge base once (snippet index, entity tracker, FAQ rule) for
 callers that predict turn by turn.
 """
@@ -18,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from clarion.dstc.io import Dataset, Knowledge, Label
+from clarion.dstc.io import Dataset, Knowledge, Label, Snippet
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import DetectConfig, Detector
 from clarion.dstc.models.entities import EntityTracker
@@ -44,6 +46,12 @@ from clarion.dstc.models.progress import Progress, no_progress
 from clarion.dstc.models.select import N_DENSE, SelectConfig, SelectModel, Selector
 from clarion.dstc.schema import Format
 from clarion.errors import ModelError
+
+FAQ_FALLBACK_CONFIDENCE = 0.5
+"""DSTC11-format knowledge: a turn that paraphrases an FAQ question (the gated rule) is answered from that FAQ when
+the detector did not flag it or the selector's best score (a probability) is below this. The selector learnt
+DSTC11's questions, nearly all about reviews; on an FAQ question of a kind the training dialogues never ask ("Is
+there a lift?") it is often unsure, and its best guess is then an unrelated review."""
 
 
 @dataclass
@@ -149,7 +157,7 @@ class PreparedKnowledge:
     index: KnowledgeIndex
     tracker: EntityTracker
     faq_rule: FaqRule | None = None
-    """DSTC9/10-format knowledge: the FAQ-paraphrase rule OR'ed with the detector (:mod:`.faq_rule`)."""
+    """The FAQ-paraphrase rule OR'ed with the detector (:mod:`.faq_rule`; gated for DSTC11-format knowledge)."""
 
 
 @dataclass
@@ -167,20 +175,27 @@ class DstcModel:
     """Where :attr:`lm` is loaded from on first use (a saved model whose directory holds ``lm.safetensors``)."""
     faq_negatives: np.ndarray | None = None
     """MiniLM embeddings of the training turns that are not knowledge-seeking (:mod:`.faq_rule`'s negatives)."""
+    faq_negatives_stripped: np.ndarray | None = None
+    """The same turns embedded with entity names removed (the gated rule's negatives; ``DetectConfig.strip_names``)."""
 
     def prepare(self, knowledge: Knowledge, progress: Progress = no_progress) -> PreparedKnowledge:
-        """The per-knowledge-base state :meth:`predict` builds (snippet index, entity tracker and, for DSTC9/10
-        knowledge, the FAQ rule); pass it to :meth:`predict` to reuse it across calls on the same knowledge."""
+        """The per-knowledge-base state :meth:`predict` builds (snippet index, entity tracker and the FAQ rule);
+        pass it to :meth:`predict` to reuse it across calls on the same knowledge."""
+        tracker = EntityTracker.from_names(knowledge.entity_names)
         return PreparedKnowledge(
             knowledge,
             KnowledgeIndex(knowledge, self.vectorizer, self.config.dense),
-            EntityTracker.from_names(knowledge.entity_names),
-            self._faq_rule(knowledge, progress),
+            tracker,
+            self._faq_rule(knowledge, tracker, progress),
         )
 
-    def _faq_rule(self, knowledge: Knowledge, progress: Progress) -> FaqRule | None:
+    def _strips_names(self) -> bool:
+        """Whether the gated FAQ rule compares texts without entity names (models trained before keep names)."""
+        return self.config.detect.strip_names and self.faq_negatives_stripped is not None
+
+    def _faq_rule(self, knowledge: Knowledge, tracker: EntityTracker, progress: Progress) -> FaqRule | None:
         usable = self.config.dense and self.config.detect.faq_rule and self.faq_negatives is not None
-        if knowledge.format is not Format.DSTC9 or not usable:
+        if not usable:
             return None
         from clarion.retrieve.dense import encode_cached
 
@@ -188,7 +203,13 @@ class DstcModel:
         advance = progress("encoding FAQ questions", 1)
         embeddings = encode_cached(questions, name="dstc-faq-questions") if questions else np.zeros((0, N_DENSE))
         advance(1)
-        return FaqRule.calibrate(embeddings, self.faq_negatives)
+        if knowledge.format is Format.DSTC9:
+            return FaqRule.calibrate(embeddings, self.faq_negatives)
+        if not self._strips_names():
+            return FaqRule.gated(questions, embeddings, self.faq_negatives)
+        stripped = [tracker.strip_names(q) for q in questions]
+        embeddings = encode_cached(stripped, name="dstc-faq-questions-stripped") if questions else embeddings
+        return FaqRule.gated(questions, embeddings, self.faq_negatives_stripped)
 
     def predict(
         self, dataset: Dataset, progress: Progress = no_progress, prepared: PreparedKnowledge | None = None
@@ -206,9 +227,19 @@ class DstcModel:
         advance = progress("encoding user turns", 1)
         q_emb = embed_queries(texts, self.config.dense)
         advance(1)
-        targets = self.detector.predict(texts, q_emb)
+        detected = self.detector.predict(texts, q_emb)
+        faq_turns = np.zeros(len(texts), dtype=bool)
+        gated = prepared.faq_rule if prepared.faq_rule is not None and prepared.faq_rule.penalties is not None else None
+        gate_emb = q_emb  # the gated rule's view of the turns: without entity names when the model strips them
+        if gated is not None and self._strips_names():
+            stripped = [prepared.tracker.strip_names(t) for t in texts]
+            named = [i for i, (a, b) in enumerate(zip(texts, stripped, strict=True)) if a != b]
+            if named:  # only turns that name an entity are embedded again
+                gate_emb = q_emb.copy()
+                gate_emb[named] = embed_queries([stripped[i] for i in named], self.config.dense)
         if prepared.faq_rule is not None:
-            targets = targets | prepared.faq_rule.matches(q_emb)
+            faq_turns = prepared.faq_rule.matches(gate_emb)
+        targets = detected | faq_turns
         index, tracker = prepared.index, prepared.tracker
         positive = [i for i, t in enumerate(targets) if t]
         tracked = {i: tracker.track(context_texts(dataset.contexts[i])) for i in positive}
@@ -222,12 +253,15 @@ class DstcModel:
         with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only spin
             for i in positive:
                 entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
-                out[i], pool = self._answer(index, q_emb[i], q_tfidf[i], entities, ranked)
+                fallback = gated if faq_turns[i] else None
+                out[i], pool = self._answer(
+                    index, q_emb[i], q_tfidf[i], entities, ranked, fallback, detected[i], gate_emb[i]
+                )
                 if pool is not None:
                     pools[i] = pool
                 advance(1)
         if use_lm:
-            self._lm_responses(dataset, out, pools, [i for i in positive if out[i].knowledge], progress)
+            self._lm_responses(dataset, out, pools, [i for i in positive if out[i].knowledge and i in pools], progress)
         return out
 
     def _lm_responses(
@@ -259,6 +293,13 @@ class DstcModel:
                 response = lm_consensus_response(candidates, pool.bodies, pool.weights, keys, weight, follow_up)
                 out[i] = Label(True, out[i].knowledge, response)
 
+    @staticmethod
+    def _faq_label(index: KnowledgeIndex, faq: Snippet) -> Label:
+        """The answer from one FAQ: its answer text and the domain's follow-up question."""
+        name = display_name(index.knowledge.entity_names.get((faq.domain, faq.entity_id)))
+        response = f"{template_response(Selected(name, (), (faq.body,)))} {follow_up_for([faq.key])}"
+        return Label(True, (faq.key,), response)
+
     def _fallback_entity(self, index: KnowledgeIndex, q_tfidf) -> list[tuple]:
         """No name in the context: the entity of the lexically closest snippet (cheap, no encoding)."""
         best, best_score = [], -1.0
@@ -271,9 +312,23 @@ class DstcModel:
                 best, best_score = [entity], score
         return best
 
-    def _answer(self, index: KnowledgeIndex, q_emb, q_tfidf, entities, ranked: bool) -> tuple[Label, Pool | None]:
+    def _answer(
+        self,
+        index: KnowledgeIndex,
+        q_emb,
+        q_tfidf,
+        entities,
+        ranked: bool,
+        faq_fallback: FaqRule | None = None,
+        detected: bool = True,
+        gate_emb: np.ndarray | None = None,
+    ) -> tuple[Label, Pool | None]:
         """Select snippets and respond: ``(label, None)``; for the ``lm`` generator ``(label without response,
-        the turn's consensus pool)``, the response is generated for the whole batch (:meth:`_lm_responses`)."""
+        the turn's consensus pool)``, the response is generated for the whole batch (:meth:`_lm_responses`).
+        ``faq_fallback``: the gated FAQ rule, when it fired on this turn (DSTC11-format knowledge); the turn is
+        answered from the FAQ it paraphrases (``gate_emb``: the turn as the rule sees it) when the detector did not
+        flag it (``detected``) or the selector is unsure (:data:`FAQ_FALLBACK_CONFIDENCE`); a turn only the rule
+        flagged whose entity has no such FAQ is not knowledge-seeking after all."""
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
@@ -284,6 +339,12 @@ class DstcModel:
             if self.selector.memory is not None:
                 group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
             scores = self.selector.scores(group)
+            if faq_fallback is not None and (not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE):
+                faq = faq_fallback.best_faq(q_emb if gate_emb is None else gate_emb, snippets)
+                if faq is not None:
+                    return self._faq_label(index, faq), None
+                if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
+                    return Label(False), None
         chosen = self.selector.choose(scores, ranked=ranked)
         picked = [snippets[j] for j in chosen]
         top = picked[0]

@@ -15,6 +15,7 @@ import numpy as np
 from clarion.dstc.io import Dataset, key_entities
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import Detector
+from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import Generator, NeighbourBank, display_name, mean_embedding
 from clarion.dstc.models.lm import LmGenerator, lm_prompt
 from clarion.dstc.models.pipeline import (
@@ -82,8 +83,20 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     if config.generator is Generator.lm:
         lm = LmGenerator(config.lm)
         info["lm_train_loss"] = round(lm.fit(*_lm_examples(dataset, knowledge_turns), progress), 4)
-    negatives = q_emb[[i for i, t in enumerate(targets) if not t]] if config.dense else None
-    return DstcModel(config, detector, selector, vectorizer, bank, lm, faq_negatives=negatives), info
+    rows = [i for i, t in enumerate(targets) if not t]
+    negatives = q_emb[rows] if config.dense else None
+    stripped = None
+    if config.dense and config.detect.strip_names:  # the gated FAQ rule's negatives: the turns without names
+        tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
+        stripped = negatives.copy()
+        named = [(k, tracker.strip_names(texts[i])) for k, i in enumerate(rows)]
+        named = [(k, text) for k, text in named if text != texts[rows[k]]]
+        if named:
+            stripped[[k for k, _ in named]] = embed_queries([text for _, text in named], True)
+    model = DstcModel(
+        config, detector, selector, vectorizer, bank, lm, faq_negatives=negatives, faq_negatives_stripped=stripped
+    )
+    return model, info
 
 
 def _lm_examples(dataset: Dataset, knowledge_turns: list[int]) -> tuple[list[str], list[str]]:
