@@ -145,6 +145,18 @@ def query_texts(dataset: Dataset) -> list[str]:
     return [c.last_user_text for c in dataset.contexts]
 
 
+def embed_without_names(texts: list[str], embeddings: np.ndarray, tracker: EntityTracker, dense: bool) -> np.ndarray:
+    """``embeddings`` of ``texts`` with every text that names an entity embedded again without the name
+    (:meth:`EntityTracker.strip_names`); the others are reused as they are."""
+    stripped = [tracker.strip_names(t) for t in texts]
+    named = [i for i, (text, plain) in enumerate(zip(texts, stripped, strict=True)) if text != plain]
+    if not named:
+        return embeddings
+    out = embeddings.copy()
+    out[named] = embed_queries([stripped[i] for i in named], dense)
+    return out
+
+
 def context_texts(context) -> list[str]:
     return [t.text for t in context.turns]
 
@@ -200,16 +212,15 @@ class DstcModel:
         from clarion.retrieve.dense import encode_cached
 
         questions = faq_questions(knowledge)
+        strip = knowledge.format is not Format.DSTC9 and self._strips_names()  # the gated rule compares names cut
+        texts = [tracker.strip_names(q) for q in questions] if strip else questions
+        name = "dstc-faq-questions-stripped" if strip else "dstc-faq-questions"
         advance = progress("encoding FAQ questions", 1)
-        embeddings = encode_cached(questions, name="dstc-faq-questions") if questions else np.zeros((0, N_DENSE))
+        embeddings = encode_cached(texts, name=name) if questions else np.zeros((0, N_DENSE))
         advance(1)
         if knowledge.format is Format.DSTC9:
             return FaqRule.calibrate(embeddings, self.faq_negatives)
-        if not self._strips_names():
-            return FaqRule.gated(questions, embeddings, self.faq_negatives)
-        stripped = [tracker.strip_names(q) for q in questions]
-        embeddings = encode_cached(stripped, name="dstc-faq-questions-stripped") if questions else embeddings
-        return FaqRule.gated(questions, embeddings, self.faq_negatives_stripped)
+        return FaqRule.gated(questions, embeddings, self.faq_negatives_stripped if strip else self.faq_negatives)
 
     def predict(
         self, dataset: Dataset, progress: Progress = no_progress, prepared: PreparedKnowledge | None = None
@@ -232,11 +243,7 @@ class DstcModel:
         gated = prepared.faq_rule if prepared.faq_rule is not None and prepared.faq_rule.penalties is not None else None
         gate_emb = q_emb  # the gated rule's view of the turns: without entity names when the model strips them
         if gated is not None and self._strips_names():
-            stripped = [prepared.tracker.strip_names(t) for t in texts]
-            named = [i for i, (a, b) in enumerate(zip(texts, stripped, strict=True)) if a != b]
-            if named:  # only turns that name an entity are embedded again
-                gate_emb = q_emb.copy()
-                gate_emb[named] = embed_queries([stripped[i] for i in named], self.config.dense)
+            gate_emb = embed_without_names(texts, q_emb, prepared.tracker, self.config.dense)
         if prepared.faq_rule is not None:
             faq_turns = prepared.faq_rule.matches(gate_emb)
         targets = detected | faq_turns

@@ -22,6 +22,7 @@ from clarion.dstc.models.pipeline import (
     DstcModel,
     PipelineConfig,
     embed_queries,
+    embed_without_names,
     query_texts,
 )
 from clarion.dstc.models.progress import Progress, no_progress
@@ -88,11 +89,7 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     stripped = None
     if config.dense and config.detect.strip_names:  # the gated FAQ rule's negatives: the turns without names
         tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
-        stripped = negatives.copy()
-        named = [(k, tracker.strip_names(texts[i])) for k, i in enumerate(rows)]
-        named = [(k, text) for k, text in named if text != texts[rows[k]]]
-        if named:
-            stripped[[k for k, _ in named]] = embed_queries([text for _, text in named], True)
+        stripped = embed_without_names([texts[i] for i in rows], negatives, tracker, True)
     model = DstcModel(
         config, detector, selector, vectorizer, bank, lm, faq_negatives=negatives, faq_negatives_stripped=stripped
     )
