@@ -8,6 +8,7 @@ import pytest
 from dstc_synthetic import write_synthetic
 
 from clarion.dstc.io import Snippet, load_dataset
+from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import (
     FOLLOW_UP,
     FOLLOW_UP_MANY,
@@ -306,3 +307,47 @@ def test_a_selection_about_several_entities_is_answered_by_a_comparison():
     assert consensus_pool(bank, query, query, "Gamma House", two[:1], k=3, entity_names=names).choosable == 2
     assert PipelineConfig().comparisons is True
     assert PipelineConfig.from_json({}).comparisons is False
+
+
+def test_a_body_naming_an_unselected_entity_only_votes_and_none_fitting_falls_back():
+    responses = [
+        "Alpha Hotel is the quietest. Delta Lodge had mixed reviews and Omega Inn had none.",
+        "Alpha Hotel is the quietest, and Delta Lodge is noisier.",
+        "Alpha Hotel is the quietest, and Delta Lodge is loud.",
+    ]
+    pair = frozenset({("hotel", 1, 0, 0), ("hotel", 4, 0, 0)})
+    bank = _one_hot_bank(responses, ["ALPHA HOTEL"] * 3, [pair] * 3)
+    bank.entity_names = {("hotel", 1): "ALPHA HOTEL", ("hotel", 4): "DELTA LODGE"}
+    names = {("hotel", 7): "GAMMA HOUSE", ("hotel", 8): "BETA INN", ("hotel", 9): "OMEGA INN"}
+    tracker = EntityTracker.from_names(names)
+    query = bank.query_emb[0]  # nearest: the three-entity answer
+    two = [("hotel", 7, 0, 0), ("hotel", 8, 0, 1)]
+    off = consensus_pool(bank, query, query, "Gamma House", two, k=3, entity_names=names)
+    assert off.choosable == 3
+    pool = consensus_pool(bank, query, query, "Gamma House", two, k=3, entity_names=names, tracker=tracker)
+    assert pool.choosable == 2 and all("Omega" not in b for b in pool.bodies[:2]) and "Omega" in pool.bodies[2]
+    text = consensus_response(bank, query, query, "Gamma House", two, k=3, entity_names=names, tracker=tracker)
+    assert "Omega" not in text and text.startswith("Gamma House is the quietest")
+    # no body fits (every one names Omega Inn): the fallback answers; without one, the old last resort
+    lone = _one_hot_bank(responses[:1], ["ALPHA HOTEL"], [pair])
+    lone.entity_names = bank.entity_names
+    args = (lone, query, query, "Gamma House", two)
+    assert consensus_pool(*args, k=3, entity_names=names, tracker=tracker).choosable == 0
+    snippet_answer = "Guests of Gamma House say that it is quiet."
+    text = consensus_response(*args, k=3, entity_names=names, tracker=tracker, fallback=snippet_answer)
+    assert text == snippet_answer + " " + FOLLOW_UPS["hotel"]
+    assert "Omega" in consensus_response(*args, k=3, entity_names=names, tracker=tracker)
+
+
+def test_an_answer_about_another_domain_gives_way_to_the_snippets_when_nothing_fits():
+    responses = ["Guests say the rooms at Alpha Hotel are quiet.", "Alpha Hotel is quiet at night."]
+    bank = _one_hot_bank(responses, ["ALPHA HOTEL"] * 2, [frozenset({("hotel", 1, 0, 0)})] * 2)
+    query = bank.query_emb[0]
+    restaurant = [("restaurant", 7, 0, 0)]
+    tracker = EntityTracker.from_names({("restaurant", 7): "GAMMA GRILL"})
+    assert consensus_pool(bank, query, query, "Gamma Grill", restaurant, k=2).choosable == 1  # the old last resort
+    assert consensus_pool(bank, query, query, "Gamma Grill", restaurant, k=2, tracker=tracker).choosable == 0
+    text = consensus_response(bank, query, query, "Gamma Grill", restaurant, k=2, tracker=tracker, fallback="Quiet.")
+    assert text == "Quiet. " + FOLLOW_UPS["restaurant"]
+    assert PipelineConfig().faithful is True
+    assert PipelineConfig.from_json({}).faithful is False  # models trained before it

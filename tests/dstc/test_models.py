@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clarion.dstc.io import load_dataset, parse_labels, predictions_to_json
+from clarion.dstc.io import Snippet, load_dataset, parse_labels, predictions_to_json
 from clarion.dstc.models.entities import EntityTracker, aliases
 from clarion.dstc.models.generate import (
     NeighbourBank,
@@ -13,6 +13,7 @@ from clarion.dstc.models.generate import (
     display_name,
     mbr_choice,
     neighbour_response,
+    snippets_response,
     swap_entity,
     template_response,
     third_person,
@@ -86,6 +87,27 @@ def test_several_entities_in_one_turn_are_all_returned_in_order(tracker):
     assert tracker.track(turns) == [("hotel", 1), ("hotel", 2)]
 
 
+def test_guest_house_is_also_written_as_one_word():
+    assert {"acorn guest house", "acorn guesthouse", "acorn"} <= aliases("ACORN GUEST HOUSE")
+    assert {"arbury lodge guesthouse", "arbury lodge guest house"} <= aliases("ARBURY LODGE GUESTHOUSE")
+    # so a borrowed answer that wrote one word loses the whole name, not just "Acorn"
+    assert (
+        swap_entity("The Acorn Guesthouse is quiet.", "ACORN GUEST HOUSE", "Lovell Lodge") == "Lovell Lodge is quiet."
+    )
+
+
+def test_names_outside_a_selection(tracker):
+    text = "Ashley Hotel is quiet, Lovell Lodge is not, and Nandos is loud."
+    assert tracker.outside(text, [("hotel", 1), ("hotel", 2)]) == [("restaurant", 4)]
+    assert tracker.outside(text, [("hotel", 1), ("hotel", 2), ("restaurant", 4)]) == []
+    assert tracker.outside("No names here.", []) == []
+    assert tracker.mentions(text) == [("hotel", 1), ("hotel", 2), ("restaurant", 4)]
+    # a name two entities go by is not outside a selection holding either of them
+    shared = EntityTracker.from_names({("restaurant", 7): "PIZZA HUT", ("restaurant", 8): "PIZZA HUT"})
+    assert shared.outside("Pizza Hut is busy.", [("restaurant", 8)]) == []
+    assert shared.outside("Pizza Hut is busy.", [("restaurant", 9)]) == [("restaurant", 7), ("restaurant", 8)]
+
+
 def test_longest_alias_wins(tracker):
     assert tracker.track(["Is Nandos City Centre busy?"]) == [("restaurant", 5)]
     assert tracker.track(["Is Nandos busy?"]) == [("restaurant", 4)]
@@ -122,6 +144,20 @@ def test_template_uses_faq_answer_then_reported_reviews():
         "Free parking. Guests of Alpha say that they loved the quiet room, and their view was great."
     )
     assert template_response(Selected("Alpha")).startswith("I'm sorry")
+
+
+def test_snippets_answer_each_entity_under_its_own_name():
+    snippets = [
+        Snippet("hotel", 1, 0, 0, "review", "", "I loved the quiet room.", "ASHLEY HOTEL"),
+        Snippet("hotel", 2, 3, None, "faq", "Is breakfast free?", "Breakfast is free.", "LOVELL LODGE"),
+        Snippet("hotel", 1, 1, 0, "review", "", "Our view was great!", "ASHLEY HOTEL"),
+    ]
+    assert snippets_response(snippets, NAMES) == (
+        "Guests of Ashley Hotel say that they loved the quiet room, and their view was great. Breakfast is free."
+    )
+    assert snippets_response(snippets[1:2], NAMES) == template_response(
+        Selected("Lovell Lodge", faqs=("Breakfast is free.",))
+    )
 
 
 def test_swap_entity_and_neighbour_response():

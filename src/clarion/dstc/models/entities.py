@@ -2,19 +2,20 @@
 
 A rule-based tracker in the spirit of the DSTC9 Track 1 baseline's entity matching (Kim et al., 2020): every
 entity name is normalised into aliases (lower case, punctuation and "&" normalised, a leading "the" and generic
-suffixes such as "restaurant", "hotel", "guest house" dropped); the context is scanned from the last turn
-backwards and the entities mentioned in the most recent turn that mentions any win (several when that turn
-names several, e.g. a system turn listing candidates). Longer aliases win over shorter ones at the same
-position ("nandos city centre" over "nandos"). A chain's branch and a trailing city are optional too ("Souvla -
-Marina" is also "souvla", "Hotel Nikko San Francisco" also "hotel nikko" and "nikko"); an alias never ends with a
-function word ("University Club of [San Francisco]"). Domain-wide documents (entity ``"*"``, DSTC9 taxi/train) are
-tracked by domain keywords.
+suffixes such as "restaurant", "hotel", "guest house" dropped; "guest house" also written "guesthouse" and the other
+way round); the context is scanned from the last turn backwards and the entities mentioned in the most recent turn
+that mentions any win (several when that turn names several, e.g. a system turn listing candidates). Longer aliases
+win over shorter ones at the same position ("nandos city centre" over "nandos"). A chain's branch and a trailing
+city are optional too ("Souvla - Marina" is also "souvla", "Hotel Nikko San Francisco" also "hotel nikko" and
+"nikko"); an alias never ends with a function word ("University Club of [San Francisco]"). Domain-wide documents
+(entity ``"*"``, DSTC9 taxi/train) are tracked by domain keywords.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 _GENERIC = (
@@ -32,6 +33,7 @@ _GENERIC = (
     "lodge",
     "inn",
 )
+_SPELLINGS = (("guest house", "guesthouse"), ("guesthouse", "guest house"))  # one word or two, as people write it
 _DOMAIN_WORDS = {
     "taxi": ("taxi", "cab", "car"),
     "train": ("train", "rail", "railway"),
@@ -111,6 +113,10 @@ def aliases(name: str) -> set[str]:
         for city in _CITIES:
             if form.endswith(" " + city):
                 forms.add(form[: -len(city) - 1].strip())
+    for form in list(forms):  # "Acorn Guest House" is also written "Acorn Guesthouse", and the other way round
+        for written, other in _SPELLINGS:
+            if f" {written} " in f" {form} ":
+                forms.add(f" {form} ".replace(f" {written} ", f" {other} ").strip())
     for form in list(forms):
         if form.startswith("the "):
             forms.add(form[4:])
@@ -170,20 +176,30 @@ class EntityTracker:
 
     def mentions(self, text: str) -> list[tuple]:
         """Entity keys named in ``text``, in order of appearance (longest alias wins at a position)."""
-        if self.pattern is None:
-            return []
-        norm = normalise(text)
         found: list[tuple] = []
-        pos = 0
-        while True:
-            match = self.pattern.search(norm, pos)
-            if match is None:
-                break
-            for key in sorted(self.alias_index[match.group(1)], key=str):
-                if key not in found:
-                    found.append(key)
-            pos = match.end() - 1
+        for keys in self._named(text):
+            found.extend(key for key in sorted(keys, key=str) if key not in found)
         return found
+
+    def outside(self, text: str, entities: Iterable[tuple]) -> list[tuple]:
+        """Entity keys named in ``text`` by a name none of ``entities`` goes by ("Pizza Hut" names either branch,
+        so it is not outside a selection holding one of them)."""
+        allowed = set(entities)
+        found: list[tuple] = []
+        for keys in self._named(text):
+            if not keys & allowed:
+                found.extend(key for key in sorted(keys, key=str) if key not in found)
+        return found
+
+    def _named(self, text: str) -> Iterator[set[tuple]]:
+        """For each name in ``text``, in order, the keys of the entities it may be (longest alias wins)."""
+        if self.pattern is None:
+            return
+        norm = normalise(text)
+        pos = 0
+        while (match := self.pattern.search(norm, pos)) is not None:
+            yield self.alias_index[match.group(1)]
+            pos = match.end() - 1
 
     def strip_names(self, text: str) -> str:
         """``text`` with every entity name it holds cut out, the rest as written: "Are pets allowed at the Acorn

@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from clarion.dstc.io import key_entities
-from clarion.dstc.models.entities import aliases
+from clarion.dstc.models.entities import EntityTracker, aliases
 
 _PRONOUNS = {
     "i": "they",
@@ -115,6 +115,20 @@ def template_response(selected: Selected, max_reviews: int = 2) -> str:
     if reviews:
         parts.append(f"Guests of {selected.name} say that " + ", and ".join(reviews) + ".")
     return " ".join(parts) if parts else f"I'm sorry, I have no information about that for {selected.name}."
+
+
+def snippets_response(snippets: Sequence, names: Mapping, max_reviews: int = 2) -> str:
+    """:func:`template_response` of the selected ``snippets`` (:class:`~clarion.dstc.io.Snippet`), one per entity
+    in order of appearance (each entity's reviews under its own name), joined; ``names``: (domain, entity id) ->
+    name."""
+    entities = list(dict.fromkeys((s.domain, s.entity_id) for s in snippets))
+    parts = []
+    for entity in entities:
+        own = [s for s in snippets if (s.domain, s.entity_id) == entity]
+        reviews = tuple(s.body for s in own if s.doc_type == "review")
+        faqs = tuple(s.body for s in own if s.doc_type != "review")
+        parts.append(template_response(Selected(display_name(names.get(entity)), reviews, faqs), max_reviews))
+    return " ".join(parts)
 
 
 def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
@@ -297,7 +311,8 @@ def mbr_weighted(texts: Sequence[str], weights: Sequence[float], order: int = 4,
 
 class Pool(NamedTuple):
     """The ``consensus`` pool: bodies (entity swapped, closing question cut), their MBR weights, and how many of
-    them (the first ``choosable``) may be the answer; the rest are evidence only."""
+    them (the first ``choosable``) may be the answer; the rest are evidence only. ``choosable`` is 0 when no body
+    may be the answer (every one is about another domain, or names an entity outside the selection)."""
 
     bodies: list[str]
     weights: list[float]
@@ -314,6 +329,7 @@ def consensus_pool(
     exact_weight: float = 3.0,
     overlap: float | None = None,
     entity_names: Mapping | None = None,
+    tracker: EntityTracker | None = None,
 ) -> Pool:
     """The ``consensus`` pool (steps 1-3 above). A training answer still votes but cannot be chosen when it is
     about another domain than the selected ``keys`` (a hotel answer, "the rooms provide good value", for a
@@ -328,6 +344,10 @@ def consensus_pool(
     entities, a comparison answer has every entity renamed (:func:`entity_renames`, with the bank's
     ``entity_names``), and only comparisons may be chosen when the pool holds one (a one-entity answer leaves out
     the other entities).
+
+    ``tracker`` (the knowledge base's entity names; None: off): a body that still names an entity outside the
+    selection once renamed (a training comparison of three places, "... and Allenbell had no views on the noise",
+    borrowed for two) votes but cannot be chosen.
     """
     pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
     weights = [1.0] * len(pool)
@@ -355,10 +375,8 @@ def consensus_pool(
         comparisons = [ok[j] and len(trained[j]) > 1 for j in range(len(pool))]
         if compare and any(comparisons):
             ok = comparisons
-    order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
     bodies = []
-    for j in order:
-        i = pool[j]
+    for j, i in enumerate(pool):
         if compare and len(trained[j]) > 1:
             text = swap_entities(
                 bank.responses[i], entity_renames(trained[j], selected, bank.entity_names, entity_names)
@@ -366,7 +384,13 @@ def consensus_pool(
         else:
             text = swap_entity(bank.responses[i], bank.names[i], name)
         bodies.append(split_follow_up(text)[0])
-    return Pool(bodies, [weights[j] for j in order], max(sum(ok), 1))
+    if tracker is not None and keys:
+        ok = [ok[j] and not tracker.outside(bodies[j], selected) for j in range(len(pool))]
+        choosable = sum(ok)
+    else:
+        choosable = max(sum(ok), 1)
+    order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
+    return Pool([bodies[j] for j in order], [weights[j] for j in order], choosable)
 
 
 def consensus_response(
@@ -382,19 +406,22 @@ def consensus_response(
     faqs: Sequence[tuple[str, str | None]] = (),
     faq_cover: float | None = None,
     entity_names: Mapping | None = None,
+    tracker: EntityTracker | None = None,
+    fallback: str | None = None,
 ) -> str:
     """The ``consensus`` generator (see the module docstring); ``keys`` are the selected snippets' keys.
 
     ``follow_up``: the appended question (None: :data:`FOLLOW_UPS` by the domain of ``keys[0]``; "": none).
-    ``overlap``, ``entity_names``: see :func:`consensus_pool`. ``faqs``, ``faq_cover``: see :func:`with_faq_answers`.
+    ``overlap``, ``entity_names``, ``tracker``: see :func:`consensus_pool`. ``faqs``, ``faq_cover``: see
+    :func:`with_faq_answers`. ``fallback``: see :func:`consensus_choice`.
 
     Call it with BLAS single-threaded (``threadpoolctl.threadpool_limits(1, "blas")`` around the whole batch, as
     ``DstcModel.predict`` does): BLAS threads spin on these small products and cost 10x on a busy CPU.
     """
     if not bank.responses:
         return ""
-    pool = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap, entity_names)
-    return consensus_choice(pool, keys, follow_up, faqs, faq_cover)
+    pool = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap, entity_names, tracker)
+    return consensus_choice(pool, keys, follow_up, faqs, faq_cover, fallback)
 
 
 def consensus_choice(
@@ -403,13 +430,18 @@ def consensus_choice(
     follow_up: str | None = None,
     faqs: Sequence[tuple[str, str | None]] = (),
     faq_cover: float | None = None,
+    fallback: str | None = None,
 ) -> str:
     """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
     :func:`consensus_response`); with ``faq_cover``, the selected ``faqs`` it misses are added before the question
-    (:func:`with_faq_answers`)."""
-    body = pool.bodies[mbr_weighted(pool.bodies, pool.weights, candidates=pool.choosable)]
-    if faq_cover is not None:
-        body = with_faq_answers(body, faqs, faq_cover)
+    (:func:`with_faq_answers`). When no body is choosable, ``fallback`` is the body (the selected snippets'
+    :func:`template_response`: no training answer fits); without one, the pool's first body."""
+    if pool.choosable == 0 and fallback is not None:
+        body = fallback
+    else:
+        body = pool.bodies[mbr_weighted(pool.bodies, pool.weights, candidates=max(pool.choosable, 1))]
+        if faq_cover is not None:
+            body = with_faq_answers(body, faqs, faq_cover)
     if follow_up is None:
         follow_up = follow_up_for(keys)
     return f"{body} {follow_up}".strip() if follow_up else body

@@ -38,6 +38,7 @@ from clarion.dstc.models.generate import (
     lm_consensus_response,
     mean_embedding,
     neighbour_response,
+    snippets_response,
     template_response,
 )
 from clarion.dstc.models.lm import LmConfig, lm_prompt
@@ -69,6 +70,7 @@ class PipelineConfig:
     faq_cover: float | None = 0.5  # consensus: add a selected FAQ's answer when the body holds less of its words
     entity_follow_up: bool = True  # consensus, lm: "... either of them?" when the selection spans entities
     comparisons: bool = True  # consensus: a selection about several entities answered by a comparison, names swapped
+    faithful: bool = True  # consensus: a body naming an unselected entity only votes; none fits -> the template
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -95,6 +97,7 @@ class PipelineConfig:
             faq_cover=obj.get("faq_cover"),  # models trained before it answered with the body alone
             entity_follow_up=bool(obj.get("entity_follow_up", False)),  # before it: the domain's question always
             comparisons=bool(obj.get("comparisons", False)),  # before it: one name swapped, any answer choosable
+            faithful=bool(obj.get("faithful", False)),  # before it: any name choosable; else another domain's
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -262,7 +265,7 @@ class DstcModel:
                 entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
                 fallback = gated if faq_turns[i] else None
                 out[i], pool = self._answer(
-                    index, q_emb[i], q_tfidf[i], entities, ranked, fallback, detected[i], gate_emb[i]
+                    index, q_emb[i], q_tfidf[i], entities, ranked, fallback, detected[i], gate_emb[i], tracker
                 )
                 if pool is not None:
                     pools[i] = pool
@@ -329,13 +332,15 @@ class DstcModel:
         faq_fallback: FaqRule | None = None,
         detected: bool = True,
         gate_emb: np.ndarray | None = None,
+        tracker: EntityTracker | None = None,
     ) -> tuple[Label, Pool | None]:
         """Select snippets and respond: ``(label, None)``; for the ``lm`` generator ``(label without response,
         the turn's consensus pool)``, the response is generated for the whole batch (:meth:`_lm_responses`).
         ``faq_fallback``: the gated FAQ rule, when it fired on this turn (DSTC11-format knowledge); the turn is
         answered from the FAQ it paraphrases (``gate_emb``: the turn as the rule sees it) when the detector did not
         flag it (``detected``) or the selector is unsure (:data:`FAQ_FALLBACK_CONFIDENCE`); a turn only the rule
-        flagged whose entity has no such FAQ is not knowledge-seeking after all."""
+        flagged whose entity has no such FAQ is not knowledge-seeking after all. ``tracker``: the knowledge base's
+        names, for the ``faithful`` consensus (:func:`consensus_pool`)."""
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
@@ -357,22 +362,32 @@ class DstcModel:
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
         pool = picked[:1] if ranked else picked
+        template = snippets_response(pool, index.knowledge.entity_names)
         if self.config.generator is Generator.template or ranked:  # DSTC9/10: the FAQ answer itself
-            reviews = tuple(s.body for s in pool if s.doc_type == "review")
-            faqs = tuple(s.body for s in pool if s.doc_type != "review")
-            return Label(True, tuple(s.key for s in picked), template_response(Selected(name, reviews, faqs))), None
+            return Label(True, tuple(s.key for s in picked), template), None
         config = self.config
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
         keys = [s.key for s in pool]
         if config.generator in (Generator.lm, Generator.consensus):
             names = index.knowledge.entity_names if config.comparisons else None
+            faithful = tracker if config.faithful else None
             evidence = consensus_pool(
-                self.bank, q_emb, k_emb, name, keys, config.consensus_k, config.exact_weight, config.overlap_pool, names
+                self.bank,
+                q_emb,
+                k_emb,
+                name,
+                keys,
+                config.consensus_k,
+                config.exact_weight,
+                config.overlap_pool,
+                names,
+                faithful,
             )
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence
             follow_up = follow_up_for(keys, config.entity_follow_up)
-            response = consensus_choice(evidence, keys, follow_up, faq_answers(pool), config.faq_cover)
+            fallback = template if config.faithful else None
+            response = consensus_choice(evidence, keys, follow_up, faq_answers(pool), config.faq_cover, fallback)
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
         return Label(True, tuple(s.key for s in picked), response), None
