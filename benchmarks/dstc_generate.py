@@ -34,12 +34,14 @@ import numpy as np
 
 def variants(knowledge):
     """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation."""
+    from clarion.dstc.models.entities import EntityTracker
     from clarion.dstc.models.generate import (
         FOLLOW_UP,
         consensus_response,
         faq_answers,
         follow_up_for,
         neighbour_response,
+        snippets_response,
     )
     from clarion.dstc.models.pipeline import PipelineConfig
 
@@ -48,9 +50,12 @@ def variants(knowledge):
     def faqs(keys):
         return faq_answers([knowledge.snippet(key) for key in keys])
 
-    def full(bank, query, knowledge_emb, name, keys, entity_names):
-        """Every step of the default config, the comparisons (``entity_names``) on or off."""
+    tracker = EntityTracker.from_names(knowledge.entity_names)
+
+    def full(bank, query, knowledge_emb, name, keys, entity_names, faithful=False):
+        """Every step of the default config, the comparisons (``entity_names``) and ``faithful`` on or off."""
         follow_up = follow_up_for(keys, config.entity_follow_up)
+        snippets = [knowledge.snippet(key) for key in keys]
         return consensus_response(
             bank,
             query,
@@ -62,6 +67,8 @@ def variants(knowledge):
             faqs=faqs(keys),
             faq_cover=config.faq_cover,
             entity_names=entity_names,
+            tracker=tracker if faithful else None,
+            fallback=snippets_response(snippets, knowledge.entity_names) if faithful else None,
         )
 
     return {
@@ -83,8 +90,11 @@ def variants(knowledge):
         "consensus, + '... either of them?' for several entities": lambda b, q, k, n, keys: full(
             b, q, k, n, keys, None
         ),
-        "consensus (default: + several entities answered by a comparison)": lambda b, q, k, n, keys: full(
-            b, q, k, n, keys, knowledge.entity_names if config.comparisons else None
+        "consensus, + several entities answered by a comparison": lambda b, q, k, n, keys: full(
+            b, q, k, n, keys, knowledge.entity_names
+        ),
+        "consensus (default: + no unselected entity named; none fits: the snippets)": lambda b, q, k, n, keys: full(
+            b, q, k, n, keys, knowledge.entity_names if config.comparisons else None, config.faithful
         ),
     }
 
