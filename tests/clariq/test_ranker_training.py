@@ -67,6 +67,21 @@ def test_train_models_writes_a_loadable_pipeline(data_root, tmp_path):
     shown = json.loads(result.stdout)
     assert shown["need"] == bot.need("Tell me about Obama family tree.")[0] and len(shown["probabilities"]) == 4
     assert [q["id"] for q in shown["questions"]] == [c.id for c in candidates[:4]]
+    # the plain form says what the yes/no rests on, and --threshold moves it as should_clarify's threshold does
+    unclear = 1 - bot.need("Tell me about Obama family tree.")[1][1]
+    for threshold in (0.01, 1.0):
+        args = [
+            "clariq",
+            "clarify",
+            "--model",
+            str(directory),
+            "--threshold",
+            str(threshold),
+            "Tell me about Obama family tree.",
+        ]
+        result = CliRunner().invoke(app, args)
+        ask = bot.should_clarify("Tell me about Obama family tree.", threshold=threshold)
+        assert result.exit_code == 0 and f"ask: {'yes' if ask else 'no'} (P(need >= 2) {unclear:.2f}" in result.stdout
 
 
 @pytest.mark.slow

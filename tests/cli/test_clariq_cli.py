@@ -232,3 +232,10 @@ def test_console_script_exit_code_without_traceback(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.strip().startswith("error:") and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("threshold", ["0", "1.5", "-0.2"])
+def test_clarify_rejects_a_threshold_outside_0_1_before_loading_anything(threshold, tmp_path, capsys):
+    missing = tmp_path / "no-model"  # never read: the threshold is checked first
+    code, out, err = run_cli(["clariq", "clarify", "--model", str(missing), "--threshold", threshold, "hi"], capsys)
+    assert code == 2 and not out and err.count("\n") == 1 and "threshold must be a number in (0, 1]" in err

@@ -231,6 +231,10 @@ def train(
 def clarify(
     request: Annotated[str, typer.Argument(help="The user's request, e.g. 'Tell me about dinosaurs.'")],
     k: Annotated[int, typer.Option("--k", min=1, help="Clarifying questions to show.")] = 5,
+    threshold: Annotated[
+        float,
+        typer.Option("--threshold", help="Ask when P(the request is not clear, need >= 2) reaches this (0-1]."),
+    ] = 0.5,
     model: Annotated[
         Path | None, typer.Option("--model", help="Pipeline directory (default: the train+dev model).")
     ] = None,
@@ -238,12 +242,13 @@ def clarify(
     json: JsonOption = False,
 ) -> None:
     """One request through the Clarifier API: how much it needs clarifying, and which questions to ask."""
-    from clarion.clariq.clarifier import Clarifier, clarify_from
+    from clarion.clariq.clarifier import Clarifier, check_threshold, clarify_from
     from clarion.clariq.constants import NO_QUESTION
 
+    check_threshold(threshold)
     bot = Clarifier.load(model, data_dir)
     label, probabilities = bot.need(request)
-    ask = clarify_from(probabilities)  # should_clarify's rule, without featurising the request again
+    ask = clarify_from(probabilities, threshold)  # should_clarify's rule, without featurising the request again
     questions = bot.rank(request, k=k)
     if json:
         echo_json(
@@ -256,7 +261,9 @@ def clarify(
         )
         return
     shares = ", ".join(f"{n}: {p:.2f}" for n, p in probabilities.items())
-    stdout.print(f"clarification need {label} (1 clear ... 4 very ambiguous; {shares}); ask: {'yes' if ask else 'no'}")
+    unclear = 1.0 - probabilities[1]
+    verdict = f"ask: {'yes' if ask else 'no'} (P(need >= 2) {unclear:.2f} {'>=' if ask else '<'} {threshold:g})"
+    stdout.print(f"clarification need {label} (1 clear ... 4 very ambiguous; {shares}); {verdict}", markup=False)
     for rank, c in enumerate(questions, 1):
         text = "(ask nothing)" if c.id == NO_QUESTION else c.text
         stdout.print(f"{rank}. {c.id} {text}", markup=False)
