@@ -108,6 +108,17 @@ def test_names_outside_a_selection(tracker):
     assert shared.outside("Pizza Hut is busy.", [("restaurant", 9)]) == [("restaurant", 7), ("restaurant", 8)]
 
 
+def test_a_name_in_an_address_is_no_mention():
+    tracker = EntityTracker.from_names({("hotel", 1): "BRIDGE GUEST HOUSE", ("restaurant", 2): "ASK"})
+    turns = ["The place is called Ask.", "Their address is 12 Bridge Street City Centre.", "Any vegan food?"]
+    assert tracker.track(turns) == [("restaurant", 2)]
+    assert tracker.mentions("Bridge Guest House on Bridge Street") == [("hotel", 1)]
+    assert tracker.strip_names("Is Bridge Guest House on Bridge Street?") == "Is on Bridge Street?"
+    # nor a near match: with no name in the context, the address is not taken for one
+    assert tracker.track(["A restaurant, please.", "It is at 12 Bridge Street.", "Any vegan food?"]) == []
+    assert tracker.track(["A room, please.", "Try the Bridge Guest Huose.", "Is it quiet?"]) == [("hotel", 1)]
+
+
 def test_longest_alias_wins(tracker):
     assert tracker.track(["Is Nandos City Centre busy?"]) == [("restaurant", 5)]
     assert tracker.track(["Is Nandos busy?"]) == [("restaurant", 4)]
@@ -200,6 +211,24 @@ def test_predictions_match_logs_and_validate(tiny_model, synthetic):
     assert accuracy >= 0.9
     hits = [set(p.knowledge) & set(g.knowledge) for p, g in zip(preds, synthetic.labels, strict=True) if g.target]
     assert np.mean([bool(h) for h in hits]) >= 0.75
+
+
+def test_a_turn_no_snippet_answers_gets_an_apology_without_knowledge(tiny_model, synthetic):
+    assert PipelineConfig().abstain_below == 0.1 and PipelineConfig.from_json({}).abstain_below is None
+    config = tiny_model.config
+    try:
+        config.abstain_below = 1.01  # every snippet probability is below it: nothing fits
+        preds = tiny_model.predict(synthetic)
+        config.abstain_below = None  # off: the best snippets answer
+        answered = tiny_model.predict(synthetic)
+    finally:
+        config.abstain_below = PipelineConfig.tiny().abstain_below
+    seeking = [p for p in preds if p.target]
+    assert seeking and all(not p.knowledge and p.response.startswith("I'm sorry") for p in seeking)
+    assert [p.target for p in preds] == [p.target for p in answered]  # detection is untouched
+    assert all(p.knowledge for p in answered if p.target)
+    raw = predictions_to_json(preds, synthetic.format)  # still a valid prediction file
+    parse_labels(raw, synthetic.format, n_contexts=len(synthetic.contexts), knowledge=synthetic.knowledge)
 
 
 def test_predicts_dstc9_format_with_ranked_snippets(tiny_model, tiny, tmp_path):

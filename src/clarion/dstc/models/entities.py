@@ -90,6 +90,7 @@ _STOP_ALIASES = {
     "flyer",
     "taylor",
 }
+_STREET = re.compile(r"(street|st|road|rd|lane|avenue|ave)\b")  # after an alias: an address, not a name
 _DANGLING = {"of", "in", "by", "at", "and", "the", "a"}  # "University Club of [San Francisco]" is no alias
 _FUZZY_CUTOFF = 0.85
 _NON_WORD = re.compile(r"[^a-z0-9]+")
@@ -193,12 +194,18 @@ class EntityTracker:
 
     def _named(self, text: str) -> Iterator[set[tuple]]:
         """For each name in ``text``, in order, the keys of the entities it may be (longest alias wins)."""
+        for match in self._matches(normalise(text)):
+            yield self.alias_index[match.group(1)]
+
+    def _matches(self, norm: str) -> Iterator[re.Match]:
+        """The alias matches in normalised text, in order; an alias followed by a street word is part of an address
+        ("12 Bridge Street" does not name Bridge Guest House)."""
         if self.pattern is None:
             return
-        norm = normalise(text)
         pos = 0
         while (match := self.pattern.search(norm, pos)) is not None:
-            yield self.alias_index[match.group(1)]
+            if not _STREET.match(norm, match.end()):
+                yield match
             pos = match.end() - 1
 
     def strip_names(self, text: str) -> str:
@@ -208,10 +215,7 @@ class EntityTracker:
         if self.pattern is None:
             return text
         norm, source = _normalise_with_sources(text)
-        spans, pos = [], 0
-        while (match := self.pattern.search(norm, pos)) is not None:
-            spans.append((source[match.start(1)], source[match.end(1) - 1] + 1))
-            pos = match.end() - 1
+        spans = [(source[match.start(1)], source[match.end(1) - 1] + 1) for match in self._matches(norm)]
         if not spans:
             return text
         kept, last = [], 0
@@ -230,15 +234,16 @@ class EntityTracker:
         ]
 
     def fuzzy_mentions(self, text: str) -> list[tuple]:
-        """Entities whose alias is within edit ratio 0.85 of a 1-4 word n-gram of ``text`` (typos)."""
+        """Entities whose alias is within edit ratio 0.85 of a 1-4 word n-gram of ``text`` (typos); an n-gram
+        followed by a street word is skipped, as in exact matching."""
         words = normalise(text).split()
         candidates = list(self.alias_index)
         found: list[tuple] = []
         for n in (4, 3, 2, 1):
             for start in range(len(words) - n + 1):
                 gram = " ".join(words[start : start + n])
-                if len(gram) < 6:
-                    continue
+                if len(gram) < 6 or (start + n < len(words) and _STREET.fullmatch(words[start + n])):
+                    continue  # too short to tell, or part of an address
                 for alias in difflib.get_close_matches(gram, candidates, n=1, cutoff=_FUZZY_CUTOFF):
                     found.extend(k for k in sorted(self.alias_index[alias], key=str) if k not in found)
         return found

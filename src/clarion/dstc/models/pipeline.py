@@ -71,6 +71,7 @@ class PipelineConfig:
     entity_follow_up: bool = True  # consensus, lm: "... either of them?" when the selection spans entities
     comparisons: bool = True  # consensus: a selection about several entities answered by a comparison, names swapped
     faithful: bool = True  # consensus: a body naming an unselected entity only votes; none fits -> the template
+    abstain_below: float | None = 0.1  # selector's best snippet probability below it: nothing fits, say so (DSTC11)
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -98,6 +99,7 @@ class PipelineConfig:
             entity_follow_up=bool(obj.get("entity_follow_up", False)),  # before it: the domain's question always
             comparisons=bool(obj.get("comparisons", False)),  # before it: one name swapped, any answer choosable
             faithful=bool(obj.get("faithful", False)),  # before it: any name choosable; else another domain's
+            abstain_below=obj.get("abstain_below"),  # models trained before it answered from the best snippets
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -310,6 +312,15 @@ class DstcModel:
         response = f"{template_response(Selected(name, (), (faq.body,)))} {follow_up_for([faq.key])}"
         return Label(True, (faq.key,), response)
 
+    @staticmethod
+    def _no_answer(index: KnowledgeIndex, entities: list[tuple]) -> Label:
+        """Knowledge-seeking, but no snippet of the tracked entities answers it (the selector's best probability is
+        below ``abstain_below``): say so rather than answer from the closest snippets ("Do they have a sauna?" was
+        answered with a review of clean bathrooms)."""
+        names = [display_name(index.knowledge.entity_names.get(entity)) for entity in entities[:2]]
+        about = " or ".join(names) if names else "this place"
+        return Label(True, (), f"I'm sorry, I could not find any information about that for {about}.")
+
     def _fallback_entity(self, index: KnowledgeIndex, q_tfidf) -> list[tuple]:
         """No name in the context: the entity of the lexically closest snippet (cheap, no encoding)."""
         best, best_score = [], -1.0
@@ -357,6 +368,8 @@ class DstcModel:
                     return self._faq_label(index, faq), None
                 if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                     return Label(False), None
+            if self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
+                return self._no_answer(index, entities), None
         chosen = self.selector.choose(scores, ranked=ranked)
         picked = [snippets[j] for j in chosen]
         top = picked[0]
