@@ -119,6 +119,18 @@ def test_a_name_in_an_address_is_no_mention():
     assert tracker.track(["A room, please.", "Try the Bridge Guest Huose.", "Is it quiet?"]) == [("hotel", 1)]
 
 
+def test_an_ordinal_picks_one_of_the_entities_a_turn_listed(tracker):
+    listed = ["Any hotels?", "Ashley Hotel and Lovell Lodge match."]
+    assert tracker.track([*listed, "Does the first one have a gym?"]) == [("hotel", 1)]
+    assert tracker.track([*listed, "Is the latter quiet?"]) == [("hotel", 2)]
+    assert tracker.track([*listed, "And the last one?"]) == [("hotel", 2)]
+    assert tracker.track([*listed, "Which one is quieter?"]) == [("hotel", 1), ("hotel", 2)]  # no ordinal: both
+    assert tracker.track([*listed, "Is the third one cheap?"]) == [("hotel", 1), ("hotel", 2)]  # no third: both
+    assert tracker.track([*listed, "Book the first night."]) == [("hotel", 1), ("hotel", 2)]  # not a reference
+    # a name in the last turn wins over any ordinal
+    assert tracker.track([*listed, "Is the first one nicer than Lovell Lodge?"]) == [("hotel", 2)]
+
+
 def test_longest_alias_wins(tracker):
     assert tracker.track(["Is Nandos City Centre busy?"]) == [("restaurant", 5)]
     assert tracker.track(["Is Nandos busy?"]) == [("restaurant", 4)]

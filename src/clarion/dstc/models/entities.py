@@ -96,6 +96,25 @@ _FUZZY_CUTOFF = 0.85
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
+_ORDINAL = re.compile(
+    r" (?:the )?(first|second|third|last|former|latter)"
+    r" (?:one|place|option|hotel|restaurant|guest ?house|b and b|bed and breakfast)? ?"
+)
+_PLACES = {"first": 0, "former": 0, "second": 1, "latter": 1, "third": 2, "last": -1}
+
+
+def _ordinal(text: str) -> int | None:
+    """The place an ordinal reference in ``text`` points at ("the first one" 0, "the latter" 1, "the last one" -1),
+    or None. "the first/last/second" alone needs a noun after it ("the first one", not "the first night")."""
+    match = _ORDINAL.search(normalise(text))
+    if match is None:
+        return None
+    word, rest = match.group(1), match.group(0).split()
+    if word not in ("former", "latter") and rest[-1] == word:  # "the first" without "one", "place", ...
+        return None
+    return _PLACES[word]
+
+
 def normalise(text: str) -> str:
     """Lower case, "&" -> "and", apostrophes dropped, other non-alphanumerics to single spaces."""
     text = text.lower().replace("&", " and ").replace("'", "").replace("\u2019", "")
@@ -253,16 +272,20 @@ class EntityTracker:
 
         A domain word of the last turn ("taxi", "car", "train") adds that domain's entity after the ones the
         turn names ("Can I park my car at Acorn Guest House?" is about the guest house first). When no turn
-        names an entity exactly, the last ``fuzzy_turns`` turns are searched for near matches.
+        names an entity exactly, the last ``fuzzy_turns`` turns are searched for near matches. A last turn that
+        names none but points at one by its place ("Does the first one have a gym?", "the latter") keeps that
+        entity of the several an earlier turn named, in their order there.
         """
         last = turns[-1] if turns else ""
         wide = self.domain_mentions(last)
         if wide:
             named = self.mentions(last)
             return [*named, *(key for key in wide if key not in named)][:max_entities]
-        for text in reversed(turns):
+        for back, text in enumerate(reversed(turns)):
             found = self.mentions(text)
             if found:
+                if back and len(found) > 1 and (place := _ordinal(last)) is not None and place < len(found):
+                    return [found[place]]
                 return found[:max_entities]
         for text in reversed(turns[-fuzzy_turns:]):
             found = self.fuzzy_mentions(text)
