@@ -41,7 +41,9 @@ class Reply:
     """Whether the turn asks for knowledge beyond the booking APIs (task 1). When false, the assistant's own
     dialogue manager answers and :attr:`snippets` and :attr:`response` are empty."""
     snippets: tuple[Snippet, ...] = ()
-    """The selected knowledge, best first (task 2)."""
+    """The selected knowledge, best first (task 2); empty for a knowledge-seeking turn no snippet of the tracked
+    entities answers, whose :attr:`response` then says so ("I'm sorry, I could not find any information about that
+    for ...")."""
     response: str | None = None
     """A response grounded in :attr:`snippets` (task 3)."""
 
