@@ -71,7 +71,7 @@ class PipelineConfig:
     entity_follow_up: bool = True  # consensus, lm: "... either of them?" when the selection spans entities
     comparisons: bool = True  # consensus: a selection about several entities answered by a comparison, names swapped
     faithful: bool = True  # consensus: a body naming an unselected entity only votes; none fits -> the template
-    abstain_below: float | None = 0.1  # selector's best snippet probability below it: nothing fits, say so (DSTC11)
+    abstain_below: float | None = 0.1  # DSTC11 format: best snippet probability below it -> nothing fits, say so
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -368,7 +368,7 @@ class DstcModel:
                     return self._faq_label(index, faq), None
                 if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                     return Label(False), None
-            if self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
+            if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
                 return self._no_answer(index, entities), None
         chosen = self.selector.choose(scores, ranked=ranked)
         picked = [snippets[j] for j in chosen]
