@@ -29,7 +29,6 @@ from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
     Pool,
-    Selected,
     consensus_choice,
     consensus_pool,
     display_name,
@@ -39,7 +38,6 @@ from clarion.dstc.models.generate import (
     mean_embedding,
     neighbour_response,
     snippets_response,
-    template_response,
 )
 from clarion.dstc.models.lm import LmConfig, lm_prompt
 from clarion.dstc.models.memory import memory_features
@@ -308,8 +306,7 @@ class DstcModel:
     @staticmethod
     def _faq_label(index: KnowledgeIndex, faq: Snippet) -> Label:
         """The answer from one FAQ: its answer text and the domain's follow-up question."""
-        name = display_name(index.knowledge.entity_names.get((faq.domain, faq.entity_id)))
-        response = f"{template_response(Selected(name, (), (faq.body,)))} {follow_up_for([faq.key])}"
+        response = f"{snippets_response([faq], index.knowledge.entity_names)} {follow_up_for([faq.key])}"
         return Label(True, (faq.key,), response)
 
     @staticmethod
@@ -375,8 +372,8 @@ class DstcModel:
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
         pool = picked[:1] if ranked else picked
-        template = snippets_response(pool, index.knowledge.entity_names)
         if self.config.generator is Generator.template or ranked:  # DSTC9/10: the FAQ answer itself
+            template = snippets_response(pool, index.knowledge.entity_names)
             return Label(True, tuple(s.key for s in picked), template), None
         config = self.config
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
@@ -399,7 +396,8 @@ class DstcModel:
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence
             follow_up = follow_up_for(keys, config.entity_follow_up)
-            fallback = template if config.faithful else None
+            no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
+            fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
             response = consensus_choice(evidence, keys, follow_up, faq_answers(pool), config.faq_cover, fallback)
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
