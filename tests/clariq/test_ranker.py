@@ -16,6 +16,7 @@ from clarion.clariq.clarifier import Clarifier
 from clarion.clariq.constants import MAX_REQUEST_CHARS, MIN_DEPTH, NO_QUESTION, validate_request
 from clarion.clariq.ranker import (
     ENCODER_DIR,
+    SNAP,
     Context,
     QuestionRanker,
     RankerConfig,
@@ -175,6 +176,37 @@ def test_clarifier_rejects_bad_input(tiny_ranker):
     candidates = bot.rank("Tell me about Obama family tree.", k=5)
     assert [c.id for c in candidates] == [q for q, _ in ranker.rank(["Tell me about Obama family tree."], 5)[0]]
     assert all(c.text for c in candidates if c.id != NO_QUESTION)
+
+
+def test_a_rewording_of_a_known_request_is_ranked_as_that_request(tiny_ranker):
+    ranker, directory, data = tiny_ranker
+    topic, request = next(iter(data.labels("train").requests.items()))  # labelled: its questions are attached
+    own = set(data.labels("train").questions[topic]) - {NO_QUESTION}
+    reworded = request.lower().rstrip(".?! ") + " please"
+    (known, cosine), (itself, one) = ranker.nearest_known([reworded, f"  {request} "])
+    assert known == request and SNAP <= cosine < 1 and (itself, one) == (request, 1.0)
+    assert ranker.ranked_as([reworded]) == [request] and ranker.ranked_as([reworded], snap=None) == [reworded]
+    snapped = ranker.rank([reworded], k=MIN_DEPTH)[0]
+    assert snapped == ranker.rank([request], k=MIN_DEPTH)[0]
+    # without snapping the topic's own questions count as someone else's and fall out of the top 30
+    as_new = ranker.rank([reworded], k=MIN_DEPTH, snap=None)[0]
+    found, lost = ({q for q, _ in ranked} & own for ranked in (snapped, as_new))
+    assert len(found) >= len(own) / 2 > len(lost)
+    bot = Clarifier(directory, ranker)
+    assert bot.ranked_as(reworded) == (request, pytest.approx(cosine))
+    assert bot.ranked_as(request) is None and bot.ranked_as("where can I buy cheap running shoes in Boston") is None
+    assert [c.id for c in bot.rank(reworded, k=5)] == [q for q, _ in snapped[:5]]
+
+
+def test_a_request_far_from_every_known_one_is_ranked_as_itself(tiny_ranker):
+    ranker, _, _ = tiny_ranker
+    request = "where can I buy cheap running shoes in Boston"
+    ((_, cosine),) = ranker.nearest_known([request])
+    assert cosine < SNAP and ranker.ranked_as([request]) == [request]
+    assert ranker.rank([request]) == ranker.rank([request], snap=None)
+    for bad in (0, 1.5, True, "0.8"):
+        with pytest.raises(InputError, match="snap must be"):
+            ranker.rank([request], snap=bad)
 
 
 def test_insert_no_question_keeps_order():

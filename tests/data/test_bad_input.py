@@ -147,6 +147,8 @@ def test_the_official_quoted_descriptions_are_unquoted(clariq_dir):
     labels = read_labels(clariq_dir / "dev.tsv")
     assert labels.facet_desc["F0134"] == 'Who said "all men are created equal"?'
     assert labels.requests["133"] == "all men are created equal"
+    assert labels.topic_desc["133"] == 'Who said "all men are created equal"?'  # \\" in the file
+    assert "Barack Obama's family" in read_labels(clariq_dir / "train.tsv").topic_desc["1"]  # and apostrophes
 
 
 # --- 5. downloads

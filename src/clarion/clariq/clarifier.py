@@ -5,6 +5,10 @@
 >>> [c.text for c in bot.rank("Tell me about Obama family tree.", k=3)]   # doctest: +SKIP
 >>> bot.should_clarify("Tell me about Obama family tree.")               # doctest: +SKIP
 
+A request that rewords a known ClariQ request (cosine >= :data:`clarion.clariq.ranker.SNAP` under the
+ranker's encoder) is ranked as that request, so a known topic's questions are found however it is phrased;
+:meth:`Clarifier.ranked_as` says when that happens.
+
 Candidates are bank questions (:class:`clarion.types.Candidate`: id, text, score, best first).
 ``Q00001`` — the bank's empty "ask nothing" entry, relevant for most ClariQ topics — is one of the
 candidates, with text ``""``; a chatbot that must ask something skips it.
@@ -18,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from clarion.clariq.constants import NEED_LABELS, NO_QUESTION, validate_request
-from clarion.clariq.ranker import QuestionRanker
+from clarion.clariq.ranker import SNAP, QuestionRanker
 from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, read_meta
 from clarion.types import Candidate
@@ -65,6 +69,13 @@ class Clarifier:
             raise InputError(f"k must be an integer, got {k!r}")
         pairs = self.ranker.rank([validate_request(request)], k=k)[0]
         return [Candidate(q, self._text[q], s) for q, s in pairs]
+
+    def ranked_as(self, request: str) -> tuple[str, float] | None:
+        """The known request ``request`` is ranked as, with their cosine, when it is another text than the
+        request itself (a rewording of a known topic); ``None`` otherwise."""
+        text = validate_request(request).strip()
+        known, cosine = self.ranker.nearest_known([text])[0]
+        return (known, cosine) if known != text and cosine >= SNAP else None
 
     def _need_model(self):
         if self._need is None:

@@ -43,6 +43,13 @@ ENCODER_DIR = "encoder"
 """Where a saved ranker keeps its fine-tuned MiniLM."""
 POOL_SPLITS = ("train", "dev", "test")
 """Splits whose (unlabelled) requests form the pool of known requests."""
+SNAP = 0.75
+"""Cosine (the ranker's encoder) at or above which a request that is not itself a known request is ranked as
+its nearest known one: a rewording of a known topic ("Find symptoms of heart attack" for "What are signs of a
+heartattack?") would otherwise find that topic's questions attached and ranked last. Chosen on the TREC
+descriptions of the train topics with the train-only model (docs/clariq_ranking.md, "Rewordings of known
+requests"): 71% of them reach it, 99% of those snap to their own request, and 1.1% reach it with their own
+request left out (a new request snapping to a sibling topic)."""
 
 
 @dataclass(frozen=True)
@@ -162,13 +169,15 @@ def labelled_topics(data: ClariQ, splits: Sequence[str]) -> tuple[dict[str, set[
     return rel, req
 
 
-def shortlist(space: Space, requests: Sequence[str], size: int, chunk: int = 64):
-    """Yield ``(candidates (n, size), features (n, size, F))`` per chunk of requests."""
+def shortlist(space: Space, requests: Sequence[str], size: int, chunk: int = 64, embeddings: np.ndarray | None = None):
+    """Yield ``(candidates (n, size), features (n, size, F))`` per chunk of requests (``embeddings``: the
+    requests' own, when already computed)."""
     from clarion.retrieve.dense import encode_queries
 
     for start in range(0, len(requests), chunk):
         part = list(requests[start : start + chunk])
-        yield space.shortlist(part, encode_queries(part, encoder=space.encoder), size)
+        emb = encode_queries(part, encoder=space.encoder) if embeddings is None else embeddings[start : start + chunk]
+        yield space.shortlist(part, emb, size)
 
 
 def insert_no_question(ranked: list[tuple[str, float]], position: int) -> list[tuple[str, float]]:
@@ -238,16 +247,21 @@ class QuestionRanker:
         return fit_ranker(cls, data, splits, config, progress=progress)
 
     def score_shortlist(
-        self, requests: Sequence[str], stage: str = "full", upto: int | None = None
+        self,
+        requests: Sequence[str],
+        stage: str = "full",
+        upto: int | None = None,
+        embeddings: np.ndarray | None = None,
     ) -> list[list[tuple[str, float]]]:
         """Each request's shortlist reranked, best first (no ``Q00001``); ``stage`` is one of STAGES and
-        ``upto`` (ablation) limits "full" to its first LambdaMARTs."""
+        ``upto`` (ablation) limits "full" to its first LambdaMARTs; ``embeddings``: the requests' own, when
+        already computed."""
         if stage not in STAGES:
             raise InputError(f"unknown stage {stage!r}; choose one of: {', '.join(STAGES)}")
         ids, out = self.context.bank_ids, []
         cols = self.space.pool_column(requests)
         done = 0
-        for top, feats in shortlist(self.space, requests, self.config.shortlist, self.config.chunk):
+        for top, feats in shortlist(self.space, requests, self.config.shortlist, self.config.chunk, embeddings):
             if stage == "first":
                 scores = first_stage(feats)
             else:
@@ -264,13 +278,57 @@ class QuestionRanker:
             done += len(top)
         return out
 
-    def rank(self, requests: Sequence[str], k: int = 30, stage: str = "full") -> list[list[tuple[str, float]]]:
-        """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing."""
+    def _nearest(self, texts: list[str]) -> tuple[list[tuple[str, float]], np.ndarray]:
+        """:meth:`nearest_known` of stripped, valid ``texts``, and their embeddings (reused by the shortlist)."""
+        from clarion.retrieve.dense import encode_queries
+
+        emb = encode_queries(texts, encoder=self.space.encoder)
+        out: list[tuple[str, float]] = [(t, 1.0) for t in texts]
+        new = np.flatnonzero(self.space.pool_column(texts) < 0)
+        if len(new):
+            sims = emb[new] @ self.space.pool_emb.T
+            for i, row in zip(new, sims, strict=True):
+                j = int(row.argmax())
+                out[i] = (self.context.pool_texts[j], float(row[j]))
+        return out, emb
+
+    def nearest_known(self, requests: Sequence[str]) -> list[tuple[str, float]]:
+        """Each request's nearest known request (the pool: train, dev and test requests) and their cosine; a
+        request that is itself known (exact text, surrounding spaces ignored) is its own, at 1.0."""
+        return self._nearest([r.strip() for r in validate_requests(requests)])[0]
+
+    def _resolve(self, requests: Sequence[str], snap: float | None) -> tuple[list[str], np.ndarray]:
+        """:meth:`ranked_as` and the embeddings of the texts it returns."""
+        if snap is not None and (isinstance(snap, bool) or not isinstance(snap, int | float) or not 0 < snap <= 1):
+            raise InputError(f"snap must be a cosine in (0, 1] or None, got {snap!r}")
+        texts = [r.strip() for r in validate_requests(requests)]
+        nearest, emb = self._nearest(texts)
+        if snap is None:
+            return texts, emb
+        moved = [i for i, (known, cos) in enumerate(nearest) if cos >= snap and known != texts[i]]
+        if moved:
+            from clarion.retrieve.dense import encode_queries
+
+            for i in moved:
+                texts[i] = nearest[i][0]
+            emb[moved] = encode_queries([texts[i] for i in moved], encoder=self.space.encoder)
+        return texts, emb
+
+    def ranked_as(self, requests: Sequence[str], snap: float | None = SNAP) -> list[str]:
+        """The text each request is ranked as: its nearest known request when their cosine reaches ``snap``
+        (``None``: never), else the request itself (stripped)."""
+        return self._resolve(requests, snap)[0]
+
+    def rank(
+        self, requests: Sequence[str], k: int = 30, stage: str = "full", snap: float | None = SNAP
+    ) -> list[list[tuple[str, float]]]:
+        """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing. A request
+        within cosine ``snap`` of a known request is ranked as that request (:meth:`ranked_as`; ``None``: off)."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.config.shortlist + 1:
             raise InputError(f"k must be an integer between 1 and {self.config.shortlist + 1}, got {k!r}")
-        texts = [r.strip() for r in validate_requests(requests)]  # each checked by validate_request
+        texts, emb = self._resolve(requests, snap)  # each checked by validate_request
         out = []
-        for ranked in self.score_shortlist(texts, stage):
+        for ranked in self.score_shortlist(texts, stage, embeddings=emb):
             ranked = insert_no_question(ranked, self.no_question_at)[:k]
             scores = strictly_decreasing([s for _, s in ranked])
             out.append([(q, s) for (q, _), s in zip(ranked, scores, strict=True)])

@@ -64,6 +64,8 @@ class ClariqLabels:
     facets: dict[str, list[str]] = field(default_factory=dict)
     question_text: dict[str, str] = field(default_factory=dict)
     facet_desc: dict[str, str] = field(default_factory=dict)
+    topic_desc: dict[str, str] = field(default_factory=dict)
+    """topic_id -> the TREC Web track description of the topic (a rewording of the request, longer)."""
     answers: dict[tuple[str, str], str] = field(default_factory=dict)
     """(facet_id, question_id) -> the user's answer to that question under that facet."""
 
@@ -93,6 +95,8 @@ def read_labels(path: str | Path) -> ClariqLabels:
             facets.append(fid)
         labels.question_text.setdefault(qid, row.get("question", "") or "")
         labels.facet_desc.setdefault(fid, row.get("facet_desc", "") or "")
+        desc = (row.get("topic_desc", "") or "").strip().replace("\\'", "'").replace('\\"', '"')  # official escapes
+        labels.topic_desc.setdefault(tid, desc)
         labels.answers.setdefault((fid, qid), row.get("answer", "") or "")
     return labels
 
