@@ -11,8 +11,10 @@ test requests are for the train+dev model):
   encoder, cosine); for each threshold the share that snaps, the share of those that snap to their own request,
   and the share that would snap with their own request left out of the pool (a new request snapping to a
   sibling topic);
-- the official Recall@5/10/20/30 of the description ranked as itself (``snap=None``), ranked with the default
-  snapping (``SNAP``), and of the topic's own request (the ceiling snapping can reach).
+- the official Recall@5/10/20/30 of the descriptions through each route of ``QuestionRanker.rank``: through the
+  pipeline as new ClariQ topics (``snap=None, open_bank=False``), snapped when close enough and the rest through
+  the pipeline, all of them over the whole bank by the encoder's similarity, and the default (snapped when close
+  enough, the rest over the whole bank) at several thresholds; and of the topics' own requests.
 
     python benchmarks/clariq_rewordings.py
 """
@@ -69,8 +71,8 @@ def main() -> None:
             right = to_own[snap].mean() if snap.any() else float("nan")
             print(f"  {tau:9.2f}  {snap.mean():7.3f}  {right:13.3f}  {(cos_other >= tau).mean():25.3f}")
 
-        def recall(texts: list[str], snap: float | None, topics=topics, labels=labels) -> dict[str, float]:
-            ranked = ranker.rank(texts, k=30, snap=snap)
+        def recall(texts: list[str], topics=topics, labels=labels, **options) -> dict[str, float]:
+            ranked = ranker.rank(texts, k=30, **options)
             run = [
                 RunRow(t, q, i + 1, s, "x")
                 for t, pairs in zip(topics, ranked, strict=True)
@@ -78,14 +80,22 @@ def main() -> None:
             ]
             return question_relevance(labels.questions, run).means
 
-        print("  ranked as                                 R@5     R@10    R@20    R@30")
-        for name, texts, snap in (
-            ("the description itself (snap=None)", descs, None),
-            (f"the description, snap at {SNAP}", descs, SNAP),
-            ("the topic's own request", [labels.requests[t] for t in topics], SNAP),
+        own_requests = [labels.requests[t] for t in topics]
+        print("  descriptions ranked                                          R@5     R@10    R@20    R@30")
+        for name, texts, options in (
+            ("through the pipeline as new topics (no snap, no whole bank)", descs, {"snap": None, "open_bank": False}),
+            (f"snapping at {SNAP}, the rest through the pipeline", descs, {"open_bank": False}),
+            ("over the whole bank by similarity, all of them", descs, {"snap": None}),
+            (f"default: snapping at {SNAP}, the rest over the whole bank", descs, {}),
+            *(
+                (f"  snapping at {tau}, the rest over the whole bank", descs, {"snap": tau})
+                for tau in thresholds
+                if tau != SNAP
+            ),
+            ("(the topics' own requests, through the pipeline)", own_requests, {}),
         ):
-            m = recall(texts, snap)
-            print(f"  {name:40s} " + "  ".join(f"{m[f'Recall{k}']:.4f}" for k in (5, 10, 20, 30)))
+            m = recall(texts, **options)
+            print(f"  {name:60s} " + "  ".join(f"{m[f'Recall{k}']:.4f}" for k in (5, 10, 20, 30)))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from clarion.clariq.ranker_training import assign_folds, fit_ranker
 from clarion.data.clariq import ClariQ
 from clarion.errors import InputError, ModelError
 from clarion.rerank.features import FORMS, question_form
-from clarion.retrieve.dense import MODEL_NAME, encoder_id, load_encoder
+from clarion.retrieve.dense import MODEL_NAME, encode_queries, encoder_id, load_encoder
 from clarion.retrieve.finetune import FinetuneConfig, finetune, finetuned_id
 
 
@@ -188,8 +188,8 @@ def test_a_rewording_of_a_known_request_is_ranked_as_that_request(tiny_ranker):
     assert ranker.ranked_as([reworded]) == [request] and ranker.ranked_as([reworded], snap=None) == [reworded]
     snapped = ranker.rank([reworded], k=MIN_DEPTH)[0]
     assert snapped == ranker.rank([request], k=MIN_DEPTH)[0]
-    # without snapping the topic's own questions count as someone else's and fall out of the top 30
-    as_new = ranker.rank([reworded], k=MIN_DEPTH, snap=None)[0]
+    # through the pipeline as a new topic, its own questions count as someone else's and fall out of the top 30
+    as_new = ranker.rank([reworded], k=MIN_DEPTH, snap=None, open_bank=False)[0]
     found, lost = ({q for q, _ in ranked} & own for ranked in (snapped, as_new))
     assert len(found) >= len(own) / 2 > len(lost)
     bot = Clarifier(directory, ranker)
@@ -198,15 +198,38 @@ def test_a_rewording_of_a_known_request_is_ranked_as_that_request(tiny_ranker):
     assert [c.id for c in bot.rank(reworded, k=5)] == [q for q, _ in snapped[:5]]
 
 
-def test_a_request_far_from_every_known_one_is_ranked_as_itself(tiny_ranker):
-    ranker, _, _ = tiny_ranker
+def test_a_new_request_is_ranked_over_the_whole_bank_by_similarity(tiny_ranker):
+    ranker, directory, data = tiny_ranker
     request = "where can I buy cheap running shoes in Boston"
     ((_, cosine),) = ranker.nearest_known([request])
-    assert cosine < SNAP and ranker.ranked_as([request]) == [request]
-    assert ranker.rank([request]) == ranker.rank([request], snap=None)
+    assert cosine < SNAP and ranker.ranked_as([request]) == [request] and ranker.is_known([request]) == [False]
+    ranked = ranker.rank([request], k=MIN_DEPTH)[0]
+    assert ranked == ranker.rank([request], k=MIN_DEPTH, snap=None)[0]
+    # the encoder's cosine over every bank question, attached ones included, with Q00001 in its usual slot
+    emb = encode_queries([request], encoder=ranker.space.encoder)[0]
+    cosines = ranker.space.bank_emb @ emb
+    best = [ranker.context.bank_ids[j] for j in np.argsort(-cosines, kind="stable")[: MIN_DEPTH - 1]]
+    ids = [q for q, _ in ranked]
+    assert [q for q in ids if q != NO_QUESTION] == best and ids[ranker.no_question_at] == NO_QUESTION
+    assert any(ranker.space.attached[ranker.context.bank_ids.index(q)] for q in best)
+    scores = [s for _, s in ranked]
+    assert all(a > b for a, b in zip(scores, scores[1:], strict=False))
+    assert ranked != ranker.rank([request], k=MIN_DEPTH, open_bank=False)[0]  # the pipeline's attached-last ranking
+    # a mixed batch: each request takes its own route
+    known = data.topics("dev")[0].request
+
+    def ids_of(rankings):
+        return [[q for q, _ in pairs] for pairs in rankings]
+
+    # (ids: a batch is encoded together, which moves cosines in the seventh decimal)
+    assert ids_of(ranker.rank([known, request])) == ids_of(ranker.rank([known]) + ranker.rank([request]))
+    bot = Clarifier(directory, ranker)
+    assert bot.is_new(request) and not bot.is_new(known)
     for bad in (0, 1.5, True, "0.8"):
         with pytest.raises(InputError, match="snap must be"):
             ranker.rank([request], snap=bad)
+    with pytest.raises(InputError, match="open_bank must be"):
+        ranker.rank([request], open_bank="yes")
 
 
 def test_insert_no_question_keeps_order():

@@ -5,9 +5,11 @@
 >>> [c.text for c in bot.rank("Tell me about Obama family tree.", k=3)]   # doctest: +SKIP
 >>> bot.should_clarify("Tell me about Obama family tree.")               # doctest: +SKIP
 
-A request that rewords a known ClariQ request (cosine >= :data:`clarion.clariq.ranker.SNAP` under the
-ranker's encoder) is ranked as that request, so a known topic's questions are found however it is phrased;
-:meth:`Clarifier.ranked_as` says when that happens.
+A known ClariQ request goes through the trained pipeline. A request that rewords one (cosine >=
+:data:`clarion.clariq.ranker.SNAP` under the ranker's encoder) is ranked as that request, so a known topic's
+questions are found however it is phrased (:meth:`Clarifier.ranked_as` says when). Any other request is new: its
+questions come from the whole bank by the encoder's similarity (:meth:`Clarifier.is_new`), since every bank
+question was written for a known topic.
 
 Candidates are bank questions (:class:`clarion.types.Candidate`: id, text, score, best first).
 ``Q00001`` — the bank's empty "ask nothing" entry, relevant for most ClariQ topics — is one of the
@@ -76,6 +78,12 @@ class Clarifier:
         text = validate_request(request).strip()
         known, cosine = self.ranker.nearest_known([text])[0]
         return (known, cosine) if known != text and cosine >= SNAP else None
+
+    def is_new(self, request: str) -> bool:
+        """Whether ``request`` is neither a known request nor a rewording of one: :meth:`rank` then ranks the
+        whole bank by similarity instead of running the pipeline."""
+        text = validate_request(request).strip()
+        return not self.ranker.is_known([text])[0] and self.ranked_as(text) is None
 
     def _need_model(self):
         if self._need is None:

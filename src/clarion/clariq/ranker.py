@@ -319,20 +319,56 @@ class QuestionRanker:
         (``None``: never), else the request itself (stripped)."""
         return self._resolve(requests, snap)[0]
 
+    def whole_bank(self, embeddings: np.ndarray) -> list[list[tuple[str, float]]]:
+        """Per request embedding its ``shortlist`` best bank questions by the encoder's cosine, the whole bank
+        competing (ties by bank order), best first."""
+        ids, size = self.context.bank_ids, self.config.shortlist
+        out = []
+        for scores in np.atleast_2d(embeddings) @ self.space.bank_emb.T:
+            top = np.lexsort((np.arange(len(scores)), -scores))[:size]
+            out.append([(ids[j], float(scores[j])) for j in top])
+        return out
+
     def rank(
-        self, requests: Sequence[str], k: int = 30, stage: str = "full", snap: float | None = SNAP
+        self,
+        requests: Sequence[str],
+        k: int = 30,
+        stage: str = "full",
+        snap: float | None = SNAP,
+        open_bank: bool = True,
     ) -> list[list[tuple[str, float]]]:
-        """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing. A request
-        within cosine ``snap`` of a known request is ranked as that request (:meth:`ranked_as`; ``None``: off)."""
+        """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing.
+
+        A known request (train, dev or test) goes through the pipeline (``stage``); so does a request within
+        cosine ``snap`` of one, ranked as that request (:meth:`ranked_as`; ``None``: off). Any other request is,
+        with ``open_bank``, ranked over the whole bank by the encoder's cosine (:meth:`whole_bank`): every bank
+        question was written for a known topic, so the pipeline's premise — a new topic owns the questions no
+        labelled topic holds — does not hold for it (docs/clariq_ranking.md, "Requests from outside ClariQ")."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.config.shortlist + 1:
             raise InputError(f"k must be an integer between 1 and {self.config.shortlist + 1}, got {k!r}")
+        if not isinstance(open_bank, bool):
+            raise InputError(f"open_bank must be True or False, got {open_bank!r}")
         texts, emb = self._resolve(requests, snap)  # each checked by validate_request
+        new = self.space.pool_column(texts) < 0 if open_bank else np.zeros(len(texts), dtype=bool)
+        ranked: list[list[tuple[str, float]]] = [[] for _ in texts]
+        known = np.flatnonzero(~new)
+        if len(known):
+            scored = self.score_shortlist([texts[i] for i in known], stage, embeddings=emb[known])
+            for i, pairs in zip(known, scored, strict=True):
+                ranked[i] = pairs
+        for i, pairs in zip(np.flatnonzero(new), self.whole_bank(emb[new]), strict=True):
+            ranked[i] = pairs
         out = []
-        for ranked in self.score_shortlist(texts, stage, embeddings=emb):
-            ranked = insert_no_question(ranked, self.no_question_at)[:k]
-            scores = strictly_decreasing([s for _, s in ranked])
-            out.append([(q, s) for (q, _), s in zip(ranked, scores, strict=True)])
+        for pairs in ranked:
+            pairs = insert_no_question(pairs, self.no_question_at)[:k]
+            scores = strictly_decreasing([s for _, s in pairs])
+            out.append([(q, s) for (q, _), s in zip(pairs, scores, strict=True)])
         return out
+
+    def is_known(self, requests: Sequence[str]) -> list[bool]:
+        """Whether each request is itself a known request (exact text, surrounding spaces ignored)."""
+        texts = [r.strip() for r in validate_requests(requests)]
+        return [bool(c >= 0) for c in self.space.pool_column(texts)]
 
     def save(self, directory: str | Path) -> Path:
         directory = Path(directory)

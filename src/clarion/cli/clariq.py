@@ -251,11 +251,13 @@ def clarify(
     ask = clarify_from(probabilities, threshold)  # should_clarify's rule, without featurising the request again
     questions = bot.rank(request, k=k)
     known = bot.ranked_as(request)
+    new = known is None and bot.is_new(request)
     if json:
         echo_json(
             {
                 "need": label,
                 "ranked_as": None if known is None else {"request": known[0], "cosine": round(known[1], 6)},
+                "whole_bank": new,
                 "probabilities": {str(n): round(p, 6) for n, p in probabilities.items()},
                 "should_clarify": ask,
                 "questions": [{"id": c.id, "text": c.text, "score": round(c.score, 6)} for c in questions],
@@ -268,6 +270,8 @@ def clarify(
     stdout.print(f"clarification need {label} (1 clear ... 4 very ambiguous; {shares}); {verdict}", markup=False)
     if known is not None:
         stdout.print(f"questions of the known request {known[0]!r} (cosine {known[1]:.2f})", markup=False)
+    elif new:
+        stdout.print("a new request: questions from the whole bank, by similarity", markup=False)
     for rank, c in enumerate(questions, 1):
         text = "(ask nothing)" if c.id == NO_QUESTION else c.text
         stdout.print(f"{rank}. {c.id} {text}", markup=False)
