@@ -45,11 +45,10 @@ POOL_SPLITS = ("train", "dev", "test")
 """Splits whose (unlabelled) requests form the pool of known requests."""
 SNAP = 0.75
 """Cosine (the ranker's encoder) at or above which a request that is not itself a known request is ranked as
-its nearest known one: a rewording of a known topic ("Find symptoms of heart attack" for "What are signs of a
-heartattack?") would otherwise find that topic's questions attached and ranked last. Chosen on the TREC
-descriptions of the train topics with the train-only model (docs/clariq_ranking.md, "Rewordings of known
-requests"): 71% of them reach it, 99% of those snap to their own request, and 1.1% reach it with their own
-request left out (a new request snapping to a sibling topic)."""
+its nearest known one ("Find symptoms of heart attack" as "What are signs of a heartattack?"). Chosen on the TREC
+descriptions of the train topics with the train-only model (docs/clariq_ranking.md, "Requests from outside
+ClariQ"): 71% of them reach it, 99% of those snap to their own request, and 1.1% reach it with their own request
+left out of the pool (a new request snapping to a sibling topic; 3.2% at 0.70)."""
 
 
 @dataclass(frozen=True)
