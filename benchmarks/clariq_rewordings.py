@@ -1,4 +1,4 @@
-"""Rewordings of known ClariQ requests: the question ranker with and without snapping to the nearest known request.
+"""Rewordings of known ClariQ requests: the question ranker's routes (pipeline, snapping, whole bank) on them.
 
 A chatbot's user rarely types a ClariQ request word for word. The TREC Web track description of each labelled
 topic (``topic_desc``, e.g. "Find information on President Barack Obama's family history, ..." for "Tell me about
@@ -11,10 +11,12 @@ test requests are for the train+dev model):
   encoder, cosine); for each threshold the share that snaps, the share of those that snap to their own request,
   and the share that would snap with their own request left out of the pool (a new request snapping to a
   sibling topic);
-- the official Recall@5/10/20/30 of the descriptions through each route of ``QuestionRanker.rank``: through the
-  pipeline as new ClariQ topics (``snap=None, open_bank=False``), snapped when close enough and the rest through
-  the pipeline, all of them over the whole bank by the encoder's similarity, and the default (snapped when close
-  enough, the rest over the whole bank) at several thresholds; and of the topics' own requests.
+- the official Recall@5/10/20/30 of the descriptions under ``QuestionRanker.rank``'s options: through the pipeline
+  as new ClariQ topics (``snap=None, open_bank=False``), snapped when close enough and the rest through the
+  pipeline, not snapped (the whole bank for all but the descriptions equal to a known request), and the default
+  (snapped when close enough, the rest over the whole bank) at several thresholds; and of the topics' own
+  requests; then all of them over the whole bank (``whole_bank``) with several foreign-word penalties
+  (``FOREIGN``).
 
     python benchmarks/clariq_rewordings.py
 """
@@ -34,7 +36,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.ranker import SNAP
+    from clarion.clariq.ranker import FOREIGN, SNAP, insert_no_question
     from clarion.clariq.train import load_ranker
     from clarion.data.clariq import ClariQ
     from clarion.data.trec import RunRow
@@ -85,7 +87,7 @@ def main() -> None:
         for name, texts, options in (
             ("through the pipeline as new topics (no snap, no whole bank)", descs, {"snap": None, "open_bank": False}),
             (f"snapping at {SNAP}, the rest through the pipeline", descs, {"open_bank": False}),
-            ("over the whole bank by similarity, all of them", descs, {"snap": None}),
+            ("no snapping: the whole bank for all but exact known requests", descs, {"snap": None}),
             (f"default: snapping at {SNAP}, the rest over the whole bank", descs, {}),
             *(
                 (f"  snapping at {tau}, the rest over the whole bank", descs, {"snap": tau})
@@ -95,6 +97,20 @@ def main() -> None:
             ("(the topics' own requests, through the pipeline)", own_requests, {}),
         ):
             m = recall(texts, **options)
+            print(f"  {name:60s} " + "  ".join(f"{m[f'Recall{k}']:.4f}" for k in (5, 10, 20, 30)))
+        embeddings = encode_queries(descs, encoder=space.encoder)
+        for foreign in sorted({0.0, 0.05, FOREIGN, 0.2}):
+            ranked = [
+                insert_no_question(pairs, ranker.no_question_at)[:30]
+                for pairs in ranker.whole_bank(descs, embeddings, foreign=foreign)
+            ]
+            run = [
+                RunRow(t, q, i + 1, -float(i), "x")
+                for t, pairs in zip(topics, ranked, strict=True)
+                for i, (q, _) in enumerate(pairs)
+            ]
+            m = question_relevance(labels.questions, run).means
+            name = f"  all over the whole bank (whole_bank), foreign-word penalty {foreign}"
             print(f"  {name:60s} " + "  ".join(f"{m[f'Recall{k}']:.4f}" for k in (5, 10, 20, 30)))
 
 

@@ -16,6 +16,7 @@ from clarion.clariq.clarifier import Clarifier
 from clarion.clariq.constants import MAX_REQUEST_CHARS, MIN_DEPTH, NO_QUESTION, validate_request
 from clarion.clariq.ranker import (
     ENCODER_DIR,
+    FOREIGN,
     SNAP,
     Context,
     QuestionRanker,
@@ -205,10 +206,11 @@ def test_a_new_request_is_ranked_over_the_whole_bank_by_similarity(tiny_ranker):
     assert cosine < SNAP and ranker.ranked_as([request]) == [request] and ranker.is_known([request]) == [False]
     ranked = ranker.rank([request], k=MIN_DEPTH)[0]
     assert ranked == ranker.rank([request], k=MIN_DEPTH, snap=None)[0]
-    # the encoder's cosine over every bank question, attached ones included, with Q00001 in its usual slot
+    # the encoder's cosine over every bank question, attached ones included, less FOREIGN per word of the
+    # question's own topic that the request lacks; Q00001 in its usual slot
     emb = encode_queries([request], encoder=ranker.space.encoder)[0]
-    cosines = ranker.space.bank_emb @ emb
-    best = [ranker.context.bank_ids[j] for j in np.argsort(-cosines, kind="stable")[: MIN_DEPTH - 1]]
+    scores = ranker.space.bank_emb @ emb - FOREIGN * ranker.space.foreign([request])[0]
+    best = [ranker.context.bank_ids[j] for j in np.argsort(-scores, kind="stable")[: MIN_DEPTH - 1]]
     ids = [q for q, _ in ranked]
     assert [q for q in ids if q != NO_QUESTION] == best and ids[ranker.no_question_at] == NO_QUESTION
     assert any(ranker.space.attached[ranker.context.bank_ids.index(q)] for q in best)
@@ -230,6 +232,22 @@ def test_a_new_request_is_ranked_over_the_whole_bank_by_similarity(tiny_ranker):
             ranker.rank([request], snap=bad)
     with pytest.raises(InputError, match="open_bank must be"):
         ranker.rank([request], open_bank="yes")
+
+
+def test_foreign_words_are_the_owner_topics_words_the_request_lacks(tiny_ranker):
+    ranker, _, data = tiny_ranker
+    space, ids = ranker.space, ranker.context.bank_ids
+    labels = data.labels("train")
+    topic = next(t for t, r in labels.requests.items() if "obama" in r.lower())
+    question = next(q for q in sorted(labels.questions[topic]) if "obama" in data.bank[q])  # attached to the topic
+    j = ids.index(question)
+    named = space.owner_stems[j].sum()
+    assert named >= 1  # at least "obama", shared by the question and its topic's request
+    lacking, having = space.foreign(["where can I buy running shoes", labels.requests[topic]])[:, j]
+    assert lacking == named and having == 0
+    # an unattached question is read against the unlabelled known request nearest to it
+    free = int(np.flatnonzero(~space.attached)[0])
+    assert space.foreign([ranker.context.bank_texts[free]])[0, free] == 0
 
 
 def test_insert_no_question_keeps_order():

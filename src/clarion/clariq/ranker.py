@@ -49,6 +49,10 @@ its nearest known one ("Find symptoms of heart attack" as "What are signs of a h
 descriptions of the train topics with the train-only model (docs/clariq_ranking.md, "Requests from outside
 ClariQ"): 71% of them reach it, 99% of those snap to their own request, and 1.1% reach it with their own request
 left out of the pool (a new request snapping to a sibling topic; 3.2% at 0.70)."""
+FOREIGN = 0.1
+"""Cosine taken off a question, on the whole-bank route, per content word of its own topic's request that it names
+and the request lacks. Chosen on the TREC descriptions of the train topics ranked over the whole bank
+(``benchmarks/clariq_rewordings.py``; docs/clariq_ranking.md, "Requests from outside ClariQ")."""
 
 
 @dataclass(frozen=True)
@@ -318,14 +322,19 @@ class QuestionRanker:
         (``None``: never), else the request itself (stripped)."""
         return self._resolve(requests, snap)[0]
 
-    def whole_bank(self, embeddings: np.ndarray) -> list[list[tuple[str, float]]]:
-        """Per request embedding its ``shortlist`` best bank questions by the encoder's cosine, the whole bank
-        competing (ties by bank order), best first."""
+    def whole_bank(
+        self, requests: Sequence[str], embeddings: np.ndarray, foreign: float = FOREIGN
+    ) -> list[list[tuple[str, float]]]:
+        """Per request its ``shortlist`` best bank questions, the whole bank competing (ties by bank order), best
+        first: the encoder's cosine minus :data:`FOREIGN` per word of the question's own topic that the request
+        lacks (``foreign``; :meth:`Space.foreign`: "new york hotel prices" is less apt for "cheap hotels in
+        Rome")."""
         ids, size = self.context.bank_ids, self.config.shortlist
         out = []
-        for scores in np.atleast_2d(embeddings) @ self.space.bank_emb.T:
-            top = np.lexsort((np.arange(len(scores)), -scores))[:size]
-            out.append([(ids[j], float(scores[j])) for j in top])
+        scores = np.atleast_2d(embeddings) @ self.space.bank_emb.T - foreign * self.space.foreign(requests)
+        for row in scores:
+            top = np.lexsort((np.arange(len(row)), -row))[:size]
+            out.append([(ids[j], float(row[j])) for j in top])
         return out
 
     def rank(
@@ -355,7 +364,8 @@ class QuestionRanker:
             scored = self.score_shortlist([texts[i] for i in known], stage, embeddings=emb[known])
             for i, pairs in zip(known, scored, strict=True):
                 ranked[i] = pairs
-        for i, pairs in zip(np.flatnonzero(new), self.whole_bank(emb[new]), strict=True):
+        fresh = np.flatnonzero(new)
+        for i, pairs in zip(fresh, self.whole_bank([texts[i] for i in fresh], emb[new]), strict=True):
             ranked[i] = pairs
         out = []
         for pairs in ranked:

@@ -22,8 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+from scipy import sparse
 
 from clarion.rerank.balance import BalancedPool
 
@@ -218,6 +220,28 @@ class Space:
         self.lex_bal = BalancedPool(lex_pool[:, self.unknown], ~self.attached, t)
         self.nearest = nearest_neighbours(self.bank_emb, self.neighbours)
         self._index = {t: i for i, t in enumerate(self.pool_texts)}
+
+    @cached_property
+    def owner_stems(self) -> sparse.csr_matrix:
+        """``(n_q, V)``: the content stems each bank question shares with the request of the topic it was written
+        for — its labelled owners' requests, or for an unattached question the unlabelled known request nearest
+        to it (cosine) — e.g. "new york" and "hotel" for "are you interested in new york hotel prices"."""
+        pool = self.stems.transform(list(self.pool_texts)).tocsr()
+        owner = sparse.lil_matrix((len(self.bank_texts), len(self.pool_texts)), dtype=np.float32)
+        for u, rows in self.owned.items():
+            owner[rows, u] = 1.0
+        free = np.flatnonzero(~self.attached)
+        if len(free) and len(self.unknown):
+            nearest = self.unknown[(self.bank_emb[free] @ self.pool_emb[self.unknown].T).argmax(axis=1)]
+            owner[free, nearest] = 1.0
+        words = (owner.tocsr() @ pool).minimum(1.0)
+        return words.multiply(self.bank_stems).tocsr()
+
+    def foreign(self, requests: Sequence[str]) -> np.ndarray:
+        """``(n_r, n_q)``: how many of each question's :attr:`owner_stems` the request does not contain."""
+        named = np.asarray(self.owner_stems.sum(axis=1)).ravel()
+        shared = (self.stems.transform(list(requests)) @ self.owner_stems.T).toarray()
+        return named[None, :] - shared
 
     def pool_column(self, requests: Sequence[str]) -> np.ndarray:
         """The pool index of each request (exact text match), ``-1`` for requests not in the pool."""
