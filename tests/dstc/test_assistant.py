@@ -8,6 +8,7 @@ from dstc_synthetic import write_synthetic
 from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, as_turns
 from clarion.dstc.io import Turn
 from clarion.dstc.models.modeldir import save_model
+from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.errors import InputError, ModelError
 
 
@@ -49,6 +50,22 @@ def test_a_question_no_snippet_answers_gets_an_apology_and_no_snippets(grounder,
         config.abstain_below = before
     assert reply.knowledge_seeking and reply.snippets == ()
     assert reply.response.startswith("I'm sorry, I could not find any information about that for ")
+
+
+def test_a_question_about_no_named_place_gets_asked_which_place(grounder):
+    dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
+    assert PipelineConfig().ask_entity and not PipelineConfig.from_json({}).ask_entity  # older models: as before
+    reply = grounder.respond(dialogue)
+    assert reply == Reply(True, (), "Which hotel or restaurant are you asking about?")
+    config = grounder.model.config
+    try:
+        config.ask_entity = False  # off: the entity of the lexically closest snippet answers
+        guessed = grounder.respond(dialogue)
+    finally:
+        config.ask_entity = True
+    assert guessed.knowledge_seeking and guessed.snippets and guessed.response
+    named = grounder.respond(["I want a hotel number 0 for quiet.", "Alpha Lodge is a good choice.", dialogue[-1]])
+    assert named.snippets and named.snippets[0].entity_name == "ALPHA LODGE"
 
 
 def test_string_turns_alternate_and_end_with_the_user(grounder, synthetic):
