@@ -43,7 +43,8 @@ class Reply:
     snippets: tuple[Snippet, ...] = ()
     """The selected knowledge, best first (task 2); empty for a knowledge-seeking turn no snippet of the tracked
     entities answers, whose :attr:`response` then says so ("I'm sorry, I could not find any information about that
-    for ...")."""
+    for ..."), and for one in a dialogue that names no hotel, restaurant, ..., whose :attr:`response` asks which
+    ("Which hotel or restaurant are you asking about?")."""
     response: str | None = None
     """A response grounded in :attr:`snippets` (task 3)."""
 
