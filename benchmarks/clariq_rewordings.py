@@ -73,14 +73,15 @@ def main() -> None:
             right = to_own[snap].mean() if snap.any() else float("nan")
             print(f"  {tau:9.2f}  {snap.mean():7.3f}  {right:13.3f}  {(cos_other >= tau).mean():25.3f}")
 
-        def recall(texts: list[str], topics=topics, labels=labels, **options) -> dict[str, float]:
-            ranked = ranker.rank(texts, k=30, **options)
+        def show(name: str, rankings: list[list[tuple[str, float]]], topics=topics, labels=labels) -> None:
+            """One row: the official Recall@5/10/20/30 of ``rankings`` (best first, one per topic)."""
             run = [
-                RunRow(t, q, i + 1, s, "x")
-                for t, pairs in zip(topics, ranked, strict=True)
-                for i, (q, s) in enumerate(pairs)
+                RunRow(t, q, i + 1, -float(i), "x")
+                for t, pairs in zip(topics, rankings, strict=True)
+                for i, (q, _) in enumerate(pairs)
             ]
-            return question_relevance(labels.questions, run).means
+            m = question_relevance(labels.questions, run).means
+            print(f"  {name:60s} " + "  ".join(f"{m[f'Recall{k}']:.4f}" for k in (5, 10, 20, 30)))
 
         own_requests = [labels.requests[t] for t in topics]
         print("  descriptions ranked                                          R@5     R@10    R@20    R@30")
@@ -96,22 +97,12 @@ def main() -> None:
             ),
             ("(the topics' own requests, through the pipeline)", own_requests, {}),
         ):
-            m = recall(texts, **options)
-            print(f"  {name:60s} " + "  ".join(f"{m[f'Recall{k}']:.4f}" for k in (5, 10, 20, 30)))
+            show(name, ranker.rank(texts, k=30, **options))
         embeddings = encode_queries(descs, encoder=space.encoder)
         for foreign in sorted({0.0, 0.05, FOREIGN, 0.2}):
-            ranked = [
-                insert_no_question(pairs, ranker.no_question_at)[:30]
-                for pairs in ranker.whole_bank(descs, embeddings, foreign=foreign)
-            ]
-            run = [
-                RunRow(t, q, i + 1, -float(i), "x")
-                for t, pairs in zip(topics, ranked, strict=True)
-                for i, (q, _) in enumerate(pairs)
-            ]
-            m = question_relevance(labels.questions, run).means
+            ranked = ranker.whole_bank(descs, embeddings, foreign=foreign)
             name = f"  all over the whole bank (whole_bank), foreign-word penalty {foreign}"
-            print(f"  {name:60s} " + "  ".join(f"{m[f'Recall{k}']:.4f}" for k in (5, 10, 20, 30)))
+            show(name, [insert_no_question(pairs, ranker.no_question_at)[:30] for pairs in ranked])
 
 
 if __name__ == "__main__":
