@@ -16,7 +16,7 @@ test requests are for the train+dev model):
   pipeline, not snapped (the whole bank for all but the descriptions equal to a known request), and the default
   (snapped when close enough, the rest over the whole bank) at several thresholds; and of the topics' own
   requests; then all of them over the whole bank (``whole_bank``) with several foreign-word penalties
-  (``FOREIGN``).
+  (``FOREIGN``) and propagation weights (``PROPAGATE``).
 
     python benchmarks/clariq_rewordings.py
 """
@@ -36,7 +36,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.ranker import FOREIGN, SNAP, insert_no_question
+    from clarion.clariq.ranker import FOREIGN, PROPAGATE, SNAP, insert_no_question
     from clarion.clariq.train import load_ranker
     from clarion.data.clariq import ClariQ
     from clarion.data.trec import RunRow
@@ -99,9 +99,12 @@ def main() -> None:
         ):
             show(name, ranker.rank(texts, k=30, **options))
         embeddings = encode_queries(descs, encoder=space.encoder)
-        for foreign in sorted({0.0, 0.05, FOREIGN, 0.2}):
-            ranked = ranker.whole_bank(descs, embeddings, foreign=foreign)
-            name = f"  all over the whole bank (whole_bank), foreign-word penalty {foreign}"
+        for foreign, propagate in (
+            *((f, 0.0) for f in sorted({0.0, 0.05, FOREIGN, 0.2})),
+            *((FOREIGN, w) for w in sorted({0.25, PROPAGATE, 1.0})),
+        ):
+            ranked = ranker.whole_bank(descs, embeddings, foreign=foreign, propagate=propagate)
+            name = f"  all over the whole bank, foreign-word penalty {foreign}, propagation {propagate}"
             show(name, [insert_no_question(pairs, ranker.no_question_at)[:30] for pairs in ranked])
 
 

@@ -17,6 +17,7 @@ from clarion.clariq.constants import MAX_REQUEST_CHARS, MIN_DEPTH, NO_QUESTION, 
 from clarion.clariq.ranker import (
     ENCODER_DIR,
     FOREIGN,
+    PROPAGATE,
     SNAP,
     Context,
     QuestionRanker,
@@ -207,9 +208,10 @@ def test_a_new_request_is_ranked_over_the_whole_bank_by_similarity(tiny_ranker):
     ranked = ranker.rank([request], k=MIN_DEPTH)[0]
     assert ranked == ranker.rank([request], k=MIN_DEPTH, snap=None)[0]
     # the encoder's cosine over every bank question, attached ones included, less FOREIGN per word of the
-    # question's own topic that the request lacks; Q00001 in its usual slot
+    # question's own topic that the request lacks, propagated to the nearest questions; Q00001 in its usual slot
     emb = encode_queries([request], encoder=ranker.space.encoder)[0]
     scores = ranker.space.bank_emb @ emb - FOREIGN * ranker.space.foreign([request])[0]
+    scores = scores + PROPAGATE * scores[ranker.space.nearest].mean(axis=1)  # plus its nearest questions' mean
     best = [ranker.context.bank_ids[j] for j in np.argsort(-scores, kind="stable")[: MIN_DEPTH - 1]]
     ids = [q for q, _ in ranked]
     assert [q for q in ids if q != NO_QUESTION] == best and ids[ranker.no_question_at] == NO_QUESTION
