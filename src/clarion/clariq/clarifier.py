@@ -72,18 +72,21 @@ class Clarifier:
         pairs = self.ranker.rank([validate_request(request)], k=k)[0]
         return [Candidate(q, self._text[q], s) for q, s in pairs]
 
+    def _nearest(self, request: str) -> tuple[str, str, float]:
+        """``request`` stripped, its nearest known request and their cosine (itself at 1.0 when it is known)."""
+        text = validate_request(request).strip()
+        return text, *self.ranker.nearest_known([text])[0]
+
     def ranked_as(self, request: str) -> tuple[str, float] | None:
         """The known request ``request`` is ranked as, with their cosine, when it is another text than the
         request itself (a rewording of a known topic); ``None`` otherwise."""
-        text = validate_request(request).strip()
-        known, cosine = self.ranker.nearest_known([text])[0]
+        text, known, cosine = self._nearest(request)
         return (known, cosine) if known != text and cosine >= SNAP else None
 
     def is_new(self, request: str) -> bool:
-        """Whether ``request`` is neither a known request nor a rewording of one: :meth:`rank` then ranks the
-        whole bank by similarity instead of running the pipeline."""
-        text = validate_request(request).strip()
-        return not self.ranker.is_known([text])[0] and self.ranked_as(text) is None
+        """Whether ``request`` is neither a known request nor a rewording of one (no known request within cosine
+        ``SNAP``): :meth:`rank` then ranks the whole bank by similarity instead of running the pipeline."""
+        return self._nearest(request)[2] < SNAP
 
     def _need_model(self):
         if self._need is None:

@@ -237,11 +237,15 @@ class Space:
         words = (owner.tocsr() @ pool).minimum(1.0)
         return words.multiply(self.bank_stems).tocsr()
 
+    @cached_property
+    def _owner_stems_t(self) -> tuple[np.ndarray, sparse.csr_matrix]:
+        """How many :attr:`owner_stems` each question names, and the transposed matrix, for :meth:`foreign`."""
+        return np.asarray(self.owner_stems.sum(axis=1)).ravel(), self.owner_stems.T.tocsr()
+
     def foreign(self, requests: Sequence[str]) -> np.ndarray:
         """``(n_r, n_q)``: how many of each question's :attr:`owner_stems` the request does not contain."""
-        named = np.asarray(self.owner_stems.sum(axis=1)).ravel()
-        shared = (self.stems.transform(list(requests)) @ self.owner_stems.T).toarray()
-        return named[None, :] - shared
+        named, owner_t = self._owner_stems_t
+        return named[None, :] - (self.stems.transform(list(requests)) @ owner_t).toarray()
 
     def pool_column(self, requests: Sequence[str]) -> np.ndarray:
         """The pool index of each request (exact text match), ``-1`` for requests not in the pool."""
