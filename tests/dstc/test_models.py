@@ -136,6 +136,25 @@ def test_longest_alias_wins(tracker):
     assert tracker.track(["Is Nandos busy?"]) == [("restaurant", 4)]
 
 
+def test_the_area_a_dialogue_names_picks_a_chains_branch():
+    tracker = EntityTracker.from_names(
+        {
+            ("restaurant", 1): "Tadu Ethiopian Kitchen - Mission Bay",
+            ("restaurant", 2): "Tadu Ethiopian Kitchen - Tenderloin",
+            ("restaurant", 3): "DragonEats - The Haight",
+            ("restaurant", 4): "DragonEats - SoMa",
+            ("restaurant", 5): "Souvla",
+        }
+    )
+    tadu = ["Anything in the Tenderloin?", "There is Tadu Ethiopian Kitchen.", "Vegan options?"]
+    assert tracker.track(tadu) == [("restaurant", 2)]
+    assert tracker.track(["Food in Haight?", "Try DragonEats.", "Delivery?"]) == [("restaurant", 3)]  # "the" optional
+    # no area named, or a name that is no chain: every branch it fits stays
+    assert tracker.track(["Try DragonEats.", "Delivery?"]) == [("restaurant", 3), ("restaurant", 4)]
+    assert tracker.track(["Souvla or Tadu Ethiopian Kitchen in the Tenderloin?", "Parking?"]) == [("restaurant", 5), ("restaurant", 2)]
+    assert tracker.track(["Tadu Ethiopian Kitchen in the Tenderlion?", "Parking?"]) == [("restaurant", 1), ("restaurant", 2)]
+
+
 def test_fuzzy_match_for_typos(tracker):
     assert tracker.track(["Info on the cambrdige belfry please.", "It is in the west.", "Nice view?"]) == [("hotel", 3)]
 

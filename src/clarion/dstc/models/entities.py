@@ -7,8 +7,10 @@ way round); the context is scanned from the last turn backwards and the entities
 that mentions any win (several when that turn names several, e.g. a system turn listing candidates). Longer aliases
 win over shorter ones at the same position ("nandos city centre" over "nandos"). A chain's branch and a trailing
 city are optional too ("Souvla - Marina" is also "souvla", "Hotel Nikko San Francisco" also "hotel nikko" and
-"nikko"); an alias never ends with a function word ("University Club of [San Francisco]"). Domain-wide documents
-(entity ``"*"``, DSTC9 taxi/train) are tracked by domain keywords.
+"nikko"); an alias never ends with a function word ("University Club of [San Francisco]"). When a name fits several
+branches of a chain, the branches whose area the dialogue names are kept ("... in the Tenderloin ..." then "Tadu
+Ethiopian Kitchen": the Tenderloin branch). Domain-wide documents (entity ``"*"``, DSTC9 taxi/train) are tracked by
+domain keywords.
 """
 
 from __future__ import annotations
@@ -178,21 +180,27 @@ class EntityTracker:
     alias_index: dict[str, set[tuple]] = field(default_factory=dict)
     domain_wide: dict[str, tuple] = field(default_factory=dict)
     pattern: re.Pattern | None = None
+    branches: dict[tuple, tuple[str, str]] = field(default_factory=dict)  # key -> (chain, area), normalised
 
     @classmethod
     def from_names(cls, names: dict[tuple, str | None]) -> EntityTracker:
         """Build from ``{(domain, entity_id): name}`` (``Knowledge.entity_names``)."""
         index: dict[str, set[tuple]] = {}
         domain_wide = {}
+        branches = {}
         for key, name in names.items():
             if key[1] == "*":
                 domain_wide[key[0]] = key
                 continue
             for alias in aliases(name or ""):
                 index.setdefault(alias, set()).add(key)
+            chain, _, area = (name or "").partition(" - ")
+            chain, area = normalise(chain).strip(), normalise(area).strip()
+            if chain and area:
+                branches[key] = (chain, area.removeprefix("the "))
         ordered = sorted(index, key=len, reverse=True)
         pattern = re.compile(" (" + "|".join(re.escape(a) for a in ordered) + ") ") if ordered else None
-        return cls(index, domain_wide, pattern)
+        return cls(index, domain_wide, pattern, branches)
 
     def mentions(self, text: str) -> list[tuple]:
         """Entity keys named in ``text``, in order of appearance (longest alias wins at a position)."""
@@ -286,9 +294,24 @@ class EntityTracker:
             if found:
                 if back and len(found) > 1 and (place := _ordinal(last)) is not None and place < len(found):
                     return [found[place]]
-                return found[:max_entities]
+                return self._branch_named(found, turns)[:max_entities]
         for text in reversed(turns[-fuzzy_turns:]):
             found = self.fuzzy_mentions(text)
             if found:
-                return found[:max_entities]
+                return self._branch_named(found, turns)[:max_entities]
         return []
+
+    def _branch_named(self, found: list[tuple], turns: list[str]) -> list[tuple]:
+        """``found`` without the branches of a chain whose area no turn names, when another of its branches' does
+        ("Souvla - Marina" and "Souvla - SoMa" after "a place in the Marina": the Marina branch)."""
+        chains: dict[str, list[tuple]] = {}
+        for key in found:
+            if key in self.branches:
+                chains.setdefault(self.branches[key][0], []).append(key)
+        context = normalise(" ".join(turns))
+        dropped = set()
+        for keys in chains.values():
+            named = [key for key in keys if f" {self.branches[key][1]} " in context]
+            if len(keys) > 1 and named:
+                dropped.update(key for key in keys if key not in named)
+        return [key for key in found if key not in dropped]
