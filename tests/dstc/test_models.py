@@ -136,6 +136,17 @@ def test_longest_alias_wins(tracker):
     assert tracker.track(["Is Nandos busy?"]) == [("restaurant", 4)]
 
 
+def test_numbers_alone_are_no_alias():
+    assert aliases("RESTAURANT TWO TWO") == {"restaurant two two", "restauranttwotwo"}
+    assert "pier 39" in aliases("Pier 39") and "39" not in aliases("Pier 39")
+    tracker = EntityTracker.from_names({("restaurant", 1): "RESTAURANT TWO TWO", ("restaurant", 2): "Underdogs Too"})
+    assert tracker.track(["It's called Underdogs Too.", "Its zip code is nine four one two two.", "Parking?"]) == [
+        ("restaurant", 2)
+    ]
+    assert tracker.track(["I have two two star hotels.", "Wifi?"]) == []
+    assert tracker.track(["Does Restaurant Two Two have wine?"]) == [("restaurant", 1)]
+
+
 def test_the_area_a_dialogue_names_picks_a_chains_branch():
     tracker = EntityTracker.from_names(
         {
@@ -166,7 +177,10 @@ def test_place_words_alone_do_not_match_and_nothing_gives_empty(tracker):
 def test_domain_wide_docs_by_keyword(tracker):
     assert tracker.track(["Ashley Hotel please.", "Done.", "Can I pay the taxi by card?"]) == [("taxi", "*")]
     # a name in the same turn comes first: the question may be about the place, not the ride
-    assert tracker.track(["Can I park my car at the Ashley Hotel?"]) == [("hotel", 1), ("taxi", "*")]
+    assert tracker.track(["Can I take a cab to the Ashley Hotel?"]) == [("hotel", 1), ("taxi", "*")]
+    # but parking a car is a question about the place
+    assert tracker.track(["Ashley Hotel please.", "Done.", "Is there a place to park my car?"]) == [("hotel", 1)]
+    assert tracker.track(["Can I park my car at the Ashley Hotel?"]) == [("hotel", 1)]
 
 
 # --- generation -------------------------------------------------------------------------------------------

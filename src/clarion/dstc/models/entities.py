@@ -40,6 +40,7 @@ _DOMAIN_WORDS = {
     "taxi": ("taxi", "cab", "car"),
     "train": ("train", "rail", "railway"),
 }
+_PARKING = re.compile(r" park")  # "a place to park my car" asks about the place, not a taxi
 _MIN_ALIAS = 4
 _CITIES = ("san francisco", "cambridge")  # the cities of the DSTC knowledge bases, dropped from the end of a name
 # Words that are names of places or ordinary adjectives: never an alias on their own.
@@ -94,6 +95,11 @@ _STOP_ALIASES = {
 }
 _STREET = re.compile(r"(street|st|road|rd|lane|avenue|ave)\b")  # after an alias: an address, not a name
 _DANGLING = {"of", "in", "by", "at", "and", "the", "a"}  # "University Club of [San Francisco]" is no alias
+# Number words: "two two" of "Restaurant Two Two" is no alias alone; a spoken zip code ends "nine four one two two".
+_NUMBER_WORDS = set(
+    "zero oh one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand".split()
+)
 _FUZZY_CUTOFF = 0.85
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -148,9 +154,14 @@ def aliases(name: str) -> set[str]:
                 forms.add(form[: -len(suffix) - 1].strip())
             if form.startswith(suffix + " "):
                 forms.add(form[len(suffix) + 1 :].strip())
-    forms = {f for f in forms if f and f.split()[-1] not in _DANGLING}
+    forms = {f for f in forms if f and f.split()[-1] not in _DANGLING and not _numeric(f)}
     forms |= {f.replace(" ", "") for f in forms if " " in f}  # "cityroomz" / "city roomz"
     return {f for f in forms if len(f) >= _MIN_ALIAS and f not in _STOP_ALIASES} | {full}
+
+
+def _numeric(form: str) -> bool:
+    """Whether every word of ``form`` is a number, in digits or words ("two two", "39")."""
+    return all(word.isdigit() or word in _NUMBER_WORDS for word in form.split())
 
 
 def _normalise_with_sources(text: str) -> tuple[str, list[int]]:
@@ -253,11 +264,14 @@ class EntityTracker:
         return " ".join("".join(kept).split())
 
     def domain_mentions(self, text: str) -> list[tuple]:
+        """Domain-wide entities (DSTC9 taxi, train) whose keywords ``text`` holds; "car" does not count in a turn
+        about parking."""
         norm = normalise(text)
+        parking = _PARKING.search(norm) is not None
         return [
             key
             for domain, key in self.domain_wide.items()
-            if any(f" {w} " in norm for w in _DOMAIN_WORDS.get(domain, (domain,)))
+            if any(f" {w} " in norm for w in _DOMAIN_WORDS.get(domain, (domain,)) if not (parking and w == "car"))
         ]
 
     def fuzzy_mentions(self, text: str) -> list[tuple]:
@@ -279,7 +293,9 @@ class EntityTracker:
         """The entities of the most recent turn that names any (last turn first); [] when none does.
 
         A domain word of the last turn ("taxi", "car", "train") adds that domain's entity after the ones the
-        turn names ("Can I park my car at Acorn Guest House?" is about the guest house first). When no turn
+        turn names ("Can I take a cab to Acorn Guest House?" is about the guest house first; "car" in a turn about
+        parking is no taxi word). A name fitting several branches of a chain keeps the branches whose area the
+        context names. When no turn
         names an entity exactly, the last ``fuzzy_turns`` turns are searched for near matches. A last turn that
         names none but points at one by its place ("Does the first one have a gym?", "the latter") keeps that
         entity of the several an earlier turn named, in their order there.
