@@ -140,3 +140,8 @@ def test_unknown_splits_are_rejected():
         check_splits(["train", "validation"])
     with pytest.raises(InputError, match="at least one"):
         check_splits([])
+
+
+def test_splits_come_in_one_order_so_one_model_serves_both_spellings():
+    assert check_splits(["dev", "train"]) == check_splits(["train", "dev", "train"]) == ("train", "dev")
+    assert check_splits([" test", "train "]) == ("train", "test")

@@ -239,3 +239,18 @@ def test_clarify_rejects_a_threshold_outside_0_1_before_loading_anything(thresho
     missing = tmp_path / "no-model"  # never read: the threshold is checked first
     code, out, err = run_cli(["clariq", "clarify", "--model", str(missing), "--threshold", threshold, "hi"], capsys)
     assert code == 2 and not out and err.count("\n") == 1 and "threshold must be a number in (0, 1]" in err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["clariq", "clarify", "--k", "0", "hi"], "Invalid value for '--k'"),
+        (["clariq", "rank", "--topics", "t.tsv"], "Missing option '--out'"),
+        (["clariq", "nosuch"], "No such command 'nosuch'"),
+        (["fuse", "--method", "phi", "--run", "a", "--run", "b", "--out", "f"], "Invalid value for '--method'"),
+    ],
+)
+def test_command_line_mistakes_are_one_line_errors(args, message, capsys):
+    code, out, err = run_cli(args, capsys)
+    assert code == 2 and not out and err.count("\n") == 1 and err.startswith(f"error: {message}")
+    assert "--help" in err

@@ -220,6 +220,18 @@ def test_deeply_nested_json_is_a_data_error(tmp_path):
         read_json(path)
 
 
+def test_a_lone_surrogate_escape_in_json_is_a_data_error_naming_its_line(tmp_path):
+    path = tmp_path / "logs.json"
+    path.write_text('[\n  {"text": "ok \\ud83d\\ude00"},\n  {"text": "bad \\ud800 here"}\n]')
+    with pytest.raises(DataError, match=r"logs.json:3: not valid Unicode text: a lone surrogate escape \\ud800"):
+        read_json(path)
+    path.write_text('["\\ude00"]')  # the second half alone
+    with pytest.raises(DataError, match="lone surrogate"):
+        read_json(path)
+    path.write_text('["\\\\ud800", "\\ud83d\\ude00"]')  # an escaped backslash is text; a pair is one character
+    assert read_json(path) == ["\\ud800", "\U0001f600"]
+
+
 def test_check_output_probes_without_creating_anything(tmp_path):
     out = check_output(tmp_path / "new" / "sub" / "out.json")
     assert out.name == "out.json" and list(tmp_path.iterdir()) == []  # parents are made when writing

@@ -49,11 +49,12 @@ def validate_requests(requests: Sequence[str]) -> list[str]:
 
 
 def check_splits(splits: Sequence[str]) -> tuple[str, ...]:
-    """The distinct labelled splits, in order; an unknown or missing split raises :class:`InputError`."""
+    """The distinct labelled splits in the canonical order of :data:`LABELLED_SPLITS` ("dev,train" names the
+    same model as "train,dev"); an unknown or missing split raises :class:`InputError`."""
     splits = tuple(dict.fromkeys(s.strip() for s in splits if s.strip()))
     if not splits:
         raise InputError("give at least one labelled split to train on (train, dev)")
     for split in splits:
         if split not in LABELLED_SPLITS:
             raise InputError(f"unknown split {split!r}; choose from: {', '.join(LABELLED_SPLITS)}")
-    return splits
+    return tuple(split for split in LABELLED_SPLITS if split in splits)

@@ -43,15 +43,39 @@ def version() -> None:
     typer.echo(__version__)
 
 
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """The exception classes of a command-line mistake (a bad option value, a missing option, an unknown
+    command): typer's own since it vendors click, click's before."""
+    kinds: list[type[Exception]] = []
+    if hasattr(typer, "TyperException"):
+        kinds.append(typer.TyperException)
+    try:
+        import click
+
+        kinds.append(click.ClickException)
+    except ImportError:  # pragma: no cover - typer without click
+        pass
+    return tuple(kinds)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``clarion`` console script."""
     # clarion draws its own progress bars; transformers' per-load and per-save bars would break them up
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
-        app(args=argv, prog_name="clarion", standalone_mode=True)
+        code = app(args=argv, prog_name="clarion", standalone_mode=False)
     except ClarionError as err:
         typer.echo(f"error: {err}", err=True)
         sys.exit(2)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, typer.Abort):
         typer.echo("interrupted", err=True)
         sys.exit(130)
+    except _usage_errors() as err:
+        if type(err).__name__ == "NoArgsIsHelpError":  # the help is printed already
+            sys.exit(2)
+        ctx = getattr(err, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        typer.echo(f"error: {err.format_message()}{hint}", err=True)
+        sys.exit(2)
+    if isinstance(code, int) and code:  # typer.Exit(code) from a command
+        sys.exit(code)

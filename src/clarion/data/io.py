@@ -6,6 +6,7 @@ import contextlib
 import functools
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,14 +50,40 @@ def read_lines(path: str | Path) -> Iterator[tuple[int, str]]:
 
 
 def read_json(path: str | Path) -> Any:
-    """Parse a JSON file; a syntax error names the file and line."""
+    """Parse a JSON file; a syntax error, or a string escape no text can hold (a lone surrogate such as
+    ``"\\ud800"``, which JSON allows but no tokenizer or file can take), names the file and line."""
     text = read_text(path)
     try:
-        return json.loads(text)
+        obj = json.loads(text)
     except json.JSONDecodeError as err:
         raise DataError(path, f"invalid JSON: {err.msg} (column {err.colno})", line=err.lineno) from None
     except RecursionError:
         raise DataError(path, "invalid JSON: nested too deeply") from None
+    if (where := _lone_surrogate(text)) is not None:
+        line, escape = where
+        raise DataError(path, f"not valid Unicode text: a lone surrogate escape {escape}", line=line)
+    return obj
+
+
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(text: str) -> tuple[int, str] | None:
+    """(line, escape) of the first surrogate escape of JSON ``text`` that is not half of a pair, or None."""
+    paired = -1  # the position of a low surrogate already matched to the high one before it
+    for match in _SURROGATE.finditer(text):
+        start = match.start()
+        before = start
+        while before and text[before - 1] == "\\":
+            before -= 1
+        if (start - before) % 2 or start == paired:  # an escaped backslash ("\\\\ud800" is text), or a pair's second half
+            continue
+        follow = _SURROGATE.match(text, match.end())
+        if match.group()[3].lower() in "89ab" and follow and follow.group()[3].lower() in "cdef":
+            paired = match.end()
+            continue
+        return text.count("\n", 0, start) + 1, match.group()
+    return None
 
 
 def check_output(path: str | Path) -> Path:
