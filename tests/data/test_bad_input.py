@@ -16,7 +16,7 @@ from clarion.data import fetch, safe_pickle
 from clarion.data.clariq import read_eval_json, read_eval_table, read_labels, read_topics
 from clarion.data.io import check_output
 from clarion.data.safe_pickle import load_pickle
-from clarion.data.trec import read_qrels, write_run
+from clarion.data.trec import read_qrels, read_run, write_run
 from clarion.errors import DataError, NetworkError
 
 # --- 1. outputs that are symbolic links, FIFOs, devices
@@ -229,3 +229,34 @@ def test_a_pair_judged_twice_with_different_grades_is_refused(tmp_path):
     assert err.value.line == 4
     path.write_text("q1 0 d1 1\nq1 0 d1 1\n")  # an exact repeat is harmless
     assert read_qrels(path) == {"q1": {"d1": 1}}
+    path.write_text("q1 0 d1 2.0\n")  # a whole number written as a float
+    assert read_qrels(path) == {"q1": {"d1": 2}}
+    path.write_text("q1 0 d1 1.5\n")
+    with pytest.raises(DataError, match="q.qrel:1: relevance must be a whole number, got '1.5'"):
+        read_qrels(path)
+
+
+def test_a_run_scoring_a_pair_twice_differently_is_refused(tmp_path):
+    path = tmp_path / "r.run"
+    path.write_text("q1 Q0 a 1 3.0 A\nq1 Q0 b 2 2.0 A\nq1 Q0 a 3 1.0 A\n")
+    with pytest.raises(DataError, match="r.run:3: query q1, doc a: score 1 contradicts 3 on line 1"):
+        read_run(path)
+    path.write_text("q1 Q0 a 1 3.0 A\nq1 Q0 a 1 3.0 A\n")  # an exact repeat is harmless
+    assert read_run(path) == {"q1": {"a": 3.0}}
+
+
+# --- 7. line ends and headers
+
+
+def test_only_a_newline_ends_a_line(tmp_path):
+    path = tmp_path / "r.run"
+    path.write_text("q1 Q0 a 1 3.0 A\nq1 Q0 b 2 2.0 A\u2028x\nq1 Q0 c 3 x A\n", encoding="utf-8")
+    with pytest.raises(DataError, match="r.run:2: expected 6 fields"):  # U+2028 does not split line 2 in two
+        read_run(path)
+
+
+def test_a_tsv_column_named_twice_is_refused(tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_text("topic_id\tinitial_request\ttopic_id\n900\tdinosaurs\t901\n")
+    with pytest.raises(DataError, match="t.tsv:1: column\\(s\\) 'topic_id' appear more than once"):
+        read_topics(path)

@@ -184,7 +184,11 @@ def evaluate_documents(
         gold = read_labels(labels)
         rows = _checked_rows(run, set(gold.requests), None)
         contexts = gold.facets
-    _print_metrics("Document relevance", document_relevance(table, contexts, rows).means, json)
+    try:
+        scores = document_relevance(table, contexts, rows).means
+    except InputError as err:  # the table's content is the file's
+        raise InputError(f"{eval_dict}: {err}") from None
+    _print_metrics("Document relevance", scores, json)
 
 
 def _bank_ids(data_dir) -> set[str] | None:

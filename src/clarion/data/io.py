@@ -43,8 +43,9 @@ def read_text(path: str | Path) -> str:
 
 
 def read_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """(1-based line number, line without newline) for each non-blank line of ``path``."""
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    """(1-based line number, line without newline) for each non-blank line of ``path``. Lines end at a newline
+    only (as for :func:`~clarion.data.tsv.read_tsv`): a form feed or U+2028 inside a line is part of it."""
+    for number, line in enumerate(read_text(path).split("\n"), start=1):
         if line.strip():
             yield number, line
 

@@ -4,7 +4,7 @@
 - qrel: ``query_id 0 doc_id relevance`` (four fields)
 
 :func:`read_run_rows` keeps every row in file order (official scorers need the rows as written);
-:func:`read_run` gives the :data:`~clarion.types.Run` dict (first occurrence of a candidate wins).
+:func:`read_run` gives the :data:`~clarion.types.Run` dict (a candidate repeated with another score is an error).
 Writers are atomic: on error nothing is left at the destination.
 """
 
@@ -75,8 +75,20 @@ def rows_to_run(rows: list[RunRow]) -> Run:
 
 
 def read_run(path: str | Path) -> Run:
-    """A TREC run file as a :data:`Run` dict."""
-    return rows_to_run(read_run_rows(path))
+    """A TREC run file as a :data:`Run` dict. A (query, doc) pair may be repeated with the same score; another
+    score is an error, as there is no telling which one was meant (as for qrels)."""
+    rows = read_run_rows(path)
+    first: dict[tuple[str, str], RunRow] = {}
+    for row in rows:
+        seen = first.setdefault((row.query_id, row.doc_id), row)
+        if seen.score != row.score:
+            raise DataError(
+                path,
+                f"query {row.query_id}, doc {row.doc_id}: score {row.score:g} contradicts {seen.score:g}"
+                f" on line {seen.line}",
+                row.line,
+            )
+    return rows_to_run(rows)
 
 
 def strictly_decreasing(scores: Sequence[float], step: float = 1e-6) -> list[float]:
@@ -145,7 +157,10 @@ def read_qrels(path: str | Path) -> Qrels:
         if len(fields) != 4:
             raise DataError(path, f"expected 4 fields (query_id 0 doc_id relevance), found {len(fields)}", line)
         qid, _, doc, rel = fields
-        grade = _number(path, line, rel, "relevance", int)
+        grade = _number(path, line, rel, "relevance")
+        if not grade.is_integer():
+            raise DataError(path, f"relevance must be a whole number, got {rel!r}", line)
+        grade = int(grade)  # "1" and "1.0" alike
         judged = qrels.setdefault(qid, {})
         if doc in judged and judged[doc] != grade:
             raise DataError(

@@ -37,6 +37,9 @@ def read_tsv(
     """
     lines = read_text(path).split("\n")  # read_text has turned \r\n and \r into \n
     header = [(aliases or {}).get(h.strip(), h.strip()) for h in map(_field, lines[0].split("\t"))]
+    repeated = sorted({c for c in header if c and header.count(c) > 1})
+    if repeated:  # which of the two would a row mean?
+        raise DataError(path, f"column(s) {', '.join(repr(c) for c in repeated)} appear more than once", line=1)
     missing = [c for c in required if c not in header]
     if missing:
         raise DataError(

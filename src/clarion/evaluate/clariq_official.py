@@ -191,4 +191,11 @@ def document_relevance(
                         raise InputError(f"table[{metric!r}][{key!r}] has no 'MIN' entry to score {question!r} with")
                     question = "MIN"
                 per_query[metric][key] = _value(candidates[question], f"{metric}/{key}/{question}")
+    if metrics and not any(per_query.values()):  # the wrong table (another split's, a multi-turn one): no 0.0
+        have = next((key for metric in metrics for key in table[metric]), None)
+        need = next((key for keys in contexts.values() for key in keys), None)
+        raise InputError(
+            f"the table judges none of the {len(contexts)} run queries' keys (it has e.g. {have!r}; they need e.g."
+            f" {need!r})"
+        )
     return Evaluation({m: mean(v.values()) for m, v in per_query.items()}, per_query)
