@@ -162,8 +162,10 @@ def test_the_area_a_dialogue_names_picks_a_chains_branch():
     assert tracker.track(["Food in Haight?", "Try DragonEats.", "Delivery?"]) == [("restaurant", 3)]  # "the" optional
     # no area named, or a name that is no chain: every branch it fits stays
     assert tracker.track(["Try DragonEats.", "Delivery?"]) == [("restaurant", 3), ("restaurant", 4)]
-    assert tracker.track(["Souvla or Tadu Ethiopian Kitchen in the Tenderloin?", "Parking?"]) == [("restaurant", 5), ("restaurant", 2)]
-    assert tracker.track(["Tadu Ethiopian Kitchen in the Tenderlion?", "Parking?"]) == [("restaurant", 1), ("restaurant", 2)]
+    both = ["Souvla or Tadu Ethiopian Kitchen in the Tenderloin?", "Parking?"]
+    assert tracker.track(both) == [("restaurant", 5), ("restaurant", 2)]
+    typo = ["Tadu Ethiopian Kitchen in the Tenderlion?", "Parking?"]  # an area misspelt: both branches
+    assert tracker.track(typo) == [("restaurant", 1), ("restaurant", 2)]
 
 
 def test_fuzzy_match_for_typos(tracker):

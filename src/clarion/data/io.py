@@ -77,7 +77,7 @@ def _lone_surrogate(text: str) -> tuple[int, str] | None:
         before = start
         while before and text[before - 1] == "\\":
             before -= 1
-        if (start - before) % 2 or start == paired:  # an escaped backslash ("\\\\ud800" is text), or a pair's second half
+        if (start - before) % 2 or start == paired:  # an escaped backslash ("\\\\ud800" is text), a pair's half
             continue
         follow = _SURROGATE.match(text, match.end())
         if match.group()[3].lower() in "89ab" and follow and follow.group()[3].lower() in "cdef":
