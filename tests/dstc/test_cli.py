@@ -138,3 +138,10 @@ def test_respond_answers_one_dialogue(data, tmp_path, capsys):
     assert "response: " in human.stdout and "1. [ALPHA LODGE]" in human.stdout
     line = fails(capsys, "respond", "--model", str(model), "--knowledge", str(data), "Hello.", "")
     assert "turn 1: text must be a non-empty string" in line
+
+
+def test_a_command_failing_before_its_work_prints_its_error_line_alone(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["dstc", "respond", "--model", str(tmp_path / "no-model"), "--knowledge", str(tmp_path / "no"), "Hi."])
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1  # no empty progress display before it

@@ -28,7 +28,8 @@ def echo_json(obj) -> None:
 
 
 def progress():
-    """A rich progress bar on stderr (description, bar, count, elapsed, remaining)."""
+    """A rich progress bar on stderr (description, bar, count, elapsed, remaining). It shows from its first task
+    on, so a command that fails before any work leaves nothing but its error line."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -38,7 +39,20 @@ def progress():
         TimeRemainingColumn,
     )
 
-    return Progress(
+    class LazyProgress(Progress):
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc) -> None:
+            if self.live.is_started:
+                self.stop()
+
+        def add_task(self, *args, **kwargs):
+            if not self.live.is_started:
+                self.start()
+            return super().add_task(*args, **kwargs)
+
+    return LazyProgress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),

@@ -147,7 +147,7 @@ def tune(
     target: Annotated[
         list[str], typer.Option("--target", "-t", help="[QRELS:]METRIC[=WEIGHT], e.g. best:mrr=0.5; repeatable.")
     ] = ...,
-    trials: Annotated[int, typer.Option("--trials", help="Number of parameter sets (first = defaults).")] = 50,
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Number of parameter sets (first = defaults).")] = 50,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
     fix: Annotated[list[str] | None, typer.Option("--fix", help="NAME=VALUE kept fixed; repeatable.")] = None,
     norm: NormOption = Norm.MIN_MAX,

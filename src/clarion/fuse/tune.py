@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 
 from clarion.errors import InputError
-from clarion.evaluate.ranking import evaluate
+from clarion.evaluate.ranking import check_metrics, evaluate
 from clarion.fuse.registry import Method, check_params, fuse, get_method
 from clarion.fuse.standard import Norm
 from clarion.types import Qrels, Run, check_run, check_runs
@@ -57,6 +57,7 @@ class Target:
             raise InputError(f"target {text!r}: weight {weight!r} is not a number") from None
         if not math.isfinite(value) or value <= 0:
             raise InputError(f"target {text!r}: weight must be a positive number")
+        check_metrics([metric])  # a misspelt metric fails here, before any search
         return cls(metric, value, name.strip() or DEFAULT_QRELS)
 
     def label(self) -> str:
