@@ -121,6 +121,8 @@ def test_a_truncated_classifier_file_is_a_model_error(model, tmp_path):
         ("tell me about iron", "list of strings"),
         ([3], r"requests\[0\]: request must be a string"),
         (["x" * (MAX_REQUEST_CHARS + 1)], "at most"),
+        (["fine", "?!?"], r"requests\[1\]: request '\?!\?' has no letter or digit"),
+        (["\u200b\u200b"], "has no letter or digit"),
     ],
 )
 def test_bad_requests_are_rejected(requests, message):

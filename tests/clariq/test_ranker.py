@@ -178,6 +178,9 @@ def test_clarifier_rejects_bad_input(tiny_ranker):
     candidates = bot.rank("Tell me about Obama family tree.", k=5)
     assert [c.id for c in candidates] == [q for q, _ in ranker.rank(["Tell me about Obama family tree."], 5)[0]]
     assert all(c.text for c in candidates if c.id != NO_QUESTION)
+    assert bot.rank("Tell me about Obama family tree.", k=np.int64(5)) == candidates  # numpy's integers are integers
+    with pytest.raises(InputError, match="threshold"):
+        bot.should_clarify("obama family tree", threshold=np.float32("nan"))
 
 
 def test_a_rewording_of_a_known_request_is_ranked_as_that_request(tiny_ranker):

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from clarion.data import location
-from clarion.errors import DataError, NetworkError
+from clarion.errors import DataError, InputError, NetworkError
 
 
 def test_order(tmp_path, monkeypatch):
@@ -48,3 +48,8 @@ def test_fetch_without_network_fails_fast(tmp_path, monkeypatch):
         fetch.fetch_clariq(tmp_path / "clariq")
     assert time.monotonic() - start < 10
     assert not (tmp_path / "clariq").exists()
+
+
+def test_a_data_dir_that_is_no_path_is_an_input_error():
+    with pytest.raises(InputError, match="data_dir must be a path"):
+        location.dataset_dir("clariq", 5)

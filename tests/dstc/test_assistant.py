@@ -89,6 +89,9 @@ def test_string_turns_alternate_and_end_with_the_user(grounder, synthetic):
         ([{"speaker": "U", "text": "hi"}, {"speaker": "S", "text": "Hello."}], "last turn must be the user's"),
         (["x" * (MAX_TURN_CHARS + 1)], "more than 2,000"),
         (["Is there wifi \ud800 at the hotel?"], "turn 0: text is not valid Unicode"),
+        (["Hello.", "Hi!", "?!"], "turn 2: the user's turn has no letter or digit"),
+        ([Turn("U", "Is it quiet?", nbest="abc")], "turn 0: nbest must be a list of"),
+        ([Turn("U", "Is it quiet?", nbest=((None, 1.0),))], "turn 0: nbest must be a list of"),
     ],
 )
 def test_bad_dialogues_are_refused_naming_the_turn(grounder, dialogue, message):
@@ -127,3 +130,8 @@ def test_load_trains_the_default_model_when_absent(tmp_path, monkeypatch, capsys
     again = Grounder.load(data_dir=tmp_path / "data")
     assert capsys.readouterr().err == "" and again.directory == first.directory
     assert again.respond(["Is the staff friendly at Alpha Lodge?"]).knowledge_seeking
+
+
+def test_load_refuses_a_progress_that_is_not_callable(synthetic, tmp_path):
+    with pytest.raises(InputError, match="progress must be a callable"):
+        Grounder.load(tmp_path / "model", synthetic.knowledge, progress=None)

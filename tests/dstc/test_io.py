@@ -11,6 +11,7 @@ from clarion.dstc.io import (
     detect_format,
     key_of_ref,
     load_dataset,
+    parse_knowledge,
     read_labels,
     ref_from_key,
     write_predictions,
@@ -391,3 +392,13 @@ def test_entity_ids_are_integers_only_for_ascii_digits():
 
     assert _entity_id("12") == 12 and _entity_id("*") == "*"
     assert _entity_id("²") == "²" and _entity_id("٣") == "٣"  # str.isdigit says yes; int() fails or merges ids
+
+
+def test_ids_that_are_one_number_twice_are_refused():
+    review = {"traveler_type": "Solo", "sentences": {"0": "Clean rooms."}}
+    twice = {"hotel": {"20": {"name": "A", "reviews": {"0": review}}, "020": {"name": "B", "reviews": {"0": review}}}}
+    with pytest.raises(DataError, match="k.json: field hotel.020: entity id 20 is given twice"):
+        parse_knowledge(twice, "k.json")
+    docs = {"hotel": {"1": {"name": "A", "reviews": {"9": review, "09": review}}}}
+    with pytest.raises(DataError, match="field hotel.1: snippet .* is given twice"):
+        parse_knowledge(docs, "k.json")

@@ -19,6 +19,7 @@ candidates, with text ``""``; a chatbot that must ask something skips it.
 from __future__ import annotations
 
 import sys
+from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np
@@ -67,9 +68,9 @@ class Clarifier:
 
     def rank(self, request: str, k: int = 30) -> list[Candidate]:
         """The ``k`` best clarifying questions for ``request`` (1 <= k <= shortlist + 1), best first."""
-        if isinstance(k, bool) or not isinstance(k, int):
+        if isinstance(k, bool) or not isinstance(k, Integral):  # numpy's integers too
             raise InputError(f"k must be an integer, got {k!r}")
-        pairs = self.ranker.rank([validate_request(request)], k=k)[0]
+        pairs = self.ranker.rank([validate_request(request)], k=int(k))[0]
         return [Candidate(q, self._text[q], s) for q, s in pairs]
 
     def _nearest(self, request: str) -> tuple[str, str, float]:
@@ -116,7 +117,7 @@ class Clarifier:
 
 def check_threshold(threshold: object) -> None:
     """:class:`InputError` unless ``threshold`` is a number in (0, 1]."""
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+    if isinstance(threshold, bool) or not isinstance(threshold, Real) or not 0 < threshold <= 1:  # NaN fails too
         raise InputError(f"threshold must be a number in (0, 1], got {threshold!r}")
 
 

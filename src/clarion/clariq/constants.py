@@ -22,12 +22,15 @@ MAX_REQUEST_CHARS = 1000
 
 
 def validate_request(request: object) -> str:
-    """The stripped request, or :class:`InputError` for a non-string, empty or oversized one."""
+    """The stripped request, or :class:`InputError` for a non-string, empty or oversized one, or one with no
+    letter or digit ("?!", zero-width spaces: nothing to rank questions for)."""
     if not isinstance(request, str):
         raise InputError(f"request must be a string, got {type(request).__name__}")
     text = request.strip()
     if not text:
         raise InputError("request is empty: give the user's initial request as text")
+    if not any(c.isalnum() for c in text):
+        raise InputError(f"request {text[:40]!r} has no letter or digit: give the user's request in words")
     if len(text) > MAX_REQUEST_CHARS:
         raise InputError(f"request has {len(text)} characters; at most {MAX_REQUEST_CHARS} are accepted")
     return check_unicode(text, "request")

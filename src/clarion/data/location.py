@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from clarion.data.io import as_path
 from clarion.errors import DataError
 
 _REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -33,7 +34,7 @@ def cache_dir() -> Path:
 def data_dir(explicit: str | Path | None = None) -> Path:
     """Resolve the data directory (see the module docstring for the order)."""
     if explicit:
-        path = Path(explicit).expanduser()
+        path = as_path(explicit, "data_dir").expanduser()
         if not path.is_dir():
             raise DataError(path, "data directory does not exist (given with --data-dir)")
         return path

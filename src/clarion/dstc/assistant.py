@@ -17,9 +17,11 @@ the same detection, entity tracking, snippet selection and response as ``clarion
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from numbers import Real
 from pathlib import Path
 
 from clarion.dstc.io import KNOWLEDGE, Context, Dataset, Knowledge, Snippet, Turn, read_knowledge
@@ -78,6 +80,8 @@ class Grounder:
         from clarion.dstc.models.default import DEFAULT_DATASET, ensure_default_model
         from clarion.dstc.models.modeldir import load_model
 
+        if not callable(progress):
+            raise InputError(f"progress must be a callable progress(description, total), got {progress!r}")
         if model_dir is None:
             directory = ensure_default_model(data_dir, progress, say=lambda m: print(m, file=sys.stderr, flush=True))
         else:
@@ -110,6 +114,23 @@ class Grounder:
         ]
 
 
+def _is_nbest(nbest: object) -> bool:
+    """Whether ``nbest`` is a sequence of (text, finite number) pairs, as ASR hypotheses are given."""
+    return (
+        isinstance(nbest, Sequence)
+        and not isinstance(nbest, str)
+        and all(
+            isinstance(h, Sequence)
+            and len(h) == 2
+            and isinstance(h[0], str)
+            and isinstance(h[1], Real)
+            and not isinstance(h[1], bool)
+            and math.isfinite(h[1])
+            for h in nbest
+        )
+    )
+
+
 def as_turns(dialogue: Sequence[TurnLike], where: str = "") -> tuple[Turn, ...]:
     """``dialogue`` as :class:`Turn` objects; :class:`InputError` (naming the turn) for anything malformed."""
     if isinstance(dialogue, str) or not isinstance(dialogue, Sequence):
@@ -133,7 +154,11 @@ def as_turns(dialogue: Sequence[TurnLike], where: str = "") -> tuple[Turn, ...]:
         if len(text) > MAX_TURN_CHARS:
             raise InputError(f"{where}turn {i}: text is {len(text):,} characters, more than {MAX_TURN_CHARS:,}")
         check_unicode(text, f"{where}turn {i}: text")
+        if isinstance(turn, Turn) and not _is_nbest(turn.nbest):
+            raise InputError(f"{where}turn {i}: nbest must be a list of (hypothesis text, score) pairs")
         turns.append(turn if isinstance(turn, Turn) else Turn(speaker, text))
     if turns[-1].speaker != "U":
         raise InputError(f"{where}the last turn must be the user's (speaker 'U')")
+    if not any(c.isalnum() for c in turns[-1].text):
+        raise InputError(f"{where}turn {len(turns) - 1}: the user's turn has no letter or digit to answer")
     return tuple(turns)

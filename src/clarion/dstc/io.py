@@ -245,8 +245,12 @@ def parse_knowledge(raw: Any, path: str | Path | None = None) -> Knowledge:
     for domain, entities in raw.items():
         for raw_id, entity in entities.items():
             eid = _entity_id(raw_id)
+            if (domain, eid) in knowledge.entity_names:  # "020" and "20" are one id to the labels
+                raise DataError(path, f"field {domain}.{raw_id}: entity id {eid!r} is given twice")
             knowledge.entity_names[(domain, eid)] = entity.get("name")
             for snippet in make(domain, eid, entity):
+                if snippet.key in knowledge._by_key:  # doc "09" and doc "9"
+                    raise DataError(path, f"field {domain}.{raw_id}: snippet {snippet.key} is given twice")
                 knowledge._snippets.append(snippet)
                 knowledge._by_key[snippet.key] = snippet
     return knowledge
