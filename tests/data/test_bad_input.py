@@ -260,3 +260,16 @@ def test_a_tsv_column_named_twice_is_refused(tmp_path):
     path.write_text("topic_id\tinitial_request\ttopic_id\n900\tdinosaurs\t901\n")
     with pytest.raises(DataError, match="t.tsv:1: column\\(s\\) 'topic_id' appear more than once"):
         read_topics(path)
+
+
+def test_a_byte_that_is_not_utf8_is_named_with_its_line(tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_bytes(b"topic_id\tinitial_request\n1\tok\n2\tcaf\xe9\n")
+    with pytest.raises(DataError, match=r"t.tsv:3: not UTF-8 text \(byte 35, b'\\xe9'\)"):
+        read_topics(path)
+
+
+def test_a_json_table_is_read_as_json_whatever_its_name(tmp_path):
+    path = tmp_path / "table.eval"
+    path.write_text('{"MRR100": {"F1": {"Q1": 0.5, "MIN": 0.0}}}')
+    assert read_eval_table(path) == {"MRR100": {"F1": {"Q1": 0.5, "MIN": 0.0}}}

@@ -53,3 +53,10 @@ def test_fetch_without_network_fails_fast(tmp_path, monkeypatch):
 def test_a_data_dir_that_is_no_path_is_an_input_error():
     with pytest.raises(InputError, match="data_dir must be a path"):
         location.dataset_dir("clariq", 5)
+
+
+def test_a_data_dir_that_is_a_file_is_called_one(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("CLARION_DATA_DIR", str(tmp_path / "file"))
+    with pytest.raises(DataError, match="data directory is a file, not a directory"):
+        location.data_dir()

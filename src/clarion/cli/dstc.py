@@ -39,7 +39,14 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print exactly one JSON
 def _data(data: Path | None, data_dir: Path | None) -> Path:
     from clarion.data.location import dataset_dir
 
-    return data if data is not None else dataset_dir(DEFAULT_DATASET, data_dir)
+    if data is None:
+        return dataset_dir(DEFAULT_DATASET, data_dir)
+    if not data.is_dir():
+        from clarion.data.io import no_directory
+        from clarion.errors import DataError
+
+        raise DataError(data, f"--data {no_directory(data)}: give the directory holding logs.json and knowledge.json")
+    return data
 
 
 @contextmanager

@@ -156,8 +156,17 @@ def read_multi_turn_run(path: str | Path) -> list[RunRow]:
 
 
 def _load_table(path: str | Path) -> Any:
+    """JSON when the file says so (a ``.json`` name, or text opening with ``{`` or ``[`` whatever its name, e.g. a
+    ``.eval`` file), else a pickle (read by the restricted unpickler)."""
     path = Path(path)
-    return read_json(path) if path.suffix == ".json" else load_pickle(path)
+    if path.suffix == ".json":
+        return read_json(path)
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        head = b""  # load_pickle names the problem
+    return read_json(path) if head[:1] in (b"{", b"[") else load_pickle(path)
 
 
 def read_conversations(path: str | Path) -> dict[str, dict[str, Any]]:

@@ -22,6 +22,11 @@ def as_path(value: object, what: str) -> Path:
     raise InputError(f"{what} must be a path (a string or pathlib.Path), got {type(value).__name__}")
 
 
+def no_directory(path: Path) -> str:
+    """Why ``path``, expected to be a directory, is none: "is a file, not a directory" or "does not exist"."""
+    return "is a file, not a directory" if path.exists() else "does not exist"
+
+
 def read_text(path: str | Path) -> str:
     """The whole text of ``path``; a missing, unreadable, binary or empty file raises :class:`DataError`."""
     path = Path(path)
@@ -34,7 +39,10 @@ def read_text(path: str | Path) -> str:
     except PermissionError:
         raise DataError(path, "permission denied") from None
     except UnicodeDecodeError as err:
-        raise DataError(path, f"not UTF-8 text (byte {err.start})") from None
+        line = err.object[: err.start].count(b"\n") + 1
+        raise DataError(
+            path, f"not UTF-8 text (byte {err.start}, {err.object[err.start : err.start + 1]!r})", line
+        ) from None
     except OSError as err:
         raise DataError(path, f"cannot read: {err.strerror}") from None
     if not text.strip():

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from clarion.data.io import as_path
+from clarion.data.io import as_path, no_directory
 from clarion.errors import DataError
 
 _REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -36,13 +36,13 @@ def data_dir(explicit: str | Path | None = None) -> Path:
     if explicit:
         path = as_path(explicit, "data_dir").expanduser()
         if not path.is_dir():
-            raise DataError(path, "data directory does not exist (given with --data-dir)")
+            raise DataError(path, f"data directory {no_directory(path)} (given with --data-dir)")
         return path
     env = os.environ.get("CLARION_DATA_DIR")
     if env:
         path = Path(env).expanduser()
         if not path.is_dir():
-            raise DataError(path, "data directory does not exist (set by CLARION_DATA_DIR)")
+            raise DataError(path, f"data directory {no_directory(path)} (set by CLARION_DATA_DIR)")
         return path
     for base in (Path.cwd(), _REPO_ROOT):
         shared = base.parent / "shared" / "data"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from clarion.data.io import read_json
+from clarion.data.io import no_directory, read_json
 from clarion.dstc.io import KNOWLEDGE, LABELS, LOGS, parse_labels, read_knowledge, read_logs
 from clarion.dstc.schema import Format
 from clarion.errors import DataError, InputError
@@ -28,7 +28,7 @@ def load_for_scoring(data_dir: str | Path, pred_path: str | Path) -> tuple[Forma
     """The format, the validated ``labels.json`` objects and the validated prediction objects."""
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
-        raise DataError(data_dir, "data directory does not exist")
+        raise DataError(data_dir, f"data directory {no_directory(data_dir)}")
     knowledge = read_knowledge(data_dir / KNOWLEDGE)
     n = len(read_logs(data_dir / LOGS))
     fmt = knowledge.format

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clarion.data.io import atomic_writer, read_json
+from clarion.data.io import atomic_writer, no_directory, read_json
 from clarion.dstc.schema import (
     KNOWLEDGE_SCHEMAS,
     LABELS_SCHEMAS,
@@ -343,7 +343,7 @@ def load_dataset(directory: str | Path, *, labels: bool | None = None) -> Datase
     """
     directory = Path(directory)
     if not directory.is_dir():
-        raise DataError(directory, "data directory does not exist")
+        raise DataError(directory, f"data directory {no_directory(directory)}")
     knowledge = read_knowledge(directory / KNOWLEDGE)
     contexts = read_logs(directory / LOGS)
     label_path = directory / LABELS
