@@ -324,10 +324,13 @@ class EntityTracker:
         for key in found:
             if key in self.branches:
                 chains.setdefault(self.branches[key][0], []).append(key)
+        siblings = [keys for keys in chains.values() if len(keys) > 1]
+        if not siblings:
+            return found
         context = normalise(" ".join(turns))
         dropped = set()
-        for keys in chains.values():
+        for keys in siblings:
             named = [key for key in keys if f" {self.branches[key][1]} " in context]
-            if len(keys) > 1 and named:
+            if named:
                 dropped.update(key for key in keys if key not in named)
         return [key for key in found if key not in dropped]
