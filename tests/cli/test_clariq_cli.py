@@ -251,6 +251,13 @@ def test_console_script_exit_code_without_traceback(tmp_path):
     assert result.stderr.strip().startswith("error:") and "Traceback" not in result.stderr
 
 
+def test_clarify_rejects_a_bad_request_or_k_before_loading_anything(capsys):
+    code, out, err = run_cli(["clariq", "clarify", "--k", "102", "Tell me about dinosaurs."], capsys)
+    assert code == 2 and not out and "--k must be at most 101" in err
+    code, out, err = run_cli(["clariq", "clarify", "?!"], capsys)
+    assert code == 2 and not out and "has no letter or digit" in err
+
+
 @pytest.mark.parametrize("threshold", ["0", "1.5", "-0.2"])
 def test_clarify_rejects_a_threshold_outside_0_1_before_loading_anything(threshold, tmp_path, capsys):
     missing = tmp_path / "no-model"  # never read: the threshold is checked first

@@ -250,9 +250,16 @@ def clarify(
 ) -> None:
     """One request through the Clarifier API: how much it needs clarifying, and which questions to ask."""
     from clarion.clariq.clarifier import Clarifier, check_threshold, clarify_from
-    from clarion.clariq.constants import NO_QUESTION
+    from clarion.clariq.constants import NO_QUESTION, validate_request
+    from clarion.clariq.ranker import RankerConfig
+    from clarion.errors import InputError
 
-    check_threshold(threshold)
+    check_threshold(threshold)  # user mistakes fail before the model loads (~10 s)
+    validate_request(request)
+    if model is None and k > RankerConfig().shortlist + 1:
+        raise InputError(
+            f"--k must be at most {RankerConfig().shortlist + 1} (the shortlist and 'ask nothing'), got {k}"
+        )
     bot = Clarifier.load(model, data_dir)
     label, probabilities = bot.need(request)
     ask = clarify_from(probabilities, threshold)  # should_clarify's rule, without featurising the request again
