@@ -136,6 +136,15 @@ def test_longest_alias_wins(tracker):
     assert tracker.track(["Is Nandos busy?"]) == [("restaurant", 4)]
 
 
+def test_an_attraction_named_as_where_a_place_is_is_no_mention():
+    tracker = EntityTracker.from_names({("hotel", 1): "Hotel Nikko San Francisco", ("attraction", 2): "Union Square"})
+    turns = ["Try the Hotel Nikko San Francisco.", "What area is that in?", "It's in Union Square.", "Pets?"]
+    assert tracker.track(turns) == [("hotel", 1)]
+    assert tracker.mentions("Their address is 345 Taylor Street Union Square.") == []
+    assert tracker.mentions("Is there parking at Union Square?") == [("attraction", 2)]  # not after "in"
+    assert tracker.mentions("Rooms in the Hotel Nikko?") == [("hotel", 1)]  # hotels and restaurants are named
+
+
 def test_numbers_alone_are_no_alias():
     assert aliases("RESTAURANT TWO TWO") == {"restaurant two two", "restauranttwotwo"}
     assert "pier 39" in aliases("Pier 39") and "39" not in aliases("Pier 39")

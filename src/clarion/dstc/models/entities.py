@@ -94,6 +94,8 @@ _STOP_ALIASES = {
     "taylor",
 }
 _STREET = re.compile(r"(street|st|road|rd|lane|avenue|ave)\b")  # after an alias: an address, not a name
+# before an attraction's name: where a place is ("it's in Union Square", "345 Taylor Street Union Square")
+_LOCATIVE = re.compile(r"(?:\bin|\bin the|street|\bst|road|\brd|lane|avenue|\bave) $")
 _DANGLING = {"of", "in", "by", "at", "and", "the", "a"}  # "University Club of [San Francisco]" is no alias
 # Number words: "two two" of "Restaurant Two Two" is no alias alone; a spoken zip code ends "nine four one two two".
 _NUMBER_WORDS = set(
@@ -237,14 +239,21 @@ class EntityTracker:
 
     def _matches(self, norm: str) -> Iterator[re.Match]:
         """The alias matches in normalised text, in order; an alias followed by a street word is part of an address
-        ("12 Bridge Street" does not name Bridge Guest House)."""
+        ("12 Bridge Street" does not name Bridge Guest House), and an attraction's name after "in" or a street word
+        says where another place is ("the hotel is in Union Square")."""
         if self.pattern is None:
             return
         pos = 0
         while (match := self.pattern.search(norm, pos)) is not None:
-            if not _STREET.match(norm, match.end()):
+            if not _STREET.match(norm, match.end()) and not self._locative(norm, match):
                 yield match
             pos = match.end() - 1
+
+    def _locative(self, norm: str, match: re.Match) -> bool:
+        keys = self.alias_index[match.group(1)]
+        if not all(domain == "attraction" for domain, _ in keys):
+            return False
+        return _LOCATIVE.search(norm, max(0, match.start() - 12), match.start() + 1) is not None
 
     def strip_names(self, text: str) -> str:
         """``text`` with every entity name it holds cut out, the rest as written: "Are pets allowed at the Acorn
