@@ -195,39 +195,17 @@ def test_bad_need_run(tmp_path, clariq_dir, capsys):
 
 
 def test_bad_eval_dict(tmp_path, clariq_dir, capsys):
-    (tmp_path / "table.json").write_text('{"MRR100": [1, 2]}')
-    code, _, err = run_cli(
-        [
-            "clariq",
-            "evaluate",
-            "documents",
-            "--labels",
-            str(clariq_dir / "dev.tsv"),
-            "--run",
-            str(clariq_dir / "sample_runs" / "dev_bm25"),
-            "--eval-dict",
-            str(tmp_path / "table.json"),
-        ],
-        capsys,
-    )
-    assert code == 2 and "expected a dict of contexts" in err
-    # a well-formed table that judges none of the run's facets (another split's) is an error, not a score of 0
-    (tmp_path / "table.json").write_text('{"MRR100": {"F9999": {"MIN": 0.0}}}')
-    code, out, err = run_cli(
-        [
-            "clariq",
-            "evaluate",
-            "documents",
-            "--labels",
-            str(clariq_dir / "dev.tsv"),
-            "--run",
-            str(clariq_dir / "sample_runs" / "dev_bm25"),
-            "--eval-dict",
-            str(tmp_path / "table.json"),
-        ],
-        capsys,
-    )
-    assert code == 2 and not out and f"{tmp_path / 'table.json'}: the table judges none of the 50" in err
+    table = tmp_path / "table.json"
+    args = ["clariq", "evaluate", "documents", "--labels", str(clariq_dir / "dev.tsv"), "--eval-dict", str(table)]
+    args += ["--run", str(clariq_dir / "sample_runs" / "dev_bm25")]
+    for text, message in [
+        ('{"MRR100": [1, 2]}', "expected a dict of contexts"),
+        # well formed, but judging none of the run's facets (another split's table): an error, not a score of 0
+        ('{"MRR100": {"F9999": {"MIN": 0.0}}}', f"{table}: the table judges none of the 50"),
+    ]:
+        table.write_text(text)
+        code, out, err = run_cli(args, capsys)
+        assert code == 2 and not out and message in err
 
 
 def test_console_script_exit_code_without_traceback(tmp_path):
