@@ -330,3 +330,21 @@ def test_training_needs_labels_and_both_classes(synthetic):
         train(no_labels, PipelineConfig.tiny())
     with pytest.raises(InputError, match="both"):
         train(synthetic.subset([0, 2, 4]), PipelineConfig.tiny())
+
+
+def test_a_selection_unlike_the_turn_is_unrelated():
+    from types import SimpleNamespace
+
+    from clarion.dstc.models.pipeline import DstcModel
+
+    turn = np.array([1.0, 0.0])
+    chosen = np.array([[0.1, 0.995], [0.15, 0.989]])  # cosines 0.1 and 0.15 to the turn
+    model = SimpleNamespace(config=PipelineConfig(abstain_cosine=0.2))
+    assert DstcModel._unrelated(model, chosen, turn)
+    model.config.abstain_cosine = 0.12
+    assert not DstcModel._unrelated(model, chosen, turn)  # one of them is close enough
+    model.config.abstain_cosine = None
+    assert not DstcModel._unrelated(model, chosen, turn)  # off
+    model.config = PipelineConfig(abstain_cosine=0.2, dense=False)
+    assert not DstcModel._unrelated(model, chosen, turn)  # no embeddings to compare
+    assert PipelineConfig.from_json({}).abstain_cosine is None  # models trained before it keep answering

@@ -70,6 +70,7 @@ class PipelineConfig:
     comparisons: bool = True  # consensus: a selection about several entities answered by a comparison, names swapped
     faithful: bool = True  # consensus: a body naming an unselected entity only votes; none fits -> the template
     abstain_below: float | None = 0.1  # DSTC11 format: best snippet probability below it -> nothing fits, say so
+    abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
@@ -99,6 +100,7 @@ class PipelineConfig:
             comparisons=bool(obj.get("comparisons", False)),  # before it: one name swapped, any answer choosable
             faithful=bool(obj.get("faithful", False)),  # before it: any name choosable; else another domain's
             abstain_below=obj.get("abstain_below"),  # models trained before it answered from the best snippets
+            abstain_cosine=obj.get("abstain_cosine"),
             ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
@@ -315,6 +317,15 @@ class DstcModel:
         response = f"{snippets_response([faq], index.knowledge.entity_names)} {follow_up_for([faq.key])}"
         return Label(True, (faq.key,), response)
 
+    def _unrelated(self, chosen_emb: np.ndarray, turn_emb: np.ndarray) -> bool:
+        """Whether none of the chosen snippets is within cosine ``abstain_cosine`` of the turn (names cut): the
+        selector ranks the snippets it has, and a question none of them is about ("Is the Allenbell noisy at
+        night?", no review mentions noise) still gets a best one."""
+        threshold = self.config.abstain_cosine
+        if threshold is None or not self.config.dense or len(chosen_emb) == 0:
+            return False
+        return float((chosen_emb @ turn_emb).max()) < threshold
+
     @staticmethod
     def _no_answer(index: KnowledgeIndex, entities: list[tuple]) -> Label:
         """Knowledge-seeking, but no snippet of the tracked entities answers it (the selector's best probability is
@@ -383,6 +394,8 @@ class DstcModel:
             if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
                 return self._no_answer(index, entities), None
         chosen = self.selector.choose(scores, ranked=ranked)
+        if not ranked and self._unrelated(group.snippets[chosen], q_emb if gate_emb is None else gate_emb):
+            return self._no_answer(index, entities), None
         picked = [snippets[j] for j in chosen]
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
