@@ -34,7 +34,14 @@ RunOption = Annotated[list[Path] | None, typer.Option("--run", help="Run to fuse
 ParamOption = Annotated[
     list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE (weights: comma-separated); repeatable.")
 ]
-NormOption = Annotated[Norm, typer.Option("--norm", help="Per-query score normalisation before fusing.")]
+NormOption = Annotated[
+    Norm,
+    typer.Option(
+        "--norm",
+        help="Per-query score normalisation before fusing; the score-based methods (alpha, comb*, wsum, wmnz, mixed)"
+        " use it, the rank-based ones (two-step, rrf, isr, rbc, borda, condorcet, ...) do not.",
+    ),
+]
 RunIdOption = Annotated[str, typer.Option("--run-id", help="Run id written in the output run.")]
 DepthOption = Annotated[int | None, typer.Option("--depth", help="Keep only the top DEPTH per query.")]
 
