@@ -93,9 +93,10 @@ _STOP_ALIASES = {
     "flyer",
     "taylor",
 }
-_STREET = re.compile(r"(street|st|road|rd|lane|avenue|ave)\b")  # after an alias: an address, not a name
+_STREET_WORDS = "street|st|road|rd|lane|avenue|ave"
+_STREET = re.compile(rf"(?:{_STREET_WORDS})\b")  # after an alias: an address, not a name
 # before an attraction's name: where a place is ("it's in Union Square", "345 Taylor Street Union Square")
-_LOCATIVE = re.compile(r"(?:\bin|\bin the|street|\bst|road|\brd|lane|avenue|\bave) $")
+_LOCATIVE = re.compile(rf"\b(?:in|in the|{_STREET_WORDS}) $")
 _DANGLING = {"of", "in", "by", "at", "and", "the", "a"}  # "University Club of [San Francisco]" is no alias
 # Number words: "two two" of "Restaurant Two Two" is no alias alone; a spoken zip code ends "nine four one two two".
 _NUMBER_WORDS = set(
@@ -304,8 +305,8 @@ class EntityTracker:
         A domain word of the last turn ("taxi", "car", "train") adds that domain's entity after the ones the
         turn names ("Can I take a cab to Acorn Guest House?" is about the guest house first; "car" in a turn about
         parking is no taxi word). A name fitting several branches of a chain keeps the branches whose area the
-        context names. When no turn
-        names an entity exactly, the last ``fuzzy_turns`` turns are searched for near matches. A last turn that
+        context names. When no turn names an entity exactly, the last ``fuzzy_turns`` turns are searched for near
+        matches. A last turn that
         names none but points at one by its place ("Does the first one have a gym?", "the latter") keeps that
         entity of the several an earlier turn named, in their order there.
         """
