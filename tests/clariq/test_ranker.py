@@ -1,8 +1,8 @@
 """The question ranker's contract, its save/load round trip and the Clarifier API's input checks.
 
-A tiny ranker (3 folds, 10 boosting rounds, shortlist 35, the packaged MiniLM) is trained once per session
-on 30 train topics; it is about the contract, not about quality. The slow tier trains one with a fine-tuned
-MiniLM (tests/clariq/test_ranker_training.py).
+A tiny ranker (3 folds, 10 boosting rounds, shortlist 35, the packaged MiniLM alone) is trained once per session
+on 30 train topics; it is about the contract, not about quality. The slow tier trains one with the default
+encoders, all-mpnet-base-v2 beside a fine-tuned MiniLM (tests/clariq/test_ranker_training.py).
 """
 
 from __future__ import annotations
@@ -54,7 +54,9 @@ class _Subset(ClariQ):
 @pytest.fixture(scope="session")
 def tiny_ranker(data_root, tmp_path_factory):
     data = _Subset(ClariQ.load(data_root).root)
-    config = RankerConfig(shortlist=MIN_DEPTH + 5, folds=3, rounds=10, min_data_in_leaf=5, stages=2, finetune_epochs=0)
+    config = RankerConfig(
+        shortlist=MIN_DEPTH + 5, folds=3, rounds=10, min_data_in_leaf=5, stages=2, finetune_epochs=0, encoders=()
+    )
     ranker = fit_ranker(QuestionRanker, data, ("train",), config)
     directory = ranker.save(tmp_path_factory.mktemp("ranker"))
     return ranker, directory, data
@@ -115,6 +117,29 @@ def test_a_finetuned_encoder_travels_with_the_model(tiny_ranker, tmp_path):
         QuestionRanker.load(directory)
 
 
+def test_a_composite_encoder_travels_with_the_model(tiny_ranker, tmp_path):
+    """Packaged members are saved by name, a fine-tuned member is copied; the loaded ranker ranks alike."""
+    ranker, _, data = tiny_ranker
+    pairs = [("t1", "tell me about iron", "do you mean the metal"), ("t2", "dinosaurs", "which dinosaur")]
+    config = FinetuneConfig(epochs=1, batch_size=2)
+    tuned = finetune(pairs, tmp_path / "tuned", config)
+    composite = (MODEL_NAME, str(tuned))
+    context = replace(ranker.context, encoder=composite)
+    trained = QuestionRanker(ranker.config, context, ranker.models, ranker.no_question_at)
+    directory = trained.save(tmp_path / "m")
+    loaded = QuestionRanker.load(directory)
+    assert loaded.context.encoder == (MODEL_NAME, str(directory / ENCODER_DIR))
+    assert encoder_id(loaded.context.encoder) == f"{MODEL_NAME}+{finetuned_id(pairs, config)}"
+    requests = [t.request for t in data.topics("dev")[:3]]
+    assert loaded.rank(requests) == trained.rank(requests)
+
+
+def test_unknown_packaged_encoders_are_refused():
+    with pytest.raises(InputError, match="unknown packaged encoder"):
+        RankerConfig(encoders=("bert-large",))
+    assert RankerConfig(encoders=["all-mpnet-base-v2"]).encoders == ("all-mpnet-base-v2",)  # as read from JSON
+
+
 def test_damaged_model_files_are_model_errors(tiny_ranker, tmp_path):
     import json
     import shutil
@@ -136,7 +161,7 @@ def test_damaged_model_files_are_model_errors(tiny_ranker, tmp_path):
 def test_a_damaged_encoder_is_a_model_error(tmp_path):
     (tmp_path / "config.json").write_text("{")
     (tmp_path / "model.safetensors").write_bytes(b"not weights")
-    with pytest.raises(ModelError, match="cannot load the MiniLM encoder"):
+    with pytest.raises(ModelError, match="cannot load the sentence encoder"):
         load_encoder(tmp_path)
 
 

