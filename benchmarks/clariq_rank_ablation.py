@@ -1,6 +1,7 @@
 """Dev ablation of the ClariQ question ranker, official scorer, models trained on train only.
 
-Rows: BM25 and zero-shot dense alone (the baselines), the ranker's fine-tuned MiniLM alone, the first-stage
+Rows: BM25 and zero-shot dense alone (the baselines), each of the ranker's encoders alone (zero-shot
+all-mpnet-base-v2, MiniLM fine-tuned on train) and the two together (the mean of their cosines), the first-stage
 score alone (without and with the learned ``Q00001`` slot), the first LambdaMART, and the pipeline up to
 each later stage (the last row is the full pipeline), then the full pipeline's bootstrap standard error and 95%
 interval over the dev topics (10,000 resamples). Uses the cached train-only model
@@ -29,7 +30,8 @@ def main() -> None:
     from clarion.data.clariq import ClariQ
     from clarion.data.trec import RunRow
     from clarion.evaluate.clariq_official import question_relevance
-    from clarion.retrieve.dense import DenseIndex
+    from clarion.retrieve.dense import DenseIndex, members
+    from clarion.retrieve.packaged import PACKAGED
 
     data = ClariQ.load()
     labels, topics = data.labels("dev"), data.topics("dev")
@@ -49,10 +51,18 @@ def main() -> None:
     table = []
     for name, method in (("BM25", rank_bm25), ("dense (zero-shot MiniLM)", rank_dense)):
         table.append((name, score_run(method(topics, data, ("train",)))))
-    if ranker.context.encoder:  # the ranker's own MiniLM, fine-tuned on the train topics
-        ids, texts = bank_pool(data)
-        scores = DenseIndex(ids, texts, name="clariq-bank", encoder=ranker.context.encoder).scores(requests)
-        table.append(("dense (MiniLM fine-tuned on train)", score_run(top_k_run([t.id for t in topics], ids, scores))))
+    ids, texts = bank_pool(data)
+    parts = members(ranker.context.encoder)
+    encoders = [
+        (m, f"dense (zero-shot {m})" if m in PACKAGED else "dense (MiniLM fine-tuned on train)")
+        for m in parts
+        if m is not None  # the zero-shot MiniLM is the baseline above
+    ]
+    if len(parts) > 1:
+        encoders.append((ranker.context.encoder, "dense (the ranker's encoders: mean of their cosines)"))
+    for encoder, name in encoders:  # the ranker's own encoders, alone and together
+        scores = DenseIndex(ids, texts, name="clariq-bank", encoder=encoder).scores(requests)
+        table.append((name, score_run(top_k_run([t.id for t in topics], ids, scores))))
     slot = ranker.no_question_at
     stages = [("first", None, "first stage"), ("lambdamart", None, "LambdaMART stage 1")]
     stages += [("full", n, f"+ stages 2..{n}") for n in range(2, len(ranker.models) + 1)]

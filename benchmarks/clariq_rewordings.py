@@ -7,10 +7,10 @@ trained on train only (the one dev is scored with), this prints for the descript
 their questions are attached to them) and of the dev topics (their requests are unlabelled pool members, as the
 test requests are for the train+dev model):
 
-- how close each description is to its own request and to the nearest *other* known request (the ranker's
-  encoder, cosine); for each threshold the share that snaps, the share of those that snap to their own request,
-  and the share that would snap with their own request left out of the pool (a new request snapping to a
-  sibling topic);
+- how close each description is to its own request and to the nearest *other* known request (cosine under the
+  ranker's route encoder, the fine-tuned MiniLM); for each threshold the share that snaps, the share of those that
+  snap to their own request, and the share that would snap with their own request left out of the pool (a new
+  request snapping to a sibling topic);
 - the official Recall@5/10/20/30 of the descriptions under ``QuestionRanker.rank``'s options: through the pipeline
   as new ClariQ topics (``snap=None, open_bank=False``), snapped when close enough and the rest through the
   pipeline, not snapped (the whole bank for all but the descriptions equal to a known request), and the default
@@ -45,7 +45,7 @@ def main() -> None:
 
     data = ClariQ.load()
     ranker = load_ranker(data, ("train",))
-    space, pool = ranker.space, ranker.context.pool_texts
+    pool = ranker.context.pool_texts
     index = {text: i for i, text in enumerate(pool)}
     thresholds = sorted({0.6, 0.65, 0.7, SNAP, 0.8, 0.85})
     print(f"model trained on train only; SNAP = {SNAP}")
@@ -53,7 +53,8 @@ def main() -> None:
         labels = data.labels(split)
         topics = list(labels.requests)
         descs = [labels.topic_desc[t] for t in topics]
-        sims = encode_queries(descs, encoder=space.encoder) @ space.pool_emb.T
+        embeddings = encode_queries(descs, encoder=ranker.route_encoder)  # routing reads this encoder alone
+        sims = embeddings @ ranker.route_pool.T
         rows = np.arange(len(topics))
         own = np.asarray([index[labels.requests[t]] for t in topics])
         cos_own = sims[rows, own]
@@ -98,7 +99,6 @@ def main() -> None:
             ("(the topics' own requests, through the pipeline)", own_requests, {}),
         ):
             show(name, ranker.rank(texts, k=30, **options))
-        embeddings = encode_queries(descs, encoder=space.encoder)
         for foreign, propagate in (
             *((f, 0.0) for f in sorted({0.0, 0.05, FOREIGN, 0.2})),
             *((FOREIGN, w) for w in sorted({0.25, PROPAGATE, 1.0})),

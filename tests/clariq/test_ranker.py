@@ -237,7 +237,7 @@ def test_a_new_request_is_ranked_over_the_whole_bank_by_similarity(tiny_ranker):
     assert ranked == ranker.rank([request], k=MIN_DEPTH, snap=None)[0]
     # the encoder's cosine over every bank question, attached ones included, less FOREIGN per word of the
     # question's own topic that the request lacks, propagated to the nearest questions; Q00001 in its usual slot
-    emb = encode_queries([request], encoder=ranker.space.encoder)[0]
+    emb = encode_queries([request], encoder=ranker.route_encoder)[0]
     scores = ranker.space.bank_emb @ emb - FOREIGN * ranker.space.foreign([request])[0]
     scores = scores + PROPAGATE * scores[ranker.space.nearest].mean(axis=1)  # plus its nearest questions' mean
     best = [ranker.context.bank_ids[j] for j in np.argsort(-scores, kind="stable")[: MIN_DEPTH - 1]]
@@ -262,6 +262,27 @@ def test_a_new_request_is_ranked_over_the_whole_bank_by_similarity(tiny_ranker):
             ranker.rank([request], snap=bad)
     with pytest.raises(InputError, match="open_bank must be"):
         ranker.rank([request], open_bank="yes")
+
+
+def test_a_composite_ranker_routes_new_requests_with_its_last_member(tiny_ranker):
+    """Routing (nearest known request, whole bank) reads the last member's columns of the composite embeddings; a
+    known request's embedding is its row of the pool embeddings, never encoded again."""
+    ranker, _, data = tiny_ranker
+    context = replace(ranker.context, encoder=(MODEL_NAME, None))  # MiniLM twice: cosines as MiniLM's alone
+    composite = QuestionRanker(ranker.config, context, ranker.models, ranker.no_question_at)
+    assert composite.route_encoder is None and composite.space.pool_emb.shape[1] == 768
+    assert np.allclose(composite.route_pool, ranker.space.pool_emb, atol=1e-5)
+    request, known = "where can I buy cheap running shoes in Boston", data.topics("dev")[0].request
+    ((near, cosine),), ((alone, alone_cosine),) = composite.nearest_known([request]), ranker.nearest_known([request])
+    assert near == alone and cosine == pytest.approx(alone_cosine)
+    column = composite.space.pool_column([known])[0]
+    assert np.array_equal(composite.embed([known])[0], composite.space.pool_emb[column])
+
+    def ids(rankings):
+        return [q for q, _ in rankings[0]]
+
+    assert ids(composite.rank([request], k=MIN_DEPTH)) == ids(ranker.rank([request], k=MIN_DEPTH))
+    assert ids(composite.rank([known], k=MIN_DEPTH)) == ids(ranker.rank([known], k=MIN_DEPTH))
 
 
 def test_foreign_words_are_the_owner_topics_words_the_request_lacks(tiny_ranker):

@@ -36,7 +36,7 @@ from clarion.errors import InputError, ModelError
 from clarion.rerank.competition import COMPETITION_FEATURES, competition_features, score_table
 from clarion.rerank.features import FEATURES, Space, first_stage
 from clarion.rerank.lambdamart import LambdaMART
-from clarion.retrieve.dense import Encoder, encoder_id, members
+from clarion.retrieve.dense import Encoder, encoder_id, member_columns, members
 from clarion.retrieve.finetune import FinetuneConfig
 from clarion.retrieve.packaged import MPNET, PACKAGED
 
@@ -232,6 +232,7 @@ class QuestionRanker:
         self.cv_metrics: dict[str, float] = {}
         self._space: Space | None = None
         self._tables: tuple[list[np.ndarray], dict[int, int]] | None = None
+        self._route_cache: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def space(self) -> Space:
@@ -245,7 +246,8 @@ class QuestionRanker:
         if self._tables is None:
             unknown = self.space.unknown
             texts = [self.context.pool_texts[u] for u in unknown]
-            parts = list(shortlist(self.space, texts, self.config.shortlist, self.config.chunk))
+            emb = self.space.pool_emb[unknown]  # a known request's embedding is its pool row, as in training
+            parts = list(shortlist(self.space, texts, self.config.shortlist, self.config.chunk, emb))
             cands = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 0), dtype=int)
             feats = np.concatenate([p[1] for p in parts]) if parts else np.zeros((0, 0, len(FEATURES)))
             scores = predict(self.models[0], feats) if len(feats) else np.zeros((0, 0))
@@ -277,9 +279,11 @@ class QuestionRanker:
     ) -> list[list[tuple[str, float]]]:
         """Each request's shortlist reranked, best first (no ``Q00001``); ``stage`` is one of STAGES and
         ``upto`` (ablation) limits "full" to its first LambdaMARTs; ``embeddings``: the requests' own, when
-        already computed."""
+        already computed (else :meth:`embed`)."""
         if stage not in STAGES:
             raise InputError(f"unknown stage {stage!r}; choose one of: {', '.join(STAGES)}")
+        if embeddings is None:
+            embeddings = self.embed(list(requests))
         ids, out = self.context.bank_ids, []
         cols = self.space.pool_column(requests)
         done = 0
@@ -300,46 +304,81 @@ class QuestionRanker:
             done += len(top)
         return out
 
+    @property
+    def route_encoder(self) -> Encoder:
+        """The encoder that routes requests that are not known (:meth:`nearest_known`, :meth:`whole_bank`): the last
+        member of the pipeline's encoder (the fine-tuned MiniLM), a few milliseconds per request where the whole
+        composite would take tens (all-mpnet-base-v2). Its embeddings of the bank and the pool are columns of the
+        composite's (:func:`clarion.retrieve.dense.member_columns`), so nothing more is stored."""
+        return members(self.context.encoder)[-1]
+
+    def _route(self, matrix: np.ndarray) -> np.ndarray:
+        """``matrix`` (rows embedded by the pipeline's encoder) in the route encoder's space."""
+        columns, scale = member_columns(self.context.encoder, len(members(self.context.encoder)) - 1)
+        return matrix[:, columns] * scale
+
+    @property
+    def route_pool(self) -> np.ndarray:
+        """The known requests (pool) embedded by :attr:`route_encoder`."""
+        if self._route_cache is None:
+            self._route_cache = (self._route(self.space.pool_emb), self._route(self.space.bank_emb))
+        return self._route_cache[0]
+
+    @property
+    def route_bank(self) -> np.ndarray:
+        """The bank questions embedded by :attr:`route_encoder`."""
+        self.route_pool  # noqa: B018 - fills the cache
+        return self._route_cache[1]
+
     def _nearest(self, texts: list[str]) -> tuple[list[tuple[str, float]], np.ndarray]:
-        """:meth:`nearest_known` of stripped, valid ``texts``, and their embeddings (reused by the shortlist)."""
+        """:meth:`nearest_known` of stripped, valid ``texts``, and the route encoder's embeddings of those that are
+        not known (zero rows for known ones: a known request is its own nearest, at 1.0)."""
         from clarion.retrieve.dense import encode_queries
 
-        emb = encode_queries(texts, encoder=self.space.encoder)
         out: list[tuple[str, float]] = [(t, 1.0) for t in texts]
         new = np.flatnonzero(self.space.pool_column(texts) < 0)
-        if len(new):
-            sims = emb[new] @ self.space.pool_emb.T
-            for i, row in zip(new, sims, strict=True):
-                j = int(row.argmax())
-                out[i] = (self.context.pool_texts[j], float(row[j]))
+        if not len(new):
+            return out, np.zeros((len(texts), 0), dtype=np.float32)
+        emb = np.zeros((len(texts), self.route_pool.shape[1]), dtype=np.float32)
+        emb[new] = encode_queries([texts[i] for i in new], encoder=self.route_encoder)
+        for i, row in zip(new, emb[new] @ self.route_pool.T, strict=True):
+            j = int(row.argmax())
+            out[i] = (self.context.pool_texts[j], float(row[j]))
         return out, emb
 
     def nearest_known(self, requests: Sequence[str]) -> list[tuple[str, float]]:
-        """Each request's nearest known request (the pool: train, dev and test requests) and their cosine; a
-        request that is itself known (exact text, surrounding spaces ignored) is its own, at 1.0."""
+        """Each request's nearest known request (the pool: train, dev and test requests) and their cosine under
+        :attr:`route_encoder`; a request that is itself known (exact text, surrounding spaces ignored) is its own,
+        at 1.0."""
         return self._nearest([r.strip() for r in validate_requests(requests)])[0]
-
-    def _resolve(self, requests: Sequence[str], snap: float | None) -> tuple[list[str], np.ndarray]:
-        """:meth:`ranked_as` and the embeddings of the texts it returns."""
-        if snap is not None and (isinstance(snap, bool) or not isinstance(snap, int | float) or not 0 < snap <= 1):
-            raise InputError(f"snap must be a cosine in (0, 1] or None, got {snap!r}")
-        texts = [r.strip() for r in validate_requests(requests)]
-        nearest, emb = self._nearest(texts)
-        if snap is None:
-            return texts, emb
-        moved = [i for i, (known, cos) in enumerate(nearest) if cos >= snap and known != texts[i]]
-        if moved:
-            from clarion.retrieve.dense import encode_queries
-
-            for i in moved:
-                texts[i] = nearest[i][0]
-            emb[moved] = encode_queries([texts[i] for i in moved], encoder=self.space.encoder)
-        return texts, emb
 
     def ranked_as(self, requests: Sequence[str], snap: float | None = SNAP) -> list[str]:
         """The text each request is ranked as: its nearest known request when their cosine reaches ``snap``
         (``None``: never), else the request itself (stripped)."""
         return self._resolve(requests, snap)[0]
+
+    def _resolve(self, requests: Sequence[str], snap: float | None) -> tuple[list[str], np.ndarray]:
+        """:meth:`ranked_as` and the route encoder's embeddings of the requests."""
+        if snap is not None and (isinstance(snap, bool) or not isinstance(snap, int | float) or not 0 < snap <= 1):
+            raise InputError(f"snap must be a cosine in (0, 1] or None, got {snap!r}")
+        texts = [r.strip() for r in validate_requests(requests)]
+        nearest, emb = self._nearest(texts)
+        if snap is not None:
+            texts = [known if cos >= snap else text for text, (known, cos) in zip(texts, nearest, strict=True)]
+        return texts, emb
+
+    def embed(self, requests: Sequence[str]) -> np.ndarray:
+        """The pipeline encoder's embeddings of stripped requests: a known request's is its row of the cached pool
+        embeddings (as in training), any other is encoded."""
+        from clarion.retrieve.dense import encode_queries
+
+        cols = self.space.pool_column(requests)
+        emb = np.zeros((len(requests), self.space.pool_emb.shape[1]), dtype=np.float32)
+        emb[cols >= 0] = self.space.pool_emb[cols[cols >= 0]]
+        new = np.flatnonzero(cols < 0)
+        if len(new):
+            emb[new] = encode_queries([requests[i] for i in new], encoder=self.context.encoder)
+        return emb
 
     def whole_bank(
         self,
@@ -349,13 +388,14 @@ class QuestionRanker:
         propagate: float = PROPAGATE,
     ) -> list[list[tuple[str, float]]]:
         """Per request its ``shortlist`` best bank questions, the whole bank competing (ties by bank order), best
-        first: the encoder's cosine minus :data:`FOREIGN` per word of the question's own topic that the request
-        lacks (``foreign``; :meth:`Space.foreign`: "new york hotel prices" is less apt for "cheap hotels in
-        Rome"), plus :data:`PROPAGATE` times that score's mean over the question's nearest bank questions
-        (``propagate``; a topic's questions were written together, as the first stage of the pipeline uses)."""
+        first: the cosine of :attr:`route_encoder` (``embeddings``: its embeddings of the requests) minus
+        :data:`FOREIGN` per word of the question's own topic that the request lacks (``foreign``;
+        :meth:`Space.foreign`: "new york hotel prices" is less apt for "cheap hotels in Rome"), plus
+        :data:`PROPAGATE` times that score's mean over the question's nearest bank questions (``propagate``; a
+        topic's questions were written together, as the first stage of the pipeline uses)."""
         ids, size = self.context.bank_ids, self.config.shortlist
         out = []
-        scores = np.atleast_2d(embeddings) @ self.space.bank_emb.T - foreign * self.space.foreign(requests)
+        scores = np.atleast_2d(embeddings) @ self.route_bank.T - foreign * self.space.foreign(requests)
         scores = scores + propagate * scores[:, self.space.nearest].mean(axis=2)
         for row in scores:
             top = np.lexsort((np.arange(len(row)), -row))[:size]
@@ -374,24 +414,26 @@ class QuestionRanker:
 
         A known request (train, dev or test) goes through the pipeline (``stage``); so does a request within
         cosine ``snap`` of one, ranked as that request (:meth:`ranked_as`; ``None``: off). Any other request is,
-        with ``open_bank``, ranked over the whole bank by the encoder's cosine (:meth:`whole_bank`): every bank
-        question was written for a known topic, so the pipeline's premise — a new topic owns the questions no
-        labelled topic holds — does not hold for it (docs/clariq_ranking.md, "Requests from outside ClariQ")."""
+        with ``open_bank``, ranked over the whole bank by similarity (:meth:`whole_bank`): every bank question was
+        written for a known topic, so the pipeline's premise — a new topic owns the questions no labelled topic
+        holds — does not hold for it (docs/clariq_ranking.md, "Requests from outside ClariQ")."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.config.shortlist + 1:
             raise InputError(f"k must be an integer between 1 and {self.config.shortlist + 1}, got {k!r}")
         if not isinstance(open_bank, bool):
             raise InputError(f"open_bank must be True or False, got {open_bank!r}")
-        texts, emb = self._resolve(requests, snap)  # each checked by validate_request
+        texts, route = self._resolve(requests, snap)  # each checked by validate_request
         new = self.space.pool_column(texts) < 0 if open_bank else np.zeros(len(texts), dtype=bool)
         ranked: list[list[tuple[str, float]]] = [[] for _ in texts]
         known = np.flatnonzero(~new)
         if len(known):
-            scored = self.score_shortlist([texts[i] for i in known], stage, embeddings=emb[known])
+            piped = [texts[i] for i in known]
+            scored = self.score_shortlist(piped, stage, embeddings=self.embed(piped))
             for i, pairs in zip(known, scored, strict=True):
                 ranked[i] = pairs
         fresh = np.flatnonzero(new)
-        for i, pairs in zip(fresh, self.whole_bank([texts[i] for i in fresh], emb[new]), strict=True):
-            ranked[i] = pairs
+        if len(fresh):
+            for i, pairs in zip(fresh, self.whole_bank([texts[i] for i in fresh], route[new]), strict=True):
+                ranked[i] = pairs
         out = []
         for pairs in ranked:
             pairs = insert_no_question(pairs, self.no_question_at)[:k]

@@ -101,7 +101,7 @@ def fold_data(data: ClariQ, rel, req, config: RankerConfig, progress=None):
         context = make_context(data, known, req, config.encoder(train_encoder(data, known, req, config)))
         space = context.space(config.temperature, config.generic_owners)
         texts = [context.pool_texts[u] for u in space.unknown]
-        parts = list(shortlist(space, texts, config.shortlist, config.chunk))
+        parts = list(shortlist(space, texts, config.shortlist, config.chunk, space.pool_emb[space.unknown]))
         folds.append(
             Fold(
                 np.concatenate([p[0] for p in parts]),

@@ -97,6 +97,14 @@ def dimension(encoder: Encoder = None) -> int:
     )
 
 
+def member_columns(encoder: Encoder, index: int) -> tuple[slice, float]:
+    """The columns of member ``index`` in ``encoder``'s embeddings, and the factor that gives them back their own
+    unit norm: ``emb[:, columns] * factor`` is what the member alone embeds."""
+    parts = members(encoder)
+    start = sum(dimension(m) for m in parts[:index])
+    return slice(start, start + dimension(parts[index])), float(np.sqrt(len(parts))) if len(parts) > 1 else 1.0
+
+
 def _joined(parts: list[np.ndarray]) -> np.ndarray:
     """Members' L2-normalised embeddings side by side, scaled so that the whole is L2-normalised too."""
     if len(parts) == 1:
