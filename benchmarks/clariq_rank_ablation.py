@@ -59,7 +59,7 @@ def main() -> None:
         if m is not None  # the zero-shot MiniLM is the baseline above
     ]
     if len(parts) > 1:
-        encoders.append((ranker.context.encoder, "dense (the ranker's encoders: mean of their cosines)"))
+        encoders.append((ranker.context.encoder, "dense (the ranker's two encoders, mean cosine)"))
     for encoder, name in encoders:  # the ranker's own encoders, alone and together
         scores = DenseIndex(ids, texts, name="clariq-bank", encoder=encoder).scores(requests)
         table.append((name, score_run(top_k_run([t.id for t in topics], ids, scores))))

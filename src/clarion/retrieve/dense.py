@@ -86,13 +86,18 @@ def load_encoder(encoder: Member = None):
 _DIMENSIONS = {None: 384, "all-MiniLM-L6-v2": 384, "all-mpnet-base-v2": 768}
 
 
+def _loaded_dimension(member: Member) -> int:
+    model = load_encoder(member)
+    # sentence-transformers 6 renamed get_sentence_embedding_dimension (and warns on the old name)
+    read = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    return int(read())
+
+
 def dimension(encoder: Encoder = None) -> int:
     """The embedding size of ``encoder`` (a composite's is the sum of its members'); a fine-tuned encoder is
     loaded to read it."""
     return sum(
-        _DIMENSIONS[m]
-        if m is None or (isinstance(m, str) and m in _DIMENSIONS)
-        else int(load_encoder(m).get_sentence_embedding_dimension())
+        _DIMENSIONS[m] if m is None or (isinstance(m, str) and m in _DIMENSIONS) else _loaded_dimension(m)
         for m in members(encoder)
     )
 
