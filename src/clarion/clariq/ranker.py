@@ -2,10 +2,11 @@
 
 Stages (the pipeline shape of docs/architecture.md):
 
-1. **retrieve** — cosine of MiniLM fine-tuned on the labelled (request, question) pairs
-   (:mod:`clarion.retrieve.finetune`), character TF-IDF and BM25 of the request against the 3,940-question bank,
-   plus each question's *preference* for this request over every other known request (a per-question
-   softmax, temperature 0.05, over the requests of the train, dev and test topics; labels unused) and its
+1. **retrieve** — the mean cosine of MiniLM fine-tuned on the labelled (request, question) pairs
+   (:mod:`clarion.retrieve.finetune`) and of the packaged all-mpnet-base-v2 (``RankerConfig.encoders``, zero-shot; a
+   composite encoder of :mod:`clarion.retrieve.dense`), character TF-IDF and BM25 of the request against the
+   3,940-question bank, plus each question's *preference* for this request over every other known request (a
+   per-question softmax, temperature 0.05, over the requests of the train, dev and test topics; labels unused) and its
    balanced (Sinkhorn) share (:mod:`clarion.rerank.balance`: every question belongs to one topic, every
    topic has about 14). A cheap first-stage score, propagated to each question's nearest bank questions,
    picks a shortlist (``config.shortlist`` questions);
@@ -317,18 +318,20 @@ class QuestionRanker:
         columns, scale = member_columns(self.context.encoder, len(members(self.context.encoder)) - 1)
         return matrix[:, columns] * scale
 
+    def _route_space(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._route_cache is None:
+            self._route_cache = (self._route(self.space.pool_emb), self._route(self.space.bank_emb))
+        return self._route_cache
+
     @property
     def route_pool(self) -> np.ndarray:
         """The known requests (pool) embedded by :attr:`route_encoder`."""
-        if self._route_cache is None:
-            self._route_cache = (self._route(self.space.pool_emb), self._route(self.space.bank_emb))
-        return self._route_cache[0]
+        return self._route_space()[0]
 
     @property
     def route_bank(self) -> np.ndarray:
         """The bank questions embedded by :attr:`route_encoder`."""
-        self.route_pool  # noqa: B018 - fills the cache
-        return self._route_cache[1]
+        return self._route_space()[1]
 
     def _nearest(self, texts: list[str]) -> tuple[list[tuple[str, float]], np.ndarray]:
         """:meth:`nearest_known` of stripped, valid ``texts``, and the route encoder's embeddings of those that are
