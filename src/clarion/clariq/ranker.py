@@ -39,7 +39,7 @@ from clarion.rerank.features import FEATURES, Space, first_stage
 from clarion.rerank.lambdamart import LambdaMART
 from clarion.retrieve.dense import Encoder, encoder_id, member_columns, members
 from clarion.retrieve.finetune import FinetuneConfig
-from clarion.retrieve.packaged import MPNET, PACKAGED
+from clarion.retrieve.packaged import MPNET, PACKAGED, is_packaged
 
 ENCODER_DIR = "encoder"
 """Where a saved ranker keeps its fine-tuned MiniLM."""
@@ -476,7 +476,7 @@ class QuestionRanker:
         saved: list[str | None] = []
         copies = 0
         for member in members(self.context.encoder):
-            if member is None or (isinstance(member, str) and member in PACKAGED):
+            if is_packaged(member):
                 saved.append(member)
                 continue
             copies += 1
@@ -492,7 +492,7 @@ class QuestionRanker:
         """The encoder :meth:`_save_encoder` saved (older models: one directory name or ``None``)."""
         if not isinstance(saved, list):
             saved = [saved]
-        loaded = tuple(m if m is None or m in PACKAGED else str(directory / m) for m in saved)
+        loaded = tuple(m if is_packaged(m) else str(directory / m) for m in saved)
         return loaded[0] if len(loaded) == 1 else loaded
 
     @classmethod

@@ -23,11 +23,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
 
 from clarion.rerank.balance import BalancedPool
+
+if TYPE_CHECKING:
+    from clarion.retrieve.dense import Encoder
 
 FEATURES = (
     "dense",  # MiniLM cosine(request, question)
@@ -176,7 +180,7 @@ class Space:
     temperature: float = 0.05
     neighbours: int = 5
     generic_owners: int = 0
-    encoder: object = None
+    encoder: Encoder = None
     """The encoder that embedded bank and pool (:data:`clarion.retrieve.dense.Encoder`: ``None`` for the packaged
     MiniLM, a fine-tuned directory, or a composite); requests must be encoded with it too."""
 

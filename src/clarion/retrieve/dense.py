@@ -23,7 +23,7 @@ import numpy as np
 
 from clarion.data.location import cache_dir
 from clarion.errors import ModelError
-from clarion.retrieve.packaged import MINILM, PACKAGED, packaged_path
+from clarion.retrieve.packaged import DIMENSIONS, MINILM, is_packaged, packaged_path
 
 MODEL_NAME = MINILM
 ENCODER_ID_FILE = "encoder-id"
@@ -41,10 +41,8 @@ def members(encoder: Encoder) -> tuple[Member, ...]:
 
 
 def _member_id(member: Member) -> str:
-    if member is None:
-        return MODEL_NAME
-    if isinstance(member, str) and member in PACKAGED:
-        return member
+    if is_packaged(member):
+        return member or MODEL_NAME
     path = Path(member) / ENCODER_ID_FILE
     try:
         return path.read_text(encoding="utf-8").strip()
@@ -63,10 +61,7 @@ def _load(member: str | None):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
-    if member is None or member in PACKAGED:
-        path = packaged_path(member or MODEL_NAME)
-    else:
-        path = member
+    path = packaged_path(member or MODEL_NAME) if is_packaged(member) else member
     try:
         return SentenceTransformer(str(path), device="cpu")
     except Exception as err:  # a damaged model directory: torch, safetensors and tokenizers raise their own types
@@ -83,9 +78,6 @@ def load_encoder(encoder: Member = None):
     return _load(None if encoder is None else str(encoder))
 
 
-_DIMENSIONS = {None: 384, "all-MiniLM-L6-v2": 384, "all-mpnet-base-v2": 768}
-
-
 def _loaded_dimension(member: Member) -> int:
     model = load_encoder(member)
     # sentence-transformers 6 renamed get_sentence_embedding_dimension (and warns on the old name)
@@ -96,10 +88,7 @@ def _loaded_dimension(member: Member) -> int:
 def dimension(encoder: Encoder = None) -> int:
     """The embedding size of ``encoder`` (a composite's is the sum of its members'); a fine-tuned encoder is
     loaded to read it."""
-    return sum(
-        _DIMENSIONS[m] if m is None or (isinstance(m, str) and m in _DIMENSIONS) else _loaded_dimension(m)
-        for m in members(encoder)
-    )
+    return sum(DIMENSIONS[m or MODEL_NAME] if is_packaged(m) else _loaded_dimension(m) for m in members(encoder))
 
 
 def member_columns(encoder: Encoder, index: int) -> tuple[slice, float]:

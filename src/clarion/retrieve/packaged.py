@@ -180,6 +180,13 @@ def mpnet_path() -> Path:
 
 PACKAGED: dict[str, Callable[[], Path]] = {MINILM: minilm_path, MPNET: mpnet_path}
 """Packaged encoders by name."""
+DIMENSIONS: dict[str, int] = {MINILM: 384, MPNET: 768}
+"""Embedding size of each packaged encoder (known without loading it)."""
+
+
+def is_packaged(member: object) -> bool:
+    """Whether ``member`` names a packaged encoder (``None`` stands for the default, all-MiniLM-L6-v2)."""
+    return member is None or (isinstance(member, str) and member in PACKAGED)
 
 
 def packaged_path(name: str) -> Path:
