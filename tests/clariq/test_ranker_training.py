@@ -92,6 +92,11 @@ def test_retraining_is_reproducible(data_root):
     first = fit_ranker(QuestionRanker, data, ("train",), config)
     second = fit_ranker(QuestionRanker, data, ("train",), config)
     assert first.cv_metrics == second.cv_metrics
+    # the per-topic out-of-fold recalls behind the CV means: one value per training topic, averaging to them
+    per_topic = first.cv_evaluation.per_query["Recall30"]
+    assert len(per_topic) == 30 and all(0 <= v <= 1 for v in per_topic.values())
+    assert round(first.cv_evaluation["Recall30"], 4) == first.cv_metrics["cv_Recall30"]
+    assert first.cv_evaluation.per_query == second.cv_evaluation.per_query
     assert [m.to_text() for m in first.models] == [m.to_text() for m in second.models]
     requests = [t.request for t in data.topics("dev")[:5]]
     assert first.rank(requests) == second.rank(requests)

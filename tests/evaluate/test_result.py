@@ -3,7 +3,7 @@ import math
 import pytest
 
 from clarion.errors import InputError
-from clarion.evaluate.result import Evaluation, bootstrap
+from clarion.evaluate.result import Evaluation, bootstrap, paired_difference
 
 
 def evaluation(values):
@@ -59,3 +59,26 @@ def test_bootstrap_refuses_bad_options(options, message):
     options = {"metric": "R", **options}
     with pytest.raises(InputError, match=message):
         evaluation([0.1, 0.9]).bootstrap(**options)
+
+
+def test_paired_difference_cancels_what_both_systems_share():
+    # query difficulty varies a lot, the variant adds 0.1 everywhere: the paired interval is exactly 0.1
+    base = {f"q{i}": i / 20 for i in range(20)}
+    a = Evaluation({"R": sum(base.values()) / 20}, {"R": base})
+    b = Evaluation({"R": 0.0}, {"R": {k: v + 0.1 for k, v in base.items()}})
+    diff = paired_difference(a, b, "R")
+    assert math.isclose(diff.value, 0.1) and diff.se < 1e-12
+    assert math.isclose(diff.low, 0.1) and math.isclose(diff.high, 0.1)
+    # one query up by 1 of 4: mean +0.25, interval within [0, 1], reversed sign the other way round
+    a = Evaluation({}, {"R": {"q1": 0.0, "q2": 0.5, "q3": 0.5, "q4": 1.0}})
+    b = Evaluation({}, {"R": {"q1": 1.0, "q2": 0.5, "q3": 0.5, "q4": 1.0}})
+    up, down = paired_difference(a, b, "R"), paired_difference(b, a, "R")
+    assert up.value == 0.25 and 0 <= up.low <= up.high <= 1 and down.value == -0.25
+
+
+def test_paired_difference_needs_the_same_queries():
+    a = Evaluation({}, {"R": {"q1": 0.0, "q2": 1.0}})
+    with pytest.raises(InputError, match="different queries.*'q3'"):
+        paired_difference(a, Evaluation({}, {"R": {"q1": 0.0, "q3": 1.0}}), "R")
+    with pytest.raises(InputError, match="variant has no per-query values of 'P'"):
+        paired_difference(Evaluation({}, {"P": {"q1": 1.0}}), a, "P")

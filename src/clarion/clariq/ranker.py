@@ -34,6 +34,7 @@ from clarion.data.clariq import ClariQ
 from clarion.data.io import read_json, write_json
 from clarion.data.trec import strictly_decreasing
 from clarion.errors import InputError, ModelError
+from clarion.evaluate.result import Evaluation
 from clarion.rerank.competition import COMPETITION_FEATURES, competition_features, score_table
 from clarion.rerank.features import FEATURES, Space, first_stage
 from clarion.rerank.lambdamart import LambdaMART
@@ -231,6 +232,8 @@ class QuestionRanker:
         self.models = models
         self.no_question_at = no_question_at
         self.cv_metrics: dict[str, float] = {}
+        self.cv_evaluation: Evaluation | None = None
+        """Per-topic out-of-fold recalls of the training that made this ranker (not saved; ``None`` once loaded)."""
         self._space: Space | None = None
         self._tables: tuple[list[np.ndarray], dict[int, int]] | None = None
         self._route_cache: tuple[np.ndarray, np.ndarray] | None = None

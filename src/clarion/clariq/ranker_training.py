@@ -36,6 +36,7 @@ from clarion.data.location import cache_dir
 from clarion.data.trec import RunRow
 from clarion.errors import InputError
 from clarion.evaluate.clariq_official import question_relevance
+from clarion.evaluate.result import Evaluation
 from clarion.rerank.competition import COMPETITION_FEATURES, score_table
 from clarion.rerank.features import FEATURES, Space
 from clarion.retrieve.dense import ENCODER_ID_FILE
@@ -161,15 +162,20 @@ def ranked(candidates: np.ndarray, scores: np.ndarray, ids: Sequence[str]) -> li
     return [(ids[candidates[j]], float(scores[j])) for j in order]
 
 
-def recall(rel, rankings, position: int | None) -> dict[str, float]:
-    """Official Recall@5/10/20/30 of ``rankings`` (with ``Q00001`` at ``position`` unless ``None``)."""
+def evaluate_rankings(rel, rankings, position: int | None) -> Evaluation:
+    """Official Recall@5/10/20/30 of ``rankings`` (with ``Q00001`` at ``position`` unless ``None``), per topic."""
     rows = []
     for key, items in rankings.items():
         if position is not None:
             items = insert_no_question(items, position)
         for rank, (q, _) in enumerate(items[:30]):
             rows.append(RunRow(key, q, rank + 1, float(-rank), "cv"))
-    return dict(question_relevance({k: rel[k] for k in rankings}, rows).means)
+    return question_relevance({k: rel[k] for k in rankings}, rows)
+
+
+def recall(rel, rankings, position: int | None) -> dict[str, float]:
+    """The mean recalls of :func:`evaluate_rankings`."""
+    return dict(evaluate_rankings(rel, rankings, position).means)
 
 
 def best_no_question_slot(rel, rankings) -> tuple[int, dict[str, float]]:
@@ -209,4 +215,5 @@ def fit_ranker(cls, data: ClariQ, splits: Sequence[str], config: RankerConfig, p
     }
     names = list(FEATURES) + (list(COMPETITION_FEATURES) if config.stages > 1 else [])
     ranker.importance = models[-1].feature_importance(names)
+    ranker.cv_evaluation = evaluate_rankings(rel, final, position)
     return ranker

@@ -44,6 +44,35 @@ class Evaluation:
         return bootstrap(len(values), lambda rows: values[rows].mean(axis=-1), resamples, seed, vectorised=True)
 
 
+def paired_difference(
+    baseline: Evaluation, variant: Evaluation, metric: str, resamples: int = 10_000, seed: int = 0
+) -> Interval:
+    """The mean per-query difference ``variant - baseline`` of ``metric`` with its paired bootstrap interval: the
+    queries are resampled together, so what both systems find easy or hard cancels out. Both evaluations must hold
+    per-query values of ``metric`` for the same queries.
+
+    >>> a = Evaluation({"R": 0.5}, {"R": {"q1": 0.0, "q2": 1.0}})
+    >>> b = Evaluation({"R": 0.75}, {"R": {"q1": 0.5, "q2": 1.0}})
+    >>> paired_difference(a, b, "R").value
+    0.25
+    """
+    import numpy as np
+
+    for name, evaluation in (("baseline", baseline), ("variant", variant)):
+        if not evaluation.per_query.get(metric):
+            raise InputError(f"the {name} has no per-query values of {metric!r} to compare")
+    first, second = baseline.per_query[metric], variant.per_query[metric]
+    if first.keys() != second.keys():
+        only = ", ".join(repr(k) for k in sorted(first.keys() ^ second.keys())[:3])
+        raise InputError(f"{metric!r}: the two evaluations cover different queries (in one only: {only})")
+    keys = sorted(first)
+    try:
+        diffs = np.asarray([second[k] - first[k] for k in keys], dtype=np.float64)
+    except TypeError:
+        raise InputError(f"per-query values of {metric!r} must be numbers") from None
+    return bootstrap(len(diffs), lambda rows: diffs[rows].mean(axis=-1), resamples, seed, vectorised=True)
+
+
 def bootstrap(n: int, statistic, resamples: int = 10_000, seed: int = 0, vectorised: bool = False) -> Interval:
     """Bootstrap ``statistic`` of ``n`` queries: ``statistic(rows)`` scores the queries at the integer
     positions ``rows`` (with repeats), and is called once per resample, or once on the ``(resamples, n)`` matrix
