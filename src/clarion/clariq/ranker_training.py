@@ -173,20 +173,15 @@ def evaluate_rankings(rel, rankings, position: int | None) -> Evaluation:
     return question_relevance({k: rel[k] for k in rankings}, rows)
 
 
-def recall(rel, rankings, position: int | None) -> dict[str, float]:
-    """The mean recalls of :func:`evaluate_rankings`."""
-    return dict(evaluate_rankings(rel, rankings, position).means)
-
-
-def best_no_question_slot(rel, rankings) -> tuple[int, dict[str, float]]:
-    """The 0-based position of ``Q00001`` maximising mean Recall@5/10/20/30, and its recalls."""
-    best, best_metrics, best_mean = 0, {}, -1.0
+def best_no_question_slot(rel, rankings) -> tuple[int, Evaluation]:
+    """The 0-based position of ``Q00001`` maximising mean Recall@5/10/20/30, and the per-topic recalls there."""
+    best, best_evaluation, best_mean = 0, None, -1.0
     for position in range(31):
-        metrics = recall(rel, rankings, position)
-        mean = float(np.mean(list(metrics.values())))
+        evaluation = evaluate_rankings(rel, rankings, position)
+        mean = float(np.mean(list(evaluation.means.values())))
         if mean > best_mean + 1e-12:
-            best, best_metrics, best_mean = position, metrics, mean
-    return best, best_metrics
+            best, best_evaluation, best_mean = position, evaluation, mean
+    return best, best_evaluation
 
 
 def fit_ranker(cls, data: ClariQ, splits: Sequence[str], config: RankerConfig, progress=None):
@@ -202,11 +197,11 @@ def fit_ranker(cls, data: ClariQ, splits: Sequence[str], config: RankerConfig, p
     models, oof = staged_out_of_fold(folds, examples, config, progress)
     first = {e.key: ranked(e.candidates, oof[0][e.key], ids) for e in examples}
     final = {e.key: ranked(e.candidates, oof[-1][e.key], ids) for e in examples}
-    position, metrics = best_no_question_slot(rel, final)
+    position, evaluation = best_no_question_slot(rel, final)
     ranker = cls(config, context, models, position)
     ranker.cv_metrics = {
-        **{f"cv_{k}": round(v, 4) for k, v in metrics.items()},
-        **{f"cv_lambdamart_{k}": round(v, 4) for k, v in recall(rel, first, position).items()},
+        **{f"cv_{k}": round(v, 4) for k, v in evaluation.means.items()},
+        **{f"cv_lambdamart_{k}": round(v, 4) for k, v in evaluate_rankings(rel, first, position).means.items()},
         "cv_shortlist_recall": round(
             float(np.mean([e.y.sum() / max(len(rel[e.key] - {NO_QUESTION}), 1) for e in examples])), 4
         ),
@@ -215,5 +210,5 @@ def fit_ranker(cls, data: ClariQ, splits: Sequence[str], config: RankerConfig, p
     }
     names = list(FEATURES) + (list(COMPETITION_FEATURES) if config.stages > 1 else [])
     ranker.importance = models[-1].feature_importance(names)
-    ranker.cv_evaluation = evaluate_rankings(rel, final, position)
+    ranker.cv_evaluation = evaluation
     return ranker
