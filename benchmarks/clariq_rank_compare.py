@@ -20,7 +20,7 @@ import json
 import os
 import statistics
 
-from clariq_rank_seeds import seeds
+from clariq_rank_seeds import seeds, train_and_score_dev
 
 CUTOFFS = ("Recall5", "Recall10", "Recall20", "Recall30")
 
@@ -59,12 +59,9 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.benchmark import run_rows
-    from clarion.clariq.ranker import QuestionRanker, RankerConfig
-    from clarion.clariq.ranker_training import fit_ranker
+    from clarion.clariq.ranker import RankerConfig
     from clarion.data.clariq import ClariQ
     from clarion.errors import InputError
-    from clarion.evaluate.clariq_official import question_relevance
     from clarion.evaluate.result import paired_difference
     from clarion.store import cpu_model
 
@@ -79,18 +76,13 @@ def main() -> None:
                     parser.error(f"--{name}: {err}")
 
     data = ClariQ.load()
-    labels, topics = data.labels("dev"), data.topics("dev")
-    requests = [t.request for t in topics]
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores; models trained on train, dev scored (50 topics)")
     print(f"baseline {json.dumps(args.baseline)}, variant {json.dumps(args.variant)}")
     print("| config | LightGBM seed | fine-tune seed | train CV R@20 / R@30 | dev R@20 / R@30 |")
     print("|---|---|---|---|---|")
     results: dict[str, dict[str, list]] = {"baseline": {"cv": [], "dev": []}, "variant": {"cv": [], "dev": []}}
     for (name, lm_seed, ft_seed), config in configs.items():
-        ranker = fit_ranker(QuestionRanker, data, ("train",), config)
-        ranked = ranker.rank(requests, k=ranker.config.shortlist + 1)
-        run = {topic.id: dict(pairs) for topic, pairs in zip(topics, ranked, strict=True)}
-        dev = question_relevance(labels.questions, run_rows(run))
+        ranker, dev = train_and_score_dev(data, config)
         cv = ranker.cv_evaluation
         results[name]["cv"].append(cv)
         results[name]["dev"].append(dev)

@@ -29,6 +29,21 @@ def seeds(text: str) -> list[int]:
     return values
 
 
+def train_and_score_dev(data, config):
+    """A ranker trained on train with ``config``, and the official scorer's Evaluation of its full pipeline
+    (``Q00001`` in its slot) on the 50 dev topics."""
+    from clarion.clariq.benchmark import run_rows
+    from clarion.clariq.ranker import QuestionRanker
+    from clarion.clariq.ranker_training import fit_ranker
+    from clarion.evaluate.clariq_official import question_relevance
+
+    topics = data.topics("dev")
+    ranker = fit_ranker(QuestionRanker, data, ("train",), config)
+    ranked = ranker.rank([t.request for t in topics], k=ranker.config.shortlist + 1)
+    run = {topic.id: dict(pairs) for topic, pairs in zip(topics, ranked, strict=True)}
+    return ranker, question_relevance(data.labels("dev").questions, run_rows(run))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lambdamart-seeds", type=seeds, default=[13], help="first LightGBM seed of each bag")
@@ -39,16 +54,11 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.benchmark import run_rows
-    from clarion.clariq.ranker import QuestionRanker, RankerConfig
-    from clarion.clariq.ranker_training import fit_ranker
+    from clarion.clariq.ranker import RankerConfig
     from clarion.data.clariq import ClariQ
-    from clarion.evaluate.clariq_official import question_relevance
     from clarion.store import cpu_model
 
     data = ClariQ.load()
-    labels, topics = data.labels("dev"), data.topics("dev")
-    requests = [t.request for t in topics]
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores; models trained on train, dev scored (50 topics)")
     print(
         "| LightGBM seed | fine-tune seed | train CV R@20 / R@30 | LambdaMART 1 R@30 | shortlist "
@@ -59,12 +69,8 @@ def main() -> None:
     for lm_seed in args.lambdamart_seeds:
         for ft_seed in args.finetune_seeds:
             start = time.perf_counter()
-            ranker = fit_ranker(
-                QuestionRanker, data, ("train",), RankerConfig(lambdamart_seed=lm_seed, finetune_seed=ft_seed)
-            )
-            ranked = ranker.rank(requests, k=ranker.config.shortlist + 1)  # the full pipeline, Q00001 in its slot
-            run = {topic.id: dict(pairs) for topic, pairs in zip(topics, ranked, strict=True)}
-            dev = question_relevance(labels.questions, run_rows(run)).means
+            config = RankerConfig(lambdamart_seed=lm_seed, finetune_seed=ft_seed)
+            ranker, dev = train_and_score_dev(data, config)
             cv = ranker.cv_metrics
             cv20.append(cv["cv_Recall20"])
             cv30.append(cv["cv_Recall30"])

@@ -56,8 +56,6 @@ def paired_difference(
     >>> paired_difference(a, b, "R").value
     0.25
     """
-    import numpy as np
-
     for name, evaluation in (("baseline", baseline), ("variant", variant)):
         if not evaluation.per_query.get(metric):
             raise InputError(f"the {name} has no per-query values of {metric!r} to compare")
@@ -65,12 +63,11 @@ def paired_difference(
     if first.keys() != second.keys():
         only = ", ".join(repr(k) for k in sorted(first.keys() ^ second.keys())[:3])
         raise InputError(f"{metric!r}: the two evaluations cover different queries (in one only: {only})")
-    keys = sorted(first)
     try:
-        diffs = np.asarray([second[k] - first[k] for k in keys], dtype=np.float64)
+        diffs = {k: second[k] - first[k] for k in sorted(first)}
     except TypeError:
         raise InputError(f"per-query values of {metric!r} must be numbers") from None
-    return bootstrap(len(diffs), lambda rows: diffs[rows].mean(axis=-1), resamples, seed, vectorised=True)
+    return Evaluation({}, {metric: diffs}).bootstrap(metric, resamples, seed)
 
 
 def bootstrap(n: int, statistic, resamples: int = 10_000, seed: int = 0, vectorised: bool = False) -> Interval:
