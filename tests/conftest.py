@@ -39,3 +39,13 @@ def data_missing():
 @pytest.fixture(scope="session")
 def clariq_dir(data_root) -> Path:
     return data_root / "clariq"
+
+
+@pytest.fixture(scope="session")
+def train_subset(data_root):
+    """``train_subset(n)``: ClariQ with the train labels cut to their first ``n`` topics; the bank and the request
+    pool stay whole, so the other train requests are known, unlabelled requests."""
+    from clarion.data.clariq import ClariQ
+
+    data = ClariQ.load(data_root)
+    return lambda n: data.restricted_to("train", list(data.labels("train").questions)[:n])

@@ -15,29 +15,12 @@ from clarion.clariq import need as need_module
 from clarion.clariq.constants import MAX_REQUEST_CHARS, validate_requests
 from clarion.clariq.methods import DEFAULT_NEED_METHOD, need_method
 from clarion.clariq.need import NeedModel, check_splits, need_model
-from clarion.data.clariq import ClariQ, ClariqLabels
 from clarion.errors import InputError, ModelError
 
 
-class _Subset(ClariQ):
-    """ClariQ with the train labels cut to the first ``n`` topics."""
-
-    n = 80
-
-    def labels(self, split):
-        labels = super().labels(split)
-        if split != "train":
-            return labels
-        keep = list(labels.requests)[: self.n]
-        small = ClariqLabels(labels.path)
-        small.requests = {t: labels.requests[t] for t in keep}
-        small.need = {t: labels.need[t] for t in keep}
-        return small
-
-
 @pytest.fixture(scope="session")
-def data(data_root):
-    return _Subset(ClariQ.load(data_root).root)
+def data(train_subset):
+    return train_subset(80)
 
 
 @pytest.fixture(scope="session")

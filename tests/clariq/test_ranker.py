@@ -25,35 +25,15 @@ from clarion.clariq.ranker import (
     insert_no_question,
 )
 from clarion.clariq.ranker_training import assign_folds, fit_ranker
-from clarion.data.clariq import ClariQ
 from clarion.errors import InputError, ModelError
 from clarion.rerank.features import FORMS, question_form
 from clarion.retrieve.dense import MODEL_NAME, encode_queries, encoder_id, load_encoder
 from clarion.retrieve.finetune import FinetuneConfig, finetune, finetuned_id
 
 
-class _Subset(ClariQ):
-    """ClariQ with the train labels cut to the first ``n`` topics (the pool and bank stay whole)."""
-
-    n = 30
-
-    def labels(self, split):
-        labels = super().labels(split)
-        if split != "train":
-            return labels
-        from clarion.data.clariq import ClariqLabels
-
-        keep = list(labels.questions)[: self.n]
-        small = ClariqLabels(labels.path)
-        small.requests = {t: labels.requests[t] for t in keep}
-        small.questions = {t: labels.questions[t] for t in keep}
-        small.need = {t: labels.need[t] for t in keep}
-        return small
-
-
 @pytest.fixture(scope="session")
-def tiny_ranker(data_root, tmp_path_factory):
-    data = _Subset(ClariQ.load(data_root).root)
+def tiny_ranker(train_subset, tmp_path_factory):
+    data = train_subset(30)
     config = RankerConfig(
         shortlist=MIN_DEPTH + 5, folds=3, rounds=10, min_data_in_leaf=5, stages=2, finetune_epochs=0, encoders=()
     )

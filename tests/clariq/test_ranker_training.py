@@ -17,31 +17,14 @@ from clarion.clariq.ranker import QuestionRanker, RankerConfig
 from clarion.clariq.ranker_training import fit_ranker
 from clarion.clariq.train import train_models
 from clarion.cli import app
-from clarion.data.clariq import ClariQ, ClariqLabels
 from clarion.store import read_meta
-
-
-class _Subset(ClariQ):
-    """ClariQ with the train labels cut to the first 30 topics (the pool and bank stay whole)."""
-
-    def labels(self, split):
-        labels = super().labels(split)
-        if split != "train":
-            return labels
-        keep = list(labels.questions)[:30]
-        small = ClariqLabels(labels.path)
-        small.requests = {t: labels.requests[t] for t in keep}
-        small.questions = {t: labels.questions[t] for t in keep}
-        small.need = {t: labels.need[t] for t in keep}
-        return small
-
 
 TINY = os.environ.get("CLARION_TINY") == "1"
 
 
 @pytest.mark.slow
-def test_train_models_writes_a_loadable_pipeline(data_root, tmp_path):
-    data = _Subset(ClariQ.load(data_root).root)
+def test_train_models_writes_a_loadable_pipeline(train_subset, tmp_path):
+    data = train_subset(30)
     directory = train_models(data, ("train",), out_dir=tmp_path / "model", tiny=TINY)
     meta = read_meta(directory)
     assert meta["config"]["splits"] == ["train"] and meta["config"]["tiny"] == TINY
@@ -86,8 +69,8 @@ def test_train_models_writes_a_loadable_pipeline(data_root, tmp_path):
 
 
 @pytest.mark.slow
-def test_retraining_is_reproducible(data_root):
-    data = _Subset(ClariQ.load(data_root).root)
+def test_retraining_is_reproducible(train_subset):
+    data = train_subset(30)
     config = RankerConfig(shortlist=35, folds=2, rounds=10, min_data_in_leaf=5, stages=2, finetune_epochs=0.25)
     first = fit_ranker(QuestionRanker, data, ("train",), config)
     second = fit_ranker(QuestionRanker, data, ("train",), config)

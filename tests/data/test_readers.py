@@ -213,6 +213,39 @@ def test_fingerprint_covers_the_label_files_read(tmp_path):
     assert data.fingerprint(["train"], ["train", "test"]) == pool_only
 
 
+def test_labels_restricted_to_some_topics_leave_the_others_known_and_unlabelled(tmp_path):
+    """``restricted_to`` cuts one split's labels; the topic files (the request pool) and other splits stay whole, and
+    a model's data fingerprint tells the cut apart."""
+    header = "topic_id\tinitial_request\tclarification_need\tfacet_id\tfacet_desc\tquestion_id\tquestion\tanswer\n"
+    rows = [
+        "1\tapple\t2\tF1\tfruit\tQ00002\tthe fruit?\tyes",
+        "1\tapple\t2\tF2\tfirm\tQ00003\tthe firm?\tno",
+        "2\tjava\t3\tF3\tisland\tQ00004\tthe island?\tyes",
+        "3\tiron\t4\tF4\tmetal\tQ00005\tthe metal?\tno",
+    ]
+    (tmp_path / "train.tsv").write_text(header + "\n".join(rows) + "\n")
+    (tmp_path / "dev.tsv").write_text(header + "7\tpython\t2\tF7\tsnake\tQ00006\tthe snake?\tyes\n")
+    (tmp_path / "question_bank.tsv").write_text(
+        "question_id\tquestion\n" + "".join(f"Q0000{i}\tq{i}\n" for i in range(1, 7))
+    )
+    data = ClariQ(tmp_path)
+    cut = data.restricted_to("train", ["3", "1"])
+    train = cut.labels("train")
+    assert list(train.requests) == ["1", "3"] and train.need == {"1": 2, "3": 4}  # file order kept
+    assert train.questions == {"1": {"Q00002", "Q00003"}, "3": {"Q00005"}} and list(train.facets) == ["1", "3"]
+    assert set(train.facet_desc) == {"F1", "F2", "F4"} and set(train.question_text) == {"Q00002", "Q00003", "Q00005"}
+    assert set(train.answers) == {("F1", "Q00002"), ("F2", "Q00003"), ("F4", "Q00005")}
+    assert [t.id for t in cut.known_requests(["train", "dev"])] == ["1", "2", "3", "7"]  # "java" still known
+    assert cut.labels("dev").requests == data.labels("dev").requests and len(data.labels("train").requests) == 3
+    fingerprints = {d.fingerprint(["train"], ["train", "dev"]) for d in (data, cut, data.restricted_to("train", ["1"]))}
+    assert len(fingerprints) == 3 and cut.fingerprint(["train"]) == data.restricted_to("train", ["1", "3"]).fingerprint(
+        ["train"]
+    )
+    assert cut.fingerprint(["dev"]) == data.fingerprint(["dev"])  # the cut split is not read
+    with pytest.raises(DataError, match=r"train.tsv: no such topic in the labels: '9'"):
+        data.restricted_to("train", ["1", "9"])
+
+
 def test_deeply_nested_json_is_a_data_error(tmp_path):
     path = tmp_path / "deep.json"
     path.write_text("[" * 100_000 + "]" * 100_000)

@@ -24,7 +24,7 @@ from clarion.data.safe_pickle import load_pickle
 from clarion.data.trec import RunRow, _number
 from clarion.data.tsv import read_tsv
 from clarion.errors import DataError
-from clarion.store import fingerprint_files
+from clarion.store import fingerprint_config, fingerprint_files
 from clarion.types import Topic
 
 _ALIASES = {"initial request": "initial_request"}
@@ -72,6 +72,28 @@ class ClariqLabels:
     @property
     def topics(self) -> list[Topic]:
         return [Topic(t, r) for t, r in self.requests.items()]
+
+    def only(self, topic_ids: Iterable[str]) -> ClariqLabels:
+        """These labels cut to ``topic_ids`` (file order kept); an id the labels lack is an error."""
+        keep = set(topic_ids)
+        missing = sorted(keep - set(self.requests))
+        if missing:
+            raise DataError(self.path, f"no such topic in the labels: {missing[0]!r}")
+        facets = {t: list(fs) for t, fs in self.facets.items() if t in keep}
+        kept_facets = {f for fs in facets.values() for f in fs}
+        questions = {t: set(qs) for t, qs in self.questions.items() if t in keep}
+        kept_questions = set().union(*questions.values()) if questions else set()
+        return ClariqLabels(
+            self.path,
+            {t: r for t, r in self.requests.items() if t in keep},
+            {t: n for t, n in self.need.items() if t in keep},
+            questions,
+            facets,
+            {q: x for q, x in self.question_text.items() if q in kept_questions},
+            {f: d for f, d in self.facet_desc.items() if f in kept_facets},
+            {t: d for t, d in self.topic_desc.items() if t in keep},
+            {(f, q): a for (f, q), a in self.answers.items() if f in kept_facets},
+        )
 
 
 def read_labels(path: str | Path) -> ClariqLabels:
@@ -257,6 +279,8 @@ class ClariQ:
 
     root: Path
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    restricted: dict[str, frozenset[str]] = field(default_factory=dict)
+    """split -> the only topics whose labels are read (:meth:`restricted_to`); empty: every topic."""
 
     @classmethod
     def load(cls, data_dir: str | Path | None = None) -> ClariQ:
@@ -274,13 +298,27 @@ class ClariQ:
 
     def labels(self, split: str) -> ClariqLabels:
         """Labels of ``train``, ``dev`` or ``test`` (the last needs ``test_with_labels.tsv``)."""
-        return self._memo(f"labels:{split}", read_labels, self.path(labels_file(split)))
+        labels = self._memo(f"labels:{split}", read_labels, self.path(labels_file(split)))
+        return labels.only(self.restricted[split]) if split in self.restricted else labels
+
+    def restricted_to(self, split: str, topic_ids: Iterable[str]) -> ClariQ:
+        """This dataset with ``split``'s labels cut to ``topic_ids``. Topic files, the bank and the other splits
+        stay whole, so the other topics' requests are still known, unlabelled requests: for a model trained on
+        the result they are what dev's topics are for a model trained on train (a dev-like check from one
+        split's labels, or a small training set for tests)."""
+        keep = frozenset(topic_ids)
+        self.labels(split).only(keep)  # unknown ids fail here, naming the file
+        return ClariQ(self.root, self._cache, {**self.restricted, split: keep})
 
     def fingerprint(self, labelled: Iterable[str], pool: Iterable[str] = ()) -> str:
-        """Fingerprint of what a model trained on ``labelled`` splits reads: their label files, the topic
-        files of the ``pool`` splits and the question bank (files that do not exist are skipped)."""
+        """Fingerprint of what a model trained on ``labelled`` splits reads: their label files (and the topics
+        they are restricted to), the topic files of the ``pool`` splits and the question bank (files that do not
+        exist are skipped)."""
+        labelled = list(labelled)
         names = {"question_bank.tsv"} | {labels_file(s) for s in labelled} | {f"{s}.tsv" for s in pool}
-        return fingerprint_files(p for p in (self.path(n) for n in sorted(names)) if p.exists())
+        files = fingerprint_files(p for p in (self.path(n) for n in sorted(names)) if p.exists())
+        cuts = [f"{s}:{','.join(sorted(self.restricted[s]))}" for s in sorted(set(labelled) & set(self.restricted))]
+        return fingerprint_config({"files": files, "restricted": cuts}) if cuts else files
 
     def topics(self, split: str) -> list[Topic]:
         return self._memo(f"topics:{split}", read_topics, self.path(f"{split}.tsv"))
