@@ -299,16 +299,19 @@ class ClariQ:
     def labels(self, split: str) -> ClariqLabels:
         """Labels of ``train``, ``dev`` or ``test`` (the last needs ``test_with_labels.tsv``)."""
         labels = self._memo(f"labels:{split}", read_labels, self.path(labels_file(split)))
-        return labels.only(self.restricted[split]) if split in self.restricted else labels
+        if split not in self.restricted:
+            return labels
+        keep = self.restricted[split]
+        return self._memo(f"labels:{split}:{','.join(sorted(keep))}", labels.only, keep)
 
     def restricted_to(self, split: str, topic_ids: Iterable[str]) -> ClariQ:
         """This dataset with ``split``'s labels cut to ``topic_ids``. Topic files, the bank and the other splits
         stay whole, so the other topics' requests are still known, unlabelled requests: for a model trained on
         the result they are what dev's topics are for a model trained on train (a dev-like check from one
         split's labels, or a small training set for tests)."""
-        keep = frozenset(topic_ids)
-        self.labels(split).only(keep)  # unknown ids fail here, naming the file
-        return ClariQ(self.root, self._cache, {**self.restricted, split: keep})
+        data = ClariQ(self.root, self._cache, {**self.restricted, split: frozenset(topic_ids)})
+        data.labels(split)  # unknown ids fail here, naming the file
+        return data
 
     def fingerprint(self, labelled: Iterable[str], pool: Iterable[str] = ()) -> str:
         """Fingerprint of what a model trained on ``labelled`` splits reads: their label files (and the topics
