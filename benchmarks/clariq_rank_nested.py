@@ -24,16 +24,14 @@ import os
 import time
 
 from clariq_rank_compare import CUTOFFS, averaged, overrides
-from clariq_rank_seeds import seeds
+from clariq_rank_seeds import score_ranked, seeds
 
 
 def nested_held_out(data, config, outer: int = 5, outer_seed: int = 7, report=None):
     """The official scorer's Evaluation of every train topic, each ranked by the recipe ``config`` trained on the
     train topics outside its outer fold; ``report(fold, ranker, held_out_evaluation)`` after each fold."""
-    from clarion.clariq.benchmark import run_rows
     from clarion.clariq.ranker import QuestionRanker
     from clarion.clariq.ranker_training import assign_folds, fit_ranker
-    from clarion.evaluate.clariq_official import question_relevance
     from clarion.evaluate.result import Evaluation
 
     labels = data.labels("train")
@@ -43,9 +41,7 @@ def nested_held_out(data, config, outer: int = 5, outer_seed: int = 7, report=No
         held = sorted(t for t in labels.questions if fold[t] == k)
         known = data.restricted_to("train", [t for t in labels.questions if fold[t] != k])
         ranker = fit_ranker(QuestionRanker, known, ("train",), config)
-        ranked = ranker.rank([labels.requests[t] for t in held], k=config.shortlist + 1)
-        run = {t: dict(pairs) for t, pairs in zip(held, ranked, strict=True)}
-        evaluation = question_relevance({t: labels.questions[t] for t in held}, run_rows(run))
+        evaluation = score_ranked(ranker, {t: labels.requests[t] for t in held}, labels.questions)
         for metric in CUTOFFS:
             per_query[metric].update(evaluation.per_query[metric])
         if report:

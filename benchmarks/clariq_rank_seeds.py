@@ -29,19 +29,25 @@ def seeds(text: str) -> list[int]:
     return values
 
 
-def train_and_score_dev(data, config):
-    """A ranker trained on train with ``config``, and the official scorer's Evaluation of its full pipeline
-    (``Q00001`` in its slot) on the 50 dev topics."""
+def score_ranked(ranker, requests: dict[str, str], qrels):
+    """The official scorer's Evaluation of ``ranker``'s full pipeline (``Q00001`` in its slot) on ``requests``
+    (topic id -> request), judged by ``qrels`` (topic id -> relevant question ids)."""
     from clarion.clariq.benchmark import run_rows
-    from clarion.clariq.ranker import QuestionRanker
-    from clarion.clariq.ranker_training import fit_ranker
     from clarion.evaluate.clariq_official import question_relevance
 
-    topics = data.topics("dev")
+    ranked = ranker.rank(list(requests.values()), k=ranker.config.shortlist + 1)
+    run = {topic: dict(pairs) for topic, pairs in zip(requests, ranked, strict=True)}
+    return question_relevance({topic: qrels[topic] for topic in requests}, run_rows(run))
+
+
+def train_and_score_dev(data, config):
+    """A ranker trained on train with ``config``, and its :func:`score_ranked` Evaluation on the 50 dev topics."""
+    from clarion.clariq.ranker import QuestionRanker
+    from clarion.clariq.ranker_training import fit_ranker
+
     ranker = fit_ranker(QuestionRanker, data, ("train",), config)
-    ranked = ranker.rank([t.request for t in topics], k=ranker.config.shortlist + 1)
-    run = {topic.id: dict(pairs) for topic, pairs in zip(topics, ranked, strict=True)}
-    return ranker, question_relevance(data.labels("dev").questions, run_rows(run))
+    requests = {topic.id: topic.request for topic in data.topics("dev")}
+    return ranker, score_ranked(ranker, requests, data.labels("dev").questions)
 
 
 def main() -> None:
