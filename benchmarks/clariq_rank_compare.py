@@ -46,6 +46,24 @@ def averaged(evaluations):
     return Evaluation({m: statistics.mean(v.values()) for m, v in per_query.items()}, per_query)
 
 
+def seeded_configs(parser, named: dict[str, dict], lambdamart_seeds, finetune_seeds) -> dict:
+    """``(name, LightGBM seed, fine-tune seed) -> RankerConfig`` for each named set of overrides; a bad field is a
+    usage error of ``parser`` naming the option."""
+    from clarion.clariq.ranker import RankerConfig
+    from clarion.errors import InputError
+
+    configs = {}
+    for name, over in named.items():
+        for lm_seed in lambdamart_seeds:
+            for ft_seed in finetune_seeds:
+                fields = {"lambdamart_seed": lm_seed, "finetune_seed": ft_seed, **over}
+                try:
+                    configs[name, lm_seed, ft_seed] = RankerConfig(**fields)
+                except (TypeError, InputError) as err:
+                    parser.error(f"--{name}: {err}")
+    return configs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", type=overrides, required=True, help="RankerConfig overrides (JSON object)")
@@ -59,21 +77,12 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.ranker import RankerConfig
     from clarion.data.clariq import ClariQ
-    from clarion.errors import InputError
     from clarion.evaluate.result import paired_difference
     from clarion.store import cpu_model
 
-    configs = {}
-    for name, over in (("baseline", args.baseline), ("variant", args.variant)):
-        for lm_seed in args.lambdamart_seeds:
-            for ft_seed in args.finetune_seeds:
-                fields = {"lambdamart_seed": lm_seed, "finetune_seed": ft_seed, **over}
-                try:
-                    configs[name, lm_seed, ft_seed] = RankerConfig(**fields)
-                except (TypeError, InputError) as err:
-                    parser.error(f"--{name}: {err}")
+    named = {"baseline": args.baseline, "variant": args.variant}
+    configs = seeded_configs(parser, named, args.lambdamart_seeds, args.finetune_seeds)
 
     data = ClariQ.load()
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores; models trained on train, dev scored (50 topics)")

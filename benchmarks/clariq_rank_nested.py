@@ -23,7 +23,7 @@ import argparse
 import os
 import time
 
-from clariq_rank_compare import CUTOFFS, averaged, overrides
+from clariq_rank_compare import CUTOFFS, averaged, overrides, seeded_configs
 from clariq_rank_seeds import score_ranked, seeds
 
 
@@ -65,23 +65,12 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.ranker import RankerConfig
     from clarion.data.clariq import ClariQ
-    from clarion.errors import InputError
     from clarion.evaluate.result import paired_difference
     from clarion.store import cpu_model
 
     named = {"baseline": args.baseline, **({"variant": args.variant} if args.variant is not None else {})}
-    configs = {}
-    for name, over in named.items():
-        for lm_seed in args.lambdamart_seeds:
-            for ft_seed in args.finetune_seeds:
-                try:
-                    configs[name, lm_seed, ft_seed] = RankerConfig(
-                        **{"lambdamart_seed": lm_seed, "finetune_seed": ft_seed, **over}
-                    )
-                except (TypeError, InputError) as err:
-                    parser.error(f"--{name}: {err}")
+    configs = seeded_configs(parser, named, args.lambdamart_seeds, args.finetune_seeds)
 
     data = ClariQ.load()
     print(

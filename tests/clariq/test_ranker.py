@@ -120,6 +120,31 @@ def test_unknown_packaged_encoders_are_refused():
     assert RankerConfig(encoders=["all-mpnet-base-v2"]).encoders == ("all-mpnet-base-v2",)  # as read from JSON
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("shortlist", -1, "shortlist must be an integer >= 1, got -1"),
+        ("folds", 1, "folds must be an integer >= 2"),
+        ("stages", 0, "stages must be an integer >= 1"),
+        ("bag", 2.5, "bag must be an integer >= 1, got 2.5"),
+        ("rounds", True, "rounds must be an integer"),
+        ("lambdamart_seed", "13", "lambdamart_seed must be an integer or None"),
+        ("temperature", 0.0, "temperature must be a finite number > 0"),
+        ("learning_rate", float("nan"), "learning_rate must be a finite number > 0, got nan"),
+        ("finetune_epochs", -0.5, "finetune_epochs must be a finite number >= 0"),
+        ("finetune_lr", float("inf"), "finetune_lr must be a finite number > 0"),
+    ],
+)
+def test_bad_config_values_are_refused_naming_the_field(field, value, message):
+    with pytest.raises(InputError, match=f"RankerConfig.{message}"):
+        RankerConfig(**{field: value})
+
+
+def test_edge_config_values_are_accepted():
+    config = RankerConfig(finetune_epochs=0, generic_owners=0, folds=2, lambdamart_seed=None, finetune_seed=0)
+    assert config.finetune_epochs == 0 and config.generic_owners == 0
+
+
 def test_damaged_model_files_are_model_errors(tiny_ranker, tmp_path):
     import json
     import shutil

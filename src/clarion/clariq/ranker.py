@@ -21,6 +21,7 @@ learns from the situation it meets at test time.
 
 from __future__ import annotations
 
+import math
 import shutil
 import sys
 from collections.abc import Sequence
@@ -59,6 +60,24 @@ and the request lacks. Chosen on the TREC descriptions of the train topics ranke
 PROPAGATE = 0.5
 """Whole-bank route: weight of the mean score of a question's nearest bank questions added to its own (the first
 stage's propagation weight). Chosen on the same train descriptions (R@30 0.8477 without, 0.8540 with 0.5)."""
+
+
+_AT_LEAST = {
+    "shortlist": 1,
+    "folds": 2,
+    "rounds": 1,
+    "num_leaves": 2,
+    "min_data_in_leaf": 1,
+    "chunk": 1,
+    "stages": 1,
+    "generic_owners": 0,
+    "bag": 1,
+    "seed": 0,
+}
+"""RankerConfig's integer fields and their least value."""
+_SEEDS = ("lambdamart_seed", "finetune_seed")
+_REALS = {"temperature": False, "learning_rate": False, "finetune_epochs": True, "finetune_lr": False}
+"""RankerConfig's real fields, and whether 0 is allowed."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +123,21 @@ class RankerConfig:
         unknown = [name for name in self.encoders if name not in PACKAGED]
         if unknown:
             raise InputError(f"unknown packaged encoder(s) {unknown}; choose from: {', '.join(PACKAGED)}")
+        for name, low in _AT_LEAST.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise InputError(f"RankerConfig.{name} must be an integer >= {low}, got {value!r}")
+        for name in _SEEDS:
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise InputError(f"RankerConfig.{name} must be an integer or None, got {value!r}")
+        for name, zero_ok in _REALS.items():
+            value = getattr(self, name)
+            number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+            if not number or value < 0 or (value == 0 and not zero_ok):
+                raise InputError(
+                    f"RankerConfig.{name} must be a finite number {'>=' if zero_ok else '>'} 0, got {value!r}"
+                )
 
     def encoder(self, finetuned: str | None) -> Encoder:
         """The pipeline's encoder: :attr:`encoders` and then MiniLM (``finetuned``: its fine-tuned directory)."""
