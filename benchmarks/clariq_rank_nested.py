@@ -6,9 +6,9 @@ script rebuilds it from train: the 187 train topics fall into ``--outer`` fifths
 fifth the whole recipe (its own inner folds, fine-tunes and LambdaMARTs) is trained on the other topics, whose
 labels alone are read (``ClariQ.restricted_to``), and the held-out topics are ranked exactly as dev is. Printed per
 training and fifth: the inner train CV and the held-out Recall@20 / @30; then the estimate over all 187 topics
-(Recall@5/10/20/30, bootstrap 95% intervals) — four times dev's topics, none of them used to choose anything. With
-``--variant`` (RankerConfig overrides as JSON) the variant is trained the same way and paired with the baseline per
-topic (each topic's difference averaged over the seeds, 10,000 bootstrap resamples).
+(Recall@5/10/20/30, bootstrap 95% intervals) — nearly four times dev's topics, none of them used to choose
+anything. With ``--variant`` (RankerConfig overrides as JSON) the variant is trained the same way and paired with the
+baseline per topic (each topic's difference averaged over the seeds, 10,000 bootstrap resamples).
 
 Cost on a 2-core CPU: 5 trainings per configuration and seed, ~40 s each once their fine-tuned encoders are cached;
 the first run fine-tunes 30 MiniLMs (~25 minutes).
