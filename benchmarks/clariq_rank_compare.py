@@ -20,7 +20,7 @@ import json
 import os
 import statistics
 
-from clariq_rank_seeds import seeds, train_and_score_dev
+from clariq_rank_seeds import seed_arguments, train_and_score_dev
 
 CUTOFFS = ("Recall5", "Recall10", "Recall20", "Recall30")
 
@@ -68,10 +68,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", type=overrides, required=True, help="RankerConfig overrides (JSON object)")
     parser.add_argument("--baseline", type=overrides, default={}, help="overrides of the baseline (default: {})")
-    parser.add_argument("--lambdamart-seeds", type=seeds, default=[13], help="first LightGBM seed of each bag")
-    parser.add_argument("--finetune-seeds", type=seeds, default=[13], help="seeds of the MiniLM fine-tunes")
+    seed_arguments(parser)
     parser.add_argument("--bar", type=float, default=0.003, help="train CV Recall@30 gain the variant must reach")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch

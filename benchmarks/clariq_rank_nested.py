@@ -24,7 +24,7 @@ import os
 import time
 
 from clariq_rank_compare import CUTOFFS, averaged, overrides, seeded_configs
-from clariq_rank_seeds import score_ranked, seeds
+from clariq_rank_seeds import score_ranked, seed_arguments
 
 
 def nested_held_out(data, config, outer: int = 5, outer_seed: int = 7, report=None):
@@ -53,11 +53,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", type=overrides, default=None, help="RankerConfig overrides to pair (JSON)")
     parser.add_argument("--baseline", type=overrides, default={}, help="overrides of the baseline (default: {})")
-    parser.add_argument("--lambdamart-seeds", type=seeds, default=[13], help="first LightGBM seed of each bag")
-    parser.add_argument("--finetune-seeds", type=seeds, default=[13], help="seeds of the MiniLM fine-tunes")
+    seed_arguments(parser)
     parser.add_argument("--outer", type=int, default=5, help="outer folds over the train topics")
     parser.add_argument("--outer-seed", type=int, default=7, help="seed of the outer fold assignment")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads")
     args = parser.parse_args()
     if args.outer < 2:
         parser.error(f"--outer must be at least 2, got {args.outer}")

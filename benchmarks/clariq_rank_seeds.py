@@ -29,6 +29,13 @@ def seeds(text: str) -> list[int]:
     return values
 
 
+def seed_arguments(parser) -> None:
+    """The options every ranker benchmark shares: the seed grid and torch's threads."""
+    parser.add_argument("--lambdamart-seeds", type=seeds, default=[13], help="first LightGBM seed of each bag")
+    parser.add_argument("--finetune-seeds", type=seeds, default=[13], help="seeds of the MiniLM fine-tunes")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+
+
 def score_ranked(ranker, requests: dict[str, str], qrels):
     """The official scorer's Evaluation of ``ranker``'s full pipeline (``Q00001`` in its slot) on ``requests``
     (topic id -> request), judged by ``qrels`` (topic id -> relevant question ids)."""
@@ -52,9 +59,7 @@ def train_and_score_dev(data, config):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lambdamart-seeds", type=seeds, default=[13], help="first LightGBM seed of each bag")
-    parser.add_argument("--finetune-seeds", type=seeds, default=[13], help="seeds of the MiniLM fine-tunes")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    seed_arguments(parser)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch

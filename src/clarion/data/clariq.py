@@ -301,8 +301,11 @@ class ClariQ:
         labels = self._memo(f"labels:{split}", read_labels, self.path(labels_file(split)))
         if split not in self.restricted:
             return labels
-        keep = self.restricted[split]
-        return self._memo(f"labels:{split}:{','.join(sorted(keep))}", labels.only, keep)
+        return self._memo(f"labels:{self._cut(split)}", labels.only, self.restricted[split])
+
+    def _cut(self, split: str) -> str:
+        """``split:id,id,...``: a restricted split and its topics, as memo and fingerprint keys."""
+        return f"{split}:{','.join(sorted(self.restricted[split]))}"
 
     def restricted_to(self, split: str, topic_ids: Iterable[str]) -> ClariQ:
         """This dataset with ``split``'s labels cut to ``topic_ids``. Topic files, the bank and the other splits
@@ -320,7 +323,7 @@ class ClariQ:
         labelled = list(labelled)
         names = {"question_bank.tsv"} | {labels_file(s) for s in labelled} | {f"{s}.tsv" for s in pool}
         files = fingerprint_files(p for p in (self.path(n) for n in sorted(names)) if p.exists())
-        cuts = [f"{s}:{','.join(sorted(self.restricted[s]))}" for s in sorted(set(labelled) & set(self.restricted))]
+        cuts = [self._cut(s) for s in sorted(set(labelled) & set(self.restricted))]
         return fingerprint_config({"files": files, "restricted": cuts}) if cuts else files
 
     def topics(self, split: str) -> list[Topic]:
