@@ -8,13 +8,15 @@ benchmarks/clariq_need_cv.py for that).
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pytest
 
 from clarion.clariq import need as need_module
 from clarion.clariq.constants import MAX_REQUEST_CHARS, validate_requests
 from clarion.clariq.methods import DEFAULT_NEED_METHOD, need_method
-from clarion.clariq.need import NeedModel, check_splits, need_model
+from clarion.clariq.need import NeedConfig, NeedModel, check_splits, need_model
 from clarion.errors import InputError, ModelError
 
 
@@ -93,6 +95,41 @@ def test_a_truncated_classifier_file_is_a_model_error(model, tmp_path):
     arrays.write_bytes(arrays.read_bytes()[:100])
     with pytest.raises(ModelError, match="not a clarification-need model"):
         NeedModel.load(directory)
+
+
+def test_a_model_whose_config_was_damaged_is_a_model_error(model, tmp_path):
+    import json
+
+    directory = model.save(tmp_path / "need")
+    meta = json.loads((directory / "meta.json").read_text())
+    meta["config"]["cv_splits"] = 0
+    (directory / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=r"not a clarification-need model \(NeedConfig.cv_splits must be int in"):
+        NeedModel.load(directory)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("C", 0, r"C must be float in \(0, inf\), got 0"),
+        ("C", float("nan"), r"C must be float in \(0, inf\), got nan"),
+        ("cv_splits", 1, r"cv_splits must be int in \[2, inf\), got 1"),
+        ("cv_repeats", 2.0, r"cv_repeats must be int in \[1, inf\), got 2.0"),
+        ("temperature", -0.05, r"temperature must be float in \(0, inf\), got -0.05"),
+        ("tune_decision", 1, "tune_decision must be True or False, got 1"),
+        ("seed", None, r"seed must be int in \[0, inf\), got None"),
+        ("classifier", "svm", "classifier must be one of logreg, ordinal, lgbm, blend, views, got 'svm'"),
+        ("groups", ("form", "colour"), "unknown feature group 'colour'"),
+        ("groups", (), "at least one feature group"),
+    ],
+)
+def test_bad_config_values_are_refused_naming_the_field(field, value, message):
+    with pytest.raises(InputError, match=message):
+        NeedConfig(**{field: value})
+
+
+def test_a_config_read_back_from_json_equals_the_original():
+    assert NeedConfig(**{**asdict(NeedConfig()), "groups": list(NeedConfig().groups)}) == NeedConfig()
 
 
 @pytest.mark.parametrize(

@@ -123,16 +123,17 @@ def test_unknown_packaged_encoders_are_refused():
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
-        ("shortlist", -1, "shortlist must be an integer >= 1, got -1"),
-        ("folds", 1, "folds must be an integer >= 2"),
-        ("stages", 0, "stages must be an integer >= 1"),
-        ("bag", 2.5, "bag must be an integer >= 1, got 2.5"),
-        ("rounds", True, "rounds must be an integer"),
-        ("lambdamart_seed", "13", "lambdamart_seed must be an integer or None"),
-        ("temperature", 0.0, "temperature must be a finite number > 0"),
-        ("learning_rate", float("nan"), "learning_rate must be a finite number > 0, got nan"),
-        ("finetune_epochs", -0.5, "finetune_epochs must be a finite number >= 0"),
-        ("finetune_lr", float("inf"), "finetune_lr must be a finite number > 0"),
+        ("shortlist", -1, r"shortlist must be int in \[1, inf\), got -1"),
+        ("folds", 1, r"folds must be int in \[2, inf\), got 1"),
+        ("stages", 0, r"stages must be int in \[1, inf\), got 0"),
+        ("bag", 2.5, r"bag must be int in \[1, inf\), got 2.5"),
+        ("chunk", 64.0, r"chunk must be int in \[1, inf\), got 64.0"),
+        ("rounds", True, r"rounds must be int in \[1, inf\), got True"),
+        ("lambdamart_seed", "13", r"lambdamart_seed must be int in \[0, inf\) or None, got \'13\'"),
+        ("temperature", 0.0, r"temperature must be float in \(0, inf\), got 0.0"),
+        ("learning_rate", float("nan"), r"learning_rate must be float in \(0, inf\), got nan"),
+        ("finetune_epochs", -0.5, r"finetune_epochs must be float in \[0, inf\), got -0.5"),
+        ("finetune_lr", float("inf"), r"finetune_lr must be float in \(0, inf\), got inf"),
     ],
 )
 def test_bad_config_values_are_refused_naming_the_field(field, value, message):

@@ -18,14 +18,15 @@ from pathlib import Path
 
 import numpy as np
 
+from clarion.bounds import FLAG, SEED, Bound, check_fields
 from clarion.clariq.constants import NEED_LABELS, check_splits, validate_requests
 from clarion.data.clariq import ClariQ
 from clarion.data.io import atomic_writer, read_json, write_json
 from clarion.detect.ambiguity import TEMPERATURE, RequestPool
-from clarion.detect.classify import decide, make_classifier
+from clarion.detect.classify import CLASSIFIERS, decide, make_classifier
 from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import FeatureSpace, feature_names, parse_groups
-from clarion.errors import ModelError
+from clarion.errors import InputError, ModelError
 from clarion.store import begin, is_complete, model_dir, read_meta, write_meta
 from clarion.types import Topic
 
@@ -35,6 +36,17 @@ POOL_SPLITS = ("train", "dev", "test")
 HAND_GROUPS = ("form", "lexicon", "bank", "spread", "markers")
 DEFAULT_GROUPS = (*HAND_GROUPS, "request-emb")
 """The hand-crafted groups and, last (the ``views`` classifier's second view), the request embedding."""
+
+
+_BOUNDS = {
+    "C": Bound("float", 0, open_low=True),
+    "tune_decision": FLAG,
+    "cv_splits": Bound("int", 2),
+    "cv_repeats": Bound("int", 1),
+    "temperature": Bound("float", 0, open_low=True),
+    "seed": SEED,
+}
+"""What NeedConfig's scalar fields may hold."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +61,13 @@ class NeedConfig:
     cv_repeats: int = 5
     temperature: float = TEMPERATURE
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "groups", tuple(self.groups))  # a list when read back from JSON
+        parse_groups(self.groups)
+        if self.classifier not in CLASSIFIERS:
+            raise InputError(f"NeedConfig.classifier must be one of {', '.join(CLASSIFIERS)}, got {self.classifier!r}")
+        check_fields(self, _BOUNDS)
 
     @classmethod
     def tiny(cls) -> NeedConfig:
@@ -148,13 +167,13 @@ class NeedModel:
         directory = Path(directory)
         meta = read_meta(directory)
         try:
-            config = NeedConfig(**{**meta["config"], "groups": tuple(meta["config"]["groups"])})
+            config = NeedConfig(**meta["config"])
             state = read_json(directory / "need.json")
             with np.load(directory / "pool.npz") as arrays:
                 bank, requests = arrays["bank"], arrays["requests"]
             with np.load(directory / "classifier.npz") as arrays:
                 classifier_state = {k: arrays[k] for k in arrays.files}
-        except (KeyError, TypeError, OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        except (KeyError, TypeError, OSError, ValueError, EOFError, zipfile.BadZipFile, InputError) as err:
             raise ModelError(f"{directory}: not a clarification-need model ({err}); retrain it") from None
         if state.get("features") != feature_names(parse_groups(config.groups)):
             raise ModelError(f"{directory}: trained with other features; retrain it (clarion clariq train)")

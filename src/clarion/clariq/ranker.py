@@ -21,7 +21,6 @@ learns from the situation it meets at test time.
 
 from __future__ import annotations
 
-import math
 import shutil
 import sys
 from collections.abc import Sequence
@@ -30,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from clarion.bounds import SEED, Bound, check_fields
 from clarion.clariq.constants import NO_QUESTION, validate_requests
 from clarion.data.clariq import ClariQ
 from clarion.data.io import read_json, write_json
@@ -62,22 +62,25 @@ PROPAGATE = 0.5
 stage's propagation weight). Chosen on the same train descriptions (R@30 0.8477 without, 0.8540 with 0.5)."""
 
 
-_AT_LEAST = {
-    "shortlist": 1,
-    "folds": 2,
-    "rounds": 1,
-    "num_leaves": 2,
-    "min_data_in_leaf": 1,
-    "chunk": 1,
-    "stages": 1,
-    "generic_owners": 0,
-    "bag": 1,
-    "seed": 0,
+_BOUNDS = {
+    "temperature": Bound("float", 0, open_low=True),
+    "shortlist": Bound("int", 1),
+    "folds": Bound("int", 2),
+    "seed": SEED,
+    "rounds": Bound("int", 1),
+    "learning_rate": Bound("float", 0, open_low=True),
+    "num_leaves": Bound("int", 2),
+    "min_data_in_leaf": Bound("int", 1),
+    "chunk": Bound("int", 1),
+    "stages": Bound("int", 1),
+    "generic_owners": Bound("int", 0),
+    "finetune_epochs": Bound("float", 0),
+    "finetune_lr": Bound("float", 0, open_low=True),
+    "bag": Bound("int", 1),
+    "lambdamart_seed": Bound("int", 0, optional=True),
+    "finetune_seed": Bound("int", 0, optional=True),
 }
-"""RankerConfig's integer fields and their least value."""
-_SEEDS = ("lambdamart_seed", "finetune_seed")
-_REALS = {"temperature": False, "learning_rate": False, "finetune_epochs": True, "finetune_lr": False}
-"""RankerConfig's real fields, and whether 0 is allowed."""
+"""What RankerConfig's numeric fields may hold."""
 
 
 @dataclass(frozen=True)
@@ -123,21 +126,7 @@ class RankerConfig:
         unknown = [name for name in self.encoders if name not in PACKAGED]
         if unknown:
             raise InputError(f"unknown packaged encoder(s) {unknown}; choose from: {', '.join(PACKAGED)}")
-        for name, low in _AT_LEAST.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise InputError(f"RankerConfig.{name} must be an integer >= {low}, got {value!r}")
-        for name in _SEEDS:
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                raise InputError(f"RankerConfig.{name} must be an integer or None, got {value!r}")
-        for name, zero_ok in _REALS.items():
-            value = getattr(self, name)
-            number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-            if not number or value < 0 or (value == 0 and not zero_ok):
-                raise InputError(
-                    f"RankerConfig.{name} must be a finite number {'>=' if zero_ok else '>'} 0, got {value!r}"
-                )
+        check_fields(self, _BOUNDS)
 
     def encoder(self, finetuned: str | None) -> Encoder:
         """The pipeline's encoder: :attr:`encoders` and then MiniLM (``finetuned``: its fine-tuned directory)."""

@@ -7,13 +7,12 @@ through ranx (:mod:`clarion.fuse.standard`).
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from numbers import Real
 
+from clarion.bounds import Bound
 from clarion.errors import InputError
 from clarion.fuse.alpha import alpha_ensemble
 from clarion.fuse.standard import Norm, as_norm, check_weights, ranx_fuse
@@ -66,14 +65,13 @@ class Param:
         """The validated value; out of range or of the wrong type raises :class:`InputError`."""
         if self.kind == "weights":
             return self._check_weights(value, n_runs)
-        wrong = isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value)
-        if self.kind == "int" and not wrong and value != int(value):
-            wrong = True
-        below = self.low is not None and (value <= self.low if self.open_low else value < self.low)
-        above = self.high is not None and (value >= self.high if self.open_high else value > self.high)
-        if wrong or below or above:
-            raise InputError(f"{self.name} must be {self.kind} {self.range_text()}, got {value!r}")
+        self.bound.check(self.name, value)
         return int(value) if self.kind == "int" else float(value)
+
+    @property
+    def bound(self) -> Bound:
+        """The allowed values of an ``int`` or ``float`` parameter."""
+        return Bound(self.kind, self.low, self.high, self.open_low, self.open_high)
 
     def _check_weights(self, value, n_runs: int) -> list[float]:
         if value is None:
@@ -83,9 +81,7 @@ class Param:
     def range_text(self) -> str:
         if self.kind == "weights":
             return "each in [0, inf], not all 0"
-        low = "-inf" if self.low is None else _number_text(self.low)
-        high = "inf" if self.high is None else _number_text(self.high)
-        return f"in {'(' if self.open_low else '['}{low}, {high}{')' if self.open_high else ']'}"
+        return self.bound.range_text()
 
     def parse(self, text: str, n_runs: int):
         """The value of ``text`` as given on the command line (weights: comma-separated)."""
@@ -109,10 +105,6 @@ class Param:
             return round(rng.uniform(low, high), 2)
         raw = [rng.expovariate(1.0) for _ in range(n_runs)]
         return [round(w / sum(raw), 3) for w in raw]
-
-
-def _number_text(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 Apply = Callable[[list[Run], Run | None, dict, Norm], Run]

@@ -12,6 +12,16 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from clarion.bounds import FLAG, FRACTION, Bound, check_fields
+
+_DETECT_BOUNDS = {
+    "use_embeddings": FLAG,
+    "C": Bound("float", 0, open_low=True),
+    "threshold": FRACTION,
+    "faq_rule": FLAG,
+    "strip_names": FLAG,
+}
+
 
 @dataclass
 class DetectConfig:
@@ -26,6 +36,9 @@ class DetectConfig:
     strip_names: bool = True
     """The gated FAQ rule compares turns and FAQ questions with entity names removed (models trained with it keep
     their non-knowledge turns' embeddings without names as well)."""
+
+    def __post_init__(self) -> None:
+        check_fields(self, _DETECT_BOUNDS)
 
 
 class Detector:

@@ -18,12 +18,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from clarion.bounds import SEED, Bound, check_fields
 from clarion.dstc.io import Context, Key, Knowledge
 from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import ModelError
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 WEIGHTS = "lm.safetensors"
+
+
+_LM_BOUNDS = {
+    "epochs": Bound("int", 1),
+    "lr": Bound("float", 0, open_low=True),
+    "batch": Bound("int", 1),
+    "freeze_layers": Bound("int", 0),
+    "max_prompt": Bound("int", 1),
+    "max_response": Bound("int", 1),
+    "max_new_tokens": Bound("int", 1),
+    "seed": SEED,
+    "max_examples": Bound("int", 1, optional=True),
+    "samples": Bound("int", 0),
+    "temperature": Bound("float", 0, open_low=True),
+    "top_p": Bound("float", 0, 1, open_low=True),
+    "pool_weight": Bound("float", 0),
+}
 
 
 @dataclass(frozen=True)
@@ -43,6 +61,9 @@ class LmConfig:
     temperature: float = 0.8
     top_p: float = 0.95
     pool_weight: float = 1.0  # MBR: weight of the consensus pool against the LM candidates (1 each)
+
+    def __post_init__(self) -> None:
+        check_fields(self, _LM_BOUNDS)
 
     @classmethod
     def from_json(cls, obj: dict) -> LmConfig:

@@ -23,7 +23,7 @@ from clarion.dstc.models.lm import WEIGHTS
 from clarion.dstc.models.persist import tfidf_from_state, tfidf_state
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.dstc.models.select import Selector
-from clarion.errors import ModelError
+from clarion.errors import InputError, ModelError
 from clarion.store import begin, is_complete, read_meta, write_meta
 
 STATE, ARRAYS = "state.json", "arrays.npz"
@@ -99,5 +99,5 @@ def load_model(directory: str | Path) -> DstcModel:
         )
     except ModelError:
         raise
-    except (OSError, KeyError, TypeError, ValueError, EOFError, zipfile.BadZipFile) as err:
+    except (OSError, KeyError, TypeError, ValueError, EOFError, zipfile.BadZipFile, InputError) as err:
         raise ModelError(f"{directory}: incomplete or incompatible DSTC model ({err})") from None

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.dstc.io import Dataset, Knowledge, Label, Snippet
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import DetectConfig, Detector
@@ -44,13 +45,33 @@ from clarion.dstc.models.memory import memory_features
 from clarion.dstc.models.progress import Progress, no_progress
 from clarion.dstc.models.select import N_DENSE, SelectConfig, SelectModel, Selector
 from clarion.dstc.schema import Format
-from clarion.errors import ModelError
+from clarion.errors import InputError, ModelError
 
 FAQ_FALLBACK_CONFIDENCE = 0.5
 """DSTC11-format knowledge: a turn that paraphrases an FAQ question (the gated rule) is answered from that FAQ when
 the detector did not flag it or the selector's best score (a probability) is below this. The selector learnt
 DSTC11's questions, nearly all about reviews; on an FAQ question of a kind the training dialogues never ask ("Is
 there a lift?") it is often unsure, and its best guess is then an unrelated review."""
+
+
+_SHARE = Bound("float", 0, 1, optional=True)
+_PIPELINE_BOUNDS = {
+    "neighbour_weight": Bound("float", 0),
+    "neighbour_k": Bound("int", 1),
+    "consensus_k": Bound("int", 1),
+    "exact_weight": Bound("float", 0),
+    "overlap_pool": _SHARE,
+    "faq_cover": _SHARE,
+    "entity_follow_up": FLAG,
+    "comparisons": FLAG,
+    "faithful": FLAG,
+    "abstain_below": _SHARE,
+    "abstain_cosine": Bound("float", -1, 1, optional=True),
+    "ask_entity": FLAG,
+    "max_contexts": Bound("int", 1, optional=True),
+    "dense": FLAG,
+}
+"""What PipelineConfig's scalar fields may hold (None switches an optional step off)."""
 
 
 @dataclass
@@ -75,6 +96,13 @@ class PipelineConfig:
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
+
+    def __post_init__(self) -> None:
+        self.generator = as_choice("PipelineConfig.generator", Generator, self.generator)
+        for name, kind in (("detect", DetectConfig), ("select", SelectConfig), ("lm", LmConfig)):
+            if not isinstance(getattr(self, name), kind):
+                raise InputError(f"PipelineConfig.{name} must be a {kind.__name__}, got {getattr(self, name)!r}")
+        check_fields(self, _PIPELINE_BOUNDS)
 
     def to_json(self) -> dict:
         out = asdict(self)

@@ -27,6 +27,7 @@ from enum import Enum
 
 import numpy as np
 
+from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.dstc.models.select_keys import N_KEY_MEMORY, KeyMemory
 
 N_DENSE = 384
@@ -53,6 +54,22 @@ _LGBM_PARAMS = {
 }
 
 
+_SELECT_BOUNDS = {
+    "n_estimators": Bound("int", 1),
+    "C": Bound("float", 0, open_low=True),
+    "use_product": FLAG,
+    "max_snippets": Bound("int", 1),
+    "rank_k": Bound("int", 1),
+    "key_memory": FLAG,
+    "calibration_folds": Bound("int", 2),
+    "bag": FLAG,
+    "calibration_beta": Bound("float", 0, open_low=True),
+    "anchor_precision": Bound("float", 0, 1, optional=True),
+    "anchor_recall": Bound("float", 0, 1, optional=True),
+    "faq_cosine": FLAG,
+}
+
+
 @dataclass
 class SelectConfig:
     """Options of the selector (part of the model's config in meta.json)."""
@@ -70,6 +87,10 @@ class SelectConfig:
     anchor_precision: float | None = 0.7951  # anchors are set: the largest min(P - anchor P, R - anchor R), i.e.
     anchor_recall: float | None = 0.8843  # the widest margin over an operating point (the DSTC11 val baseline)
     faq_cosine: bool = True  # FAQ-only (DSTC9-format) knowledge: rank by the MiniLM cosine, not the classifier
+
+    def __post_init__(self) -> None:
+        self.model = as_choice("SelectConfig.model", SelectModel, self.model)
+        check_fields(self, _SELECT_BOUNDS)
 
 
 @dataclass

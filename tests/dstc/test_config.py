@@ -1,0 +1,60 @@
+"""The DSTC model's configuration refuses values it cannot train or predict with, naming the field."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from clarion.dstc.models.detect import DetectConfig
+from clarion.dstc.models.generate import Generator
+from clarion.dstc.models.lm import LmConfig
+from clarion.dstc.models.modeldir import STATE, load_model, save_model
+from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.dstc.models.select import SelectConfig, SelectModel
+from clarion.errors import InputError, ModelError
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: DetectConfig(threshold=1.5), r"DetectConfig.threshold must be float in \[0, 1\], got 1.5"),
+        (lambda: DetectConfig(C=0), r"DetectConfig.C must be float in \(0, inf\), got 0"),
+        (lambda: DetectConfig(faq_rule="yes"), "DetectConfig.faq_rule must be True or False, got 'yes'"),
+        (lambda: SelectConfig(n_estimators=0), r"SelectConfig.n_estimators must be int in \[1, inf\), got 0"),
+        (lambda: SelectConfig(calibration_folds=1), r"SelectConfig.calibration_folds must be int in \[2, inf\)"),
+        (lambda: SelectConfig(anchor_recall=88.43), r"SelectConfig.anchor_recall must be float in \[0, 1\] or None"),
+        (lambda: SelectConfig(model="svm"), "SelectConfig.model must be one of lgbm, logreg, got 'svm'"),
+        (lambda: LmConfig(top_p=0), r"LmConfig.top_p must be float in \(0, 1\], got 0"),
+        (lambda: LmConfig(batch=8.0), r"LmConfig.batch must be int in \[1, inf\), got 8.0"),
+        (lambda: PipelineConfig(consensus_k=-3), r"PipelineConfig.consensus_k must be int in \[1, inf\), got -3"),
+        (lambda: PipelineConfig(abstain_below=float("nan")), r"PipelineConfig.abstain_below must be float in \[0, 1\]"),
+        (lambda: PipelineConfig(abstain_cosine=2), r"PipelineConfig.abstain_cosine must be float in \[-1, 1\]"),
+        (lambda: PipelineConfig(max_contexts=0), r"PipelineConfig.max_contexts must be int in \[1, inf\) or None"),
+        (lambda: PipelineConfig(generator="gpt"), "PipelineConfig.generator must be one of template, neighbour"),
+        (lambda: PipelineConfig(select={}), "PipelineConfig.select must be a SelectConfig, got {}"),
+    ],
+)
+def test_bad_values_are_refused_naming_the_field(make, message):
+    with pytest.raises(InputError, match=message):
+        make()
+
+
+def test_optional_steps_switch_off_with_none_and_names_become_members():
+    config = PipelineConfig(overlap_pool=None, faq_cover=None, abstain_below=None, abstain_cosine=None)
+    assert config.abstain_cosine is None
+    assert PipelineConfig(generator="lm").generator is Generator.lm
+    assert SelectConfig(model="logreg").model is SelectModel.logreg
+    tiny_lm = replace(PipelineConfig.tiny(), generator=Generator.lm)  # to_json keeps lm settings for lm only
+    assert PipelineConfig.from_json(tiny_lm.to_json()) == tiny_lm
+
+
+def test_a_saved_model_whose_config_was_damaged_is_a_model_error(tiny_model, tmp_path):
+    directory = save_model(tiny_model, tmp_path / "model", "fp")
+    state_path = directory / STATE
+    state = json.loads(state_path.read_text())
+    state["config"]["consensus_k"] = 0
+    state_path.write_text(json.dumps(state))
+    with pytest.raises(ModelError, match=r"incomplete or incompatible DSTC model \(PipelineConfig.consensus_k must be"):
+        load_model(directory)
