@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from clarion.errors import ModelError
+from clarion.errors import InputError, ModelError
 from clarion.retrieve.dense import ENCODER_ID_FILE, MODEL_NAME, encode, encode_queries, encoder_id
 from clarion.retrieve.finetune import FinetuneConfig, finetune, finetuned_id, group_batches, schedule
 
@@ -42,6 +42,13 @@ def test_finetuned_id_keys_pairs_and_settings():
     assert base == finetuned_id(list(PAIRS), FinetuneConfig())
     assert base != finetuned_id(PAIRS[:-1], FinetuneConfig())
     assert base != finetuned_id(PAIRS, FinetuneConfig(learning_rate=1e-4))
+
+
+def test_settings_it_cannot_train_with_are_refused():
+    with pytest.raises(InputError, match=r"FinetuneConfig.batch_size must be int in \[2, inf\), got 1"):
+        FinetuneConfig(batch_size=1)
+    with pytest.raises(InputError, match=r"FinetuneConfig.learning_rate must be float in \(0, inf\), got -1e-05"):
+        FinetuneConfig(learning_rate=-1e-5)
 
 
 def test_encoder_id_of_a_directory_without_one(tmp_path):

@@ -17,11 +17,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from clarion.bounds import SEED, Bound, check_fields
 from clarion.retrieve.dense import ENCODER_ID_FILE, MODEL_NAME
 from clarion.retrieve.packaged import minilm_path
 
 Pair = tuple[str, str, str]
 """(group, query, document): pairs of one group are never in the same batch."""
+
+
+_BOUNDS = {
+    "epochs": Bound("float", 0),
+    "learning_rate": Bound("float", 0, open_low=True),
+    "batch_size": Bound("int", 2),  # in-batch negatives need a second pair
+    "warmup": Bound("int", 0),
+    "scale": Bound("float", 0, open_low=True),
+    "seed": SEED,
+}
 
 
 @dataclass(frozen=True)
@@ -33,6 +44,9 @@ class FinetuneConfig:
     warmup: int = 10
     scale: float = 20.0
     seed: int = 13
+
+    def __post_init__(self) -> None:
+        check_fields(self, _BOUNDS)
 
 
 def finetuned_id(pairs: Sequence[Pair], config: FinetuneConfig) -> str:
