@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+import pytest
+
 from clarion.clariq.need import NeedConfig
 from clarion.clariq.ranker import RankerConfig
 from clarion.clariq.train import pipeline_config
@@ -15,3 +17,22 @@ def test_pipeline_config_holds_the_ranker_and_the_need_config():
     assert config["ranker"] == asdict(RankerConfig()) and config["need"] == asdict(NeedConfig())
     tiny = pipeline_config(("train",), tiny=True)
     assert tiny["need"] == asdict(NeedConfig.tiny()) and tiny["ranker"] == asdict(RankerConfig.tiny())
+
+
+def test_a_failed_training_leaves_the_model_already_in_the_directory(data_root, tmp_path, monkeypatch):
+    """``clarion clariq train --out DIR`` over a trained model: until both models are trained, DIR is not touched."""
+    from clarion.clariq import train as train_module
+    from clarion.clariq.ranker import QuestionRanker
+    from clarion.data.clariq import ClariQ
+    from clarion.errors import DataError
+
+    def fail(*args, **kwargs):
+        raise DataError("train.tsv", "expected 9 fields, found 2", line=9178)
+
+    monkeypatch.setattr(QuestionRanker, "train", fail)
+    directory = tmp_path / "model"
+    directory.mkdir()
+    (directory / "meta.json").write_text('{"config": {}}')
+    with pytest.raises(DataError, match="train.tsv:9178"):
+        train_module.train_models(ClariQ.load(data_root), ("train",), out_dir=directory)
+    assert (directory / "meta.json").read_text() == '{"config": {}}'

@@ -73,16 +73,18 @@ def train_models(
     splits = check_splits(splits)
     config = pipeline_config(splits, tiny)
     fingerprint = data_fingerprint(data, splits)
-    directory = begin(Path(out_dir) if out_dir else model_dir(TASK, NAME, config, fingerprint))
     start = time.perf_counter()
     ranker = QuestionRanker.train(data, splits, tiny=tiny, progress=progress)
-    ranker.save(directory / "ranker")
-    metrics: dict = {"ranker": ranker.cv_metrics}
     from clarion.clariq.need import load_or_train
 
     # The need method's own cached model for these splits (trained once, shared with `clarion clariq need`).
-    load_or_train(data, splits, tiny=tiny).save(directory / "need")
-    metrics["need"] = "trained"
+    need = load_or_train(data, splits, tiny=tiny)
+    # Only now, with both trained, is the directory touched: a failed or interrupted training leaves a model
+    # already there as it was.
+    directory = begin(Path(out_dir) if out_dir else model_dir(TASK, NAME, config, fingerprint))
+    ranker.save(directory / "ranker")
+    need.save(directory / "need")
+    metrics: dict = {"ranker": ranker.cv_metrics, "need": "trained"}
     metrics["training_seconds"] = round(time.perf_counter() - start, 1)
     metrics["peak_memory_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     write_meta(directory, config, fingerprint, metrics)
