@@ -232,7 +232,10 @@ def test_a_pair_judged_twice_with_different_grades_is_refused(tmp_path):
     path.write_text("q1 0 d1 2.0\n")  # a whole number written as a float
     assert read_qrels(path) == {"q1": {"d1": 2}}
     path.write_text("q1 0 d1 1.5\n")
-    with pytest.raises(DataError, match="q.qrel:1: relevance must be a whole number, got '1.5'"):
+    with pytest.raises(DataError, match=r"q.qrel:1: relevance must be a whole number \(int in .*\), got '1.5'"):
+        read_qrels(path)
+    path.write_text("q1 0 d1 1\nq1 0 d2 100000000000000000000\n")  # ranx holds grades in machine integers
+    with pytest.raises(DataError, match="q.qrel:2: relevance must be a whole number .*, got '100000000000000000000'"):
         read_qrels(path)
 
 

@@ -51,6 +51,12 @@ def test_compare_reports_significance():
         ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["bogus"], "unknown metric 'bogus'"),
         ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, "mrr", "metrics must be a non-empty list"),
         ({"q1": {}}, {"q1": {"a": 1.0}}, ["mrr"], r"qrels\['q1'\] has no judgments"),
+        ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["ndcg@100000000000000000000"], "cut-off or level must be at most"),
+        ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["ndcg@1000001"], "at most 1,000,000"),
+        ({"q1": {"a": 10**20}}, {"q1": {"a": 1.0}}, ["mrr"], r"qrels\['q1'\]\['a'\]: relevance must be a whole"),
+        ({"q1": {"a": 1.5}}, {"q1": {"a": 1.0}}, ["mrr"], r"relevance must be a whole number .*, got 1.5"),
+        ({"q1": {"a": "1"}}, {"q1": {"a": 1.0}}, ["mrr"], r"relevance must be a whole number .*, got '1'"),
+        ({"q1": ["a"]}, {"q1": {"a": 1.0}}, ["mrr"], r"qrels\['q1'\] must be a dict doc id -> integer relevance"),
     ],
 )
 def test_evaluate_refuses_bad_input(qrels, run, metrics, message):

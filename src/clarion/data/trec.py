@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from numbers import Real
 from pathlib import Path
 
+from clarion.bounds import Bound
 from clarion.data.io import atomic_writer, read_lines
 from clarion.errors import DataError, InputError
 from clarion.types import Qrels, Run, check_run, ranked_ids
@@ -144,6 +144,10 @@ def write_run(
                 handle.write(f"{qid} Q0 {doc} {rank} {value:.6f} {run_id}\n")
 
 
+RELEVANCE = Bound("int", -(2**31), 2**31 - 1)
+"""What a relevance grade may be: a whole number that ranx's integer arrays hold (TREC uses -2..4 or so)."""
+
+
 def read_qrels(path: str | Path) -> Qrels:
     """A TREC qrel file as a :data:`Qrels` dict (query -> doc -> integer relevance).
 
@@ -158,8 +162,8 @@ def read_qrels(path: str | Path) -> Qrels:
             raise DataError(path, f"expected 4 fields (query_id 0 doc_id relevance), found {len(fields)}", line)
         qid, _, doc, rel = fields
         grade = _number(path, line, rel, "relevance")
-        if not grade.is_integer():
-            raise DataError(path, f"relevance must be a whole number, got {rel!r}", line)
+        if not RELEVANCE.admits(grade):
+            raise DataError(path, f"relevance must be a whole number ({RELEVANCE.text()}), got {rel!r}", line)
         grade = int(grade)  # "1" and "1.0" alike
         judged = qrels.setdefault(qid, {})
         if doc in judged and judged[doc] != grade:
@@ -188,6 +192,9 @@ def write_qrels(path: str | Path, qrels: Qrels) -> None:
                 raise DataError(path, f"query {qid}: expected a dict doc id -> relevance, got {type(docs).__name__}")
             for doc, rel in docs.items():
                 _check_word(path, doc, f"query {qid}: doc id")
-                if isinstance(rel, bool) or not isinstance(rel, Real) or not math.isfinite(rel) or rel != int(rel):
-                    raise DataError(path, f"query {qid}, doc {doc}: relevance must be a whole number, got {rel!r}")
+                if not RELEVANCE.admits(rel):
+                    raise DataError(
+                        path,
+                        f"query {qid}, doc {doc}: relevance must be a whole number ({RELEVANCE.text()}), got {rel!r}",
+                    )
                 handle.write(f"{qid} 0 {doc} {int(rel)}\n")

@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 
+from clarion.data.trec import RELEVANCE
 from clarion.errors import InputError
 from clarion.evaluate.result import Evaluation
 from clarion.types import Qrels, Run
@@ -22,6 +23,8 @@ METRIC_NAMES = (
     "dcg", "dcg_burges", "ndcg", "ndcg_burges", "bpref",
 )  # fmt: skip
 """ranx's metrics; each takes an optional cutoff ``@k`` (k >= 1) and relevance level ``-lN``; ``rbp.95`` too."""
+MAX_CUTOFF = 1_000_000
+"""The largest ``@k`` or ``-lN`` of a metric name (ranx compiles them as machine integers)."""
 STAT_TESTS = ("student", "fisher", "tukey")
 _METRIC = re.compile(rf"(?:(?:{'|'.join(map(re.escape, METRIC_NAMES))})(?:@[1-9][0-9]*)?|rbp[.@][0-9]+)(?:-l[0-9]+)?")
 
@@ -35,6 +38,8 @@ def check_metrics(metrics: Sequence[str]) -> list[str]:
             raise InputError(
                 f"unknown metric {metric!r}: use one of {', '.join(METRIC_NAMES)}, with an optional @k (k >= 1)"
             )
+        if any(int(number) > MAX_CUTOFF for number in re.findall(r"[0-9]+", metric)):
+            raise InputError(f"metric {metric!r}: a cut-off or level must be at most {MAX_CUTOFF:,}")
     return list(metrics)
 
 
@@ -49,10 +54,15 @@ def _ranx_pair(qrels: Qrels, run: Run, name: str = "run"):
     for q, docs in qrels.items():
         if not docs:
             raise InputError(f"qrels[{q!r}] has no judgments; drop the query or judge a document")
-    try:
-        rq = RQrels({q: {d: int(r) for d, r in docs.items()} for q, docs in qrels.items()})
-    except (TypeError, ValueError, AttributeError):
-        raise InputError("qrels must map each query id to {doc id: integer relevance}") from None
+    for q, docs in qrels.items():
+        if not isinstance(docs, Mapping):
+            raise InputError(f"qrels[{q!r}] must be a dict doc id -> integer relevance, got {type(docs).__name__}")
+        for d, r in docs.items():
+            if not RELEVANCE.admits(r):
+                raise InputError(
+                    f"qrels[{q!r}][{d!r}]: relevance must be a whole number ({RELEVANCE.text()}), got {r!r}"
+                )
+    rq = RQrels({q: {d: int(r) for d, r in docs.items()} for q, docs in qrels.items()})
     # Queries judged but absent from the run score 0; ranx needs them present, so add an empty ranking.
     ranked = {q: {d: _score(s, name, q, d) for d, s in run.get(q, {}).items()} or {"__none__": 0.0} for q in qrels}
     rr = RRun(ranked, name=name)
