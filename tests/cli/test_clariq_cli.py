@@ -159,6 +159,17 @@ def test_bad_run_one_line_error(case, tmp_path, clariq_dir, capsys):
     assert out == ""
 
 
+def test_a_data_directory_named_but_wrong_is_an_error_not_a_skipped_check(tmp_path, clariq_dir, capsys):
+    """Without data the question ids cannot be checked; a --data-dir that was given must be right."""
+    run = tmp_path / "ok.run"
+    run.write_text("101 0 Q00001 0 1 r\n")
+    args = ["clariq", "evaluate", "questions", "--labels", str(clariq_dir / "dev.tsv"), "--run", str(run)]
+    code, _, err = run_cli([*args, "--data-dir", str(tmp_path / "absent")], capsys)
+    assert code == 2 and "absent" in err and "data directory" in err
+    code, _, err = run_cli([*args, "--data-dir", str(tmp_path)], capsys)
+    assert code == 2 and "dataset 'clariq' not found" in err
+
+
 def test_bad_topics_leave_no_output(tmp_path, capsys):
     topics = tmp_path / "topics.tsv"
     topics.write_text("topic_id\trequest\n1\tTell me about dinosaurs\n")
