@@ -157,6 +157,21 @@ def test_ranx_fuse_checks_the_number_of_weights():
 
 
 @pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"k": "a"}, "ranx rrf: parameter k must be a finite number, got 'a'"),  # numba's TypingError before
+        ({"k": NAN}, "parameter k must be a finite number, got nan"),
+        ({"zz": 1}, "unexpected keyword argument 'zz'"),  # a TypeError before
+    ],
+)
+def test_ranx_fuse_refuses_parameters_ranx_cannot_take(params, message):
+    from clarion.fuse import ranx_fuse
+
+    with pytest.raises(InputError, match=message):
+        ranx_fuse([A, B], "rrf", params=params)
+
+
+@pytest.mark.parametrize(
     ("run", "message"),
     [
         ({"q": {"a": NAN, "b": 1.0, "c": 0.5}}, r"run 1, query 'q', candidate 'a': score must be a finite number"),

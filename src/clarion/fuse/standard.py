@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from numbers import Real
 
+from clarion.bounds import Bound
 from clarion.errors import InputError
 from clarion.types import Run, check_run, check_runs
 
@@ -120,6 +121,9 @@ def describe(name: str, params: dict | None, norm: Norm) -> str:
     return f"{name} ({', '.join([*shown, f'norm {norm.value}'])})"
 
 
+_NUMBER = Bound("float")
+
+
 def ranx_fuse(
     runs: Sequence[Run],
     method: str,
@@ -130,8 +134,10 @@ def ranx_fuse(
     """Fuse ``runs`` with ranx fusion ``method`` (``rrf``, ``sum``, ``mnz``, ``wsum``, ...) after ``norm``.
 
     Every run must be a :data:`~clarion.types.Run` with finite scores and at least one candidate; ``weights``,
-    when given, one number >= 0 per run. Anything else, and scores that overflow, raise :class:`InputError`
-    naming the run, or ``label`` (default ``ranx METHOD``) and ``params``.
+    when given, one number >= 0 per run; every other parameter a finite number that ranx's ``method`` takes.
+    Anything else, and scores that overflow, raise :class:`InputError` naming the run, or ``label`` (default
+    ``ranx METHOD``) and ``params``. Each parameter's range (``rrf``'s k >= 1, ...) is checked by
+    :func:`clarion.fuse.fuse`, which names methods as the CLI does.
 
     >>> fused = ranx_fuse([{"q": {"a": 2, "b": 1}}, {"q": {"b": 2, "c": 1}}], "mnz")
     >>> sorted(fused["q"], key=fused["q"].get, reverse=True)[0]
@@ -148,12 +154,15 @@ def ranx_fuse(
             raise InputError(f"run {i} has no candidates (queries: {len(run)}): nothing to fuse from it")
     if params is not None and not isinstance(params, Mapping):
         raise InputError(f"ranx {method}: params must be a dict name -> value, got {type(params).__name__}")
+    for name, value in (params or {}).items():
+        if name != "weights" and not _NUMBER.admits(value):
+            raise InputError(f"ranx {method}: parameter {name} must be a finite number, got {value!r}")
     if (params or {}).get("weights") is not None:
         params = {**params, "weights": check_weights(params["weights"], len(runs))}
     with warnings.catch_warnings():  # ranx's numba kernels warn about integer casts
         warnings.simplefilter("ignore")
         try:
             fused = fuse(_to_ranx(runs), norm=RANX_NORM[norm], method=method, params=dict(params or {}))
-        except (AssertionError, ValueError, ZeroDivisionError) as err:
+        except (AssertionError, ValueError, ZeroDivisionError, TypeError) as err:  # TypeError: an unknown name
             raise InputError(f"ranx {method} with {params or {}}: {err}") from None
     return check_finite(_from_ranx(fused), describe(label or f"ranx {method}", params, norm))
