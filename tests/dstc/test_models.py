@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clarion.dstc.io import Snippet, load_dataset, parse_labels, predictions_to_json
+from clarion.dstc.io import Label, Snippet, load_dataset, parse_labels, predictions_to_json
 from clarion.dstc.models.entities import EntityTracker, aliases
 from clarion.dstc.models.generate import (
     NeighbourBank,
@@ -348,3 +348,18 @@ def test_a_selection_unlike_the_turn_is_unrelated():
     model.config = PipelineConfig(abstain_cosine=0.2, dense=False)
     assert not DstcModel._unrelated(model, chosen, turn)  # no embeddings to compare
     assert PipelineConfig.from_json({}).abstain_cosine is None  # models trained before it keep answering
+
+
+def test_a_last_user_turn_without_words_is_not_knowledge_seeking(tiny_model, synthetic):
+    """An empty ASR hypothesis or "..." asks nothing; the model answered it with "Which hotel ...?" before."""
+    from dataclasses import replace as copy_with
+
+    predicted = tiny_model.predict(synthetic)
+    seeking = next(i for i, label in enumerate(predicted) if label.target)
+    contexts = list(synthetic.contexts)
+    for text in ("", "...", " ?! "):
+        last = copy_with(contexts[seeking].turns[-1], text=text)
+        contexts[seeking] = copy_with(contexts[seeking], turns=(*contexts[seeking].turns[:-1], last))
+        labels = tiny_model.predict(copy_with(synthetic, contexts=contexts))
+        assert labels[seeking] == Label(False)
+        assert labels[:seeking] == predicted[:seeking] and labels[seeking + 1 :] == predicted[seeking + 1 :]

@@ -281,7 +281,9 @@ class DstcModel:
             gate_emb = embed_without_names(texts, q_emb, prepared.tracker, self.config.dense)
         if prepared.faq_rule is not None:
             faq_turns = prepared.faq_rule.matches(gate_emb)
-        targets = detected | faq_turns
+        # A last user turn with no letter or digit (an empty ASR hypothesis, "...") asks nothing: not knowledge-seeking.
+        wordless = np.array([not any(c.isalnum() for c in text) for text in texts], dtype=bool)
+        targets = (detected | faq_turns) & ~wordless
         index, tracker = prepared.index, prepared.tracker
         positive = [i for i, t in enumerate(targets) if t]
         tracked = {i: tracker.track(context_texts(dataset.contexts[i])) for i in positive}
