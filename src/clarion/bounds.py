@@ -28,6 +28,13 @@ def _number_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
+def _finite(value: Real) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float (10**400)
+        return False
+
+
 @dataclass(frozen=True)
 class Bound:
     """``kind`` ``int``, ``float`` (finite numbers; an ``int`` has no fractional part) or ``bool``; the range is
@@ -59,7 +66,7 @@ class Bound:
             return self.optional
         if self.kind == "bool":
             return isinstance(value, bool)
-        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, Real) or not _finite(value):
             return False
         if self.kind == "int" and (value != int(value) or (exact and not isinstance(value, int))):
             return False

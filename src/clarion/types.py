@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from numbers import Real
 
+from clarion.bounds import Bound
 from clarion.errors import InputError
 
 Run = dict[str, dict[str, float]]
@@ -82,10 +82,13 @@ def check_run(run, what: str = "run") -> Run:
     return run
 
 
+_SCORE = Bound("float")
+
+
 def _check_candidate(what: str, query: str, cand, score) -> None:
     if not isinstance(cand, str):
         raise InputError(f"{what}, query {query!r}: candidate id {cand!r} must be a string, got {type(cand).__name__}")
-    if isinstance(score, bool) or not isinstance(score, Real) or not math.isfinite(score):
+    if not _SCORE.admits(score):
         raise InputError(f"{what}, query {query!r}, candidate {cand!r}: score must be a finite number, got {score!r}")
 
 

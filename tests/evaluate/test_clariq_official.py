@@ -183,11 +183,25 @@ ROWS = [RunRow("t", "q1", 0, 1.0, "r"), RunRow("t", "q2", 1, 0.5, "r")]
         ({"t": ["q1"]}, ["5"], "cutoffs must be positive integers, got '5'"),
         ({"t": ["q1"]}, 5, "cutoffs must be a list"),
         (None, (5,), "relevant must be a mapping"),
+        ({}, (5,), "relevant is empty"),
     ],
 )
 def test_question_relevance_refuses_bad_input(relevant, cutoffs, message):
     with pytest.raises(InputError, match=message):
         question_relevance(relevant, ROWS, cutoffs=cutoffs)
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (None, "run rows must be a list of RunRow objects, got NoneType"),
+        ({"t": ["q1"]}, "run rows must be a list of RunRow objects, got dict"),
+        ([RunRow("t", "q1", 0, 10**400, "r")], "has a score that is not a finite number"),
+    ],
+)
+def test_question_relevance_refuses_rows_that_are_not_a_run(rows, message):
+    with pytest.raises(InputError, match=message):
+        question_relevance({"t": ["q1"]}, rows)
 
 
 DOC_TABLE = {"NDCG1": {"c1": {"q1": {"no_answer": 0.1, "with_answer": 0.5}, "MIN": {"with_answer": 0.0}}}}
@@ -201,6 +215,8 @@ DOC_TABLE = {"NDCG1": {"c1": {"q1": {"no_answer": 0.1, "with_answer": 0.5}, "MIN
         (DOC_TABLE, {"t": ["c1"]}, ["NDCG1", "P9"], r"metrics \['P9'\] are not in the table"),
         ({"NDCG1": {"c1": {"q7": 0.5}}}, {"t": ["c1"]}, None, "has no 'MIN' entry"),
         ({"NDCG1": {"c1": {"q1": {"no_answer": 1}}}}, {"t": ["c1"]}, None, "NDCG1/c1/q1 must be a number"),
+        ({"NDCG1": 5}, {"t": ["c1"]}, None, r"table\['NDCG1'\] must be a mapping of keys, got int"),
+        ({"NDCG1": {"c1": [0.5]}}, {"t": ["c1"]}, None, r"table\['NDCG1'\]\['c1'\] must be a mapping of question ids"),
     ],
 )
 def test_document_relevance_refuses_bad_input(table, contexts, metrics, message):

@@ -89,7 +89,7 @@ def test_two_step_through_the_registry_matches_the_function():
 def test_target_parse():
     assert Target.parse("best:mrr=0.5") == Target("mrr", 0.5, "best")
     assert Target.parse("recall@30") == Target("recall@30", 1.0, "default")
-    for bad in ("", "mrr=x", "mrr=-1"):
+    for bad in ("", "mrr=x", "mrr=-1", None, 3):
         with pytest.raises(InputError):
             Target.parse(bad)
 

@@ -28,8 +28,9 @@ def no_directory(path: Path) -> str:
 
 
 def read_text(path: str | Path) -> str:
-    """The whole text of ``path``; a missing, unreadable, binary or empty file raises :class:`DataError`."""
-    path = Path(path)
+    """The whole text of ``path``; a missing, unreadable, binary or empty file raises :class:`DataError` (a
+    ``path`` that is no path at all, :class:`InputError`)."""
+    path = as_path(path, "path")
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the first field
     except FileNotFoundError:

@@ -20,10 +20,10 @@ Questions", EMNLP 2021; github.com/aliannejadi/ClariQ.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 
+from clarion.bounds import Bound
 from clarion.clariq.constants import NEED_LABELS
 from clarion.data.trec import RunRow
 from clarion.errors import InputError
@@ -33,9 +33,9 @@ QUESTION_CUTOFFS = (5, 10, 20, 30)
 DOCUMENT_METRICS = ("NDCG1", "NDCG3", "NDCG5", "NDCG10", "NDCG20", "P1", "P3", "P5", "P10", "P20", "MRR100")
 
 
-def _mapping(value, what: str) -> None:
+def _mapping(value, what: str, of: str = "topic ids") -> None:
     if not isinstance(value, Mapping):
-        raise InputError(f"{what} must be a mapping of topic ids, got {type(value).__name__}")
+        raise InputError(f"{what} must be a mapping of {of}, got {type(value).__name__}")
 
 
 def _need_label(value, what: str, topic: str) -> int:
@@ -80,6 +80,8 @@ def top_questions(rows: Iterable[RunRow], drop_tied_scores: bool = True) -> dict
     multi-column ``sort_values`` does); with ``drop_tied_scores`` the official ``drop_duplicates`` on
     (topic, score) keeps only the first row of each score.
     """
+    if isinstance(rows, str | bytes | Mapping) or not isinstance(rows, Iterable):
+        raise InputError(f"run rows must be a list of RunRow objects, got {type(rows).__name__}")
     by_topic: dict[str, list[RunRow]] = {}
     for row in rows:
         _check_row(row)
@@ -99,11 +101,14 @@ def top_questions(rows: Iterable[RunRow], drop_tied_scores: bool = True) -> dict
     return ranked
 
 
+_SCORE = Bound("float")
+
+
 def _check_row(row) -> None:
     """A run row built in Python: a :class:`RunRow` whose score is a finite number (NaN would sort anywhere)."""
     if not isinstance(row, RunRow):
         raise InputError(f"run rows must be RunRow objects, got {type(row).__name__} {row!r:.60}")
-    if isinstance(row.score, bool) or not isinstance(row.score, Real) or not math.isfinite(row.score):
+    if not _SCORE.admits(row.score):
         where = f"({row.query_id!r}, {row.doc_id!r})"
         raise InputError(f"run row {where} has a score that is not a finite number: {row.score!r}")
 
@@ -116,6 +121,8 @@ def question_relevance(
 ) -> Evaluation:
     """Recall@k of the run ``rows`` against each topic's relevant question ids (``cutoffs``: positive ints)."""
     _mapping(relevant, "relevant")
+    if not relevant:
+        raise InputError("relevant is empty: no topic to evaluate")
     _check_cutoffs(cutoffs)
     _check_id_lists(relevant, "relevant")
     ranked = top_questions(rows, drop_tied_scores)
@@ -175,11 +182,13 @@ def document_relevance(
     per_query: dict[str, dict[str, float]] = {m: {} for m in metrics}
     for metric in metrics:
         judged = table[metric]
+        _mapping(judged, f"table[{metric!r}]", "keys")
         for query, keys in contexts.items():
             for key in keys:
                 if key not in judged:
                     continue
                 candidates = judged[key]
+                _mapping(candidates, f"table[{metric!r}][{key!r}]", "question ids")
                 if query not in first:
                     per_query[metric][key] = 0.0
                     continue

@@ -46,6 +46,8 @@ class Target:
     @classmethod
     def parse(cls, text: str) -> Target:
         """``"mrr"``, ``"recall@30=0.5"``, ``"best:mrr=0.7"`` -> Target."""
+        if not isinstance(text, str):
+            raise InputError(f"target must be a string such as 'best:mrr=0.5', got {type(text).__name__}")
         spec, _, weight = text.partition("=")
         name, _, metric = spec.rpartition(":")
         metric = metric.strip()
