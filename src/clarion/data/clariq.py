@@ -46,11 +46,13 @@ def read_topics(path: str | Path) -> list[Topic]:
 
 
 def _check_id(path: str | Path, line: int, name: str, value: str) -> None:
-    """Ids are written into whitespace-separated run files: non-empty, one word."""
+    """Ids are written into whitespace-separated run files: non-empty, one word, no control characters."""
     if not value:
         raise DataError(path, f"empty {name}", line)
     if any(c.isspace() for c in value):
         raise DataError(path, f"{name} must be one word, got {value!r}", line)
+    if not value.isprintable():
+        raise DataError(path, f"{name} must not hold control characters, got {value!r}", line)
 
 
 @dataclass
@@ -111,6 +113,8 @@ def read_labels(path: str | Path) -> ClariqLabels:
         if labels.need.setdefault(tid, int(need)) != int(need):
             raise DataError(path, f"topic {tid} repeated with another clarification_need", row.line)
         qid, fid = row["question_id"].strip(), row["facet_id"].strip()
+        _check_id(path, row.line, "question_id", qid)
+        _check_id(path, row.line, "facet_id", fid)
         labels.questions.setdefault(tid, set()).add(qid)
         facets = labels.facets.setdefault(tid, [])
         if fid not in facets:
