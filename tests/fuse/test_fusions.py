@@ -105,8 +105,10 @@ def test_random_search_keeps_defaults_first_and_finds_a_better_alpha():
     assert result.best.params["alpha"] < 0.5 and result.best.score == 1.0
     fixed = random_search("alpha", [m], qrels, [Target("mrr")], n, n_trials=3, fixed={"alpha": 0.9})
     assert all(t.params == {"alpha": 0.9} for t in fixed.trials)
-    with pytest.raises(InputError, match="qrels"):
-        random_search("alpha", [m], qrels, [Target("mrr", qrels="other")], n, n_trials=1)
+    tried = []
+    with pytest.raises(InputError, match="target 'other:mrr' names qrels 'other'; given: default"):
+        random_search("alpha", [m], qrels, [Target("mrr", qrels="other")], n, n_trials=1, on_trial=tried.append)
+    assert tried == []  # refused before the first trial
 
 
 def test_random_search_rejects_qrels_that_judge_no_query_of_the_runs():

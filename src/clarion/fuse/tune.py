@@ -90,13 +90,17 @@ def overlap_problem(judged: Qrels, queries: Collection[str]) -> str | None:
     return f"judges no query of the runs (it judges e.g. {next(iter(judged))!r}; the runs rank e.g. {shown})"
 
 
+def _check_named(target: Target, qrels: Mapping[str, Qrels]) -> None:
+    if target.qrels not in qrels:
+        names = ", ".join(qrels) or "none"
+        raise InputError(f"target {target.label()!r} names qrels {target.qrels!r}; given: {names}")
+
+
 def objective(run: Run, qrels: Mapping[str, Qrels], targets: list[Target]) -> tuple[float, dict[str, float]]:
     """The weighted target score of ``run`` and each target's mean value."""
     values: dict[str, float] = {}
     for target in targets:
-        if target.qrels not in qrels:
-            names = ", ".join(qrels) or "none"
-            raise InputError(f"target {target.label()!r} names qrels {target.qrels!r}; given: {names}")
+        _check_named(target, qrels)
         try:
             result = evaluate(qrels[target.qrels], run, [target.metric])
         except (KeyError, ValueError, AssertionError, NotImplementedError) as err:
@@ -136,8 +140,10 @@ def random_search(
     given = dict(fixed or {})
     fixed = {k: v for k, v in check_params(entry, given, n_runs).items() if k in given}
     queries: set[str] = set(ndcg_run or {}).union(*runs)
+    for target in targets:  # before any trial: a misnamed qrels failed only after the first fusion
+        _check_named(target, qrels)
     for name in dict.fromkeys(t.qrels for t in targets):
-        problem = overlap_problem(qrels[name], queries) if name in qrels else None
+        problem = overlap_problem(qrels[name], queries)
         if problem:
             raise InputError(f"qrels {name!r} {problem}")
     rng = random.Random(seed)
