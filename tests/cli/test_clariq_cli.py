@@ -267,3 +267,12 @@ def test_command_line_mistakes_are_one_line_errors(args, message, capsys):
     code, out, err = run_cli(args, capsys)
     assert code == 2 and not out and err.count("\n") == 1 and err.startswith(f"error: {message}")
     assert "--help" in err
+
+
+def test_a_split_without_labels_fails_before_any_training_is_announced(tmp_path, clariq_dir, capsys):
+    out = tmp_path / "need.txt"
+    args = ["--topics", str(clariq_dir / "dev.tsv"), "--out", str(out), "--splits", "test"]
+    for command in (["need", "--method", "model"], ["rank", "--method", "full"]):
+        code, _, err = run_cli(["clariq", *command, *args], capsys)
+        assert code == 2 and err.strip() == f"error: {clariq_dir / 'test_with_labels.tsv'}: no such file"
+        assert not out.exists()

@@ -203,6 +203,7 @@ def load_or_train(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Ne
     directory = default_model_dir(data, splits, tiny)
     if is_complete(directory):
         return NeedModel.load(directory)
+    data.require_labels(splits)
     print(
         f"No clarification-need model for splits {','.join(splits)}; training it into {directory} ...",
         file=sys.stderr,

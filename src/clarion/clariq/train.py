@@ -101,6 +101,7 @@ def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Ques
     """The ranker trained on ``splits``, trained now (saying so on stderr) when absent."""
     directory = default_model_dir(data, splits, tiny)
     if not is_complete(directory) or not (directory / "ranker" / "ranker.json").is_file():
+        data.require_labels(splits)
         say(f"No trained ClariQ ranker for splits {','.join(splits)}; training it into {directory} ...")
         train_models(data, splits, directory, tiny=tiny)
     return QuestionRanker.load(directory / "ranker")

@@ -330,6 +330,12 @@ class ClariQ:
         cuts = [self._cut(s) for s in sorted(set(labelled) & set(self.restricted))]
         return fingerprint_config({"files": files, "restricted": cuts}) if cuts else files
 
+    def require_labels(self, splits: Iterable[str]) -> None:
+        """Read the labels of ``splits`` now (they are memoised), so that a missing or malformed labels file
+        fails before a training says it starts."""
+        for split in splits:
+            self.labels(split)
+
     def topics(self, split: str) -> list[Topic]:
         return self._memo(f"topics:{split}", read_topics, self.path(f"{split}.tsv"))
 
