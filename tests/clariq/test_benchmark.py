@@ -34,3 +34,9 @@ def test_unknown_split_lists_choices(data_root):
 def test_unknown_method_lists_choices():
     with pytest.raises(InputError, match="choose one of: " + ", ".join(RANK_METHODS)):
         rank_method("nope")
+
+
+def test_only_the_training_split_is_in_sample():
+    from clarion.clariq.benchmark import in_sample
+
+    assert in_sample("train") and not in_sample("dev") and not in_sample("test")

@@ -276,3 +276,11 @@ def test_a_split_without_labels_fails_before_any_training_is_announced(tmp_path,
         code, _, err = run_cli(["clariq", *command, *args], capsys)
         assert code == 2 and err.strip() == f"error: {clariq_dir / 'test_with_labels.tsv'}: no such file"
         assert not out.exists()
+
+
+def test_benchmark_refuses_a_bad_split_before_any_work_and_flags_train_as_in_sample(data_root, capsys):
+    code, out, err = run_cli(["clariq", "benchmark", "--split", "nope", "--data-dir", str(data_root)], capsys)
+    assert code == 2 and out == "" and err == "error: unknown split 'nope'; choose one of: train, dev, test\n"
+    args = ["clariq", "benchmark", "--split", "train", "--rank-method", "bm25", "--need-method", "majority", "--json"]
+    code, out, err = run_cli([*args, "--data-dir", str(data_root)], capsys)
+    assert code == 0 and "in-sample fit, not evaluation" in err and json.loads(out)["split"] == "train"

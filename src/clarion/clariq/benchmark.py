@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from clarion.clariq.constants import LABELLED_SPLITS
 from clarion.clariq.methods import NEED_METHODS, RANK_METHODS, need_method, rank_method
-from clarion.data.clariq import ClariQ
+from clarion.data.clariq import ClariQ, ClariqLabels
 from clarion.data.trec import RunRow, read_run_rows
 from clarion.errors import InputError
 from clarion.evaluate.clariq_official import clarification_need, question_relevance
@@ -64,6 +64,18 @@ def official_document_relevance(data: ClariQ, split: str) -> list[tuple[str, dic
     return [(f"official run {n}", document_relevance(table, facets, rows).means) for n, (rows, _) in runs.items()]
 
 
+def split_labels(data: ClariQ, split: str) -> ClariqLabels:
+    """The labels of the split to score; an unknown split or a missing labels file raises at once."""
+    if split not in LABELLED_SPLITS:
+        raise InputError(f"unknown split {split!r}; choose one of: {', '.join(LABELLED_SPLITS)}")
+    return data.labels(split)
+
+
+def in_sample(split: str) -> bool:
+    """Whether the models scored on ``split`` learnt from it (``train``): its scores are fit, not evaluation."""
+    return split in TRAIN_FOR.get(split, ())
+
+
 def run_benchmark(
     data: ClariQ,
     split: str = "dev",
@@ -76,9 +88,7 @@ def run_benchmark(
 
     ``step(name)`` is called before each method and ``done()`` after it (for progress bars).
     """
-    if split not in LABELLED_SPLITS:
-        raise InputError(f"unknown split {split!r}; choose one of: {', '.join(LABELLED_SPLITS)}")
-    labels = data.labels(split)
+    labels = split_labels(data, split)
     topics, train = labels.topics, TRAIN_FOR.get(split, ("train",))
     result = BenchmarkResult(split)
     for name in rank_methods if rank_methods is not None else list(RANK_METHODS):

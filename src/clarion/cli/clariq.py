@@ -313,11 +313,14 @@ def benchmark(
     json: JsonOption = False,
 ) -> None:
     """Run every method on the split, score it officially, print it beside the published leaderboard."""
-    from clarion.clariq.benchmark import run_benchmark
+    from clarion.clariq.benchmark import in_sample, run_benchmark, split_labels
     from clarion.cli.benchmark_table import print_benchmark
     from clarion.data.clariq import ClariQ
 
     data = ClariQ.load(data_dir)
+    split_labels(data, split)  # an unknown split or missing labels: one line, before the progress bar
+    if in_sample(split):
+        typer.echo(f"note: the models learn from {split}, so its scores are in-sample fit, not evaluation", err=True)
     ranks = [m.value for m in rank_methods] if rank_methods else list(RANK_METHODS)
     needs = [m.value for m in need_methods] if need_methods else list(NEED_METHODS)
     with progress() as bar:
