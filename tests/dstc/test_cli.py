@@ -145,3 +145,6 @@ def test_a_command_failing_before_its_work_prints_its_error_line_alone(tmp_path,
         main(["dstc", "respond", "--model", str(tmp_path / "no-model"), "--knowledge", str(tmp_path / "no"), "Hi."])
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1  # no empty progress display before it
+    with pytest.raises(SystemExit):  # a bad dialogue is refused before the model and the knowledge load
+        main(["dstc", "respond", "--model", str(tmp_path / "no-model"), "Hi.", "Hello!", "..."])
+    assert capsys.readouterr().err == "error: turn 2: the user's turn has no letter or digit to answer\n"

@@ -136,8 +136,9 @@ def respond(
     data_dir: DataDirOption = None,
 ) -> None:
     """Answer one dialogue's last user turn: is it knowledge-seeking, which snippets, what response."""
-    from clarion.dstc.assistant import Grounder
+    from clarion.dstc.assistant import Grounder, as_turns
 
+    as_turns(turns, "")  # a bad dialogue fails in one line before the model and knowledge load
     with _bars() as bars:
         grounder = Grounder.load(model, knowledge, data_dir, bars)
     reply = grounder.respond(turns)
