@@ -89,6 +89,12 @@ LABEL_HEADER = (
         (read_labels, LABEL_HEADER + "1\tx\td\t2\tF1\tf\t\tq\ta\n", "empty question_id", 2),
         (read_labels, LABEL_HEADER + "1\tx\td\t2\tF 1\tf\tQ1\tq\ta\n", "facet_id must be one word", 2),
         (read_topics, "topic_id\tinitial_request\nT\x001\ta\n", "topic_id must not hold control characters", 2),
+        (
+            read_topics,
+            "topic_id\tinitial_request\t\n1\tTell me about iron\n",
+            r"expected 3 fields, found 2 \(the header's column 3 has no name: a stray tab\?\)",
+            2,
+        ),
         (read_question_bank, "question_id\tquestion\nQ 1\ta\n", "question_id must be one word", 2),
         (read_question_bank, "question_id\tquestion\nQ1\ta\nQ1\tb\n", "duplicate question_id", 3),
         (read_run_rows, "1 Q0 Q1 0 1.0 r\n1 Q0 Q2 1 high r\n", "score is not a number", 2),

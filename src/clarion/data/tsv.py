@@ -53,7 +53,9 @@ def read_tsv(
             continue
         fields = text.split("\t")
         if len(fields) != len(header):
-            raise DataError(path, f"expected {len(header)} fields, found {len(fields)}", line=number)
+            unnamed = [str(i) for i, name in enumerate(header, start=1) if not name]
+            hint = f" (the header's column {', '.join(unnamed)} has no name: a stray tab?)" if unnamed else ""
+            raise DataError(path, f"expected {len(header)} fields, found {len(fields)}{hint}", line=number)
         row = Row(zip(header, map(_field, fields), strict=True))
         row.line = number
         rows.append(row)
