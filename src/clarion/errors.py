@@ -49,5 +49,9 @@ def check_unicode(text: str, what: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as err:
-        raise InputError(f"{what} is not valid Unicode text (a lone surrogate at character {err.start})") from None
+        escaped = 0xDC80 <= ord(text[err.start]) <= 0xDCFF  # how Python keeps a non-UTF-8 byte of argv or a file name
+        byte = f"; the byte {ord(text[err.start]) - 0xDC00:#04x} there is not UTF-8" if escaped else ""
+        raise InputError(
+            f"{what} is not valid Unicode text (a lone surrogate at character {err.start}{byte})"
+        ) from None
     return text

@@ -296,3 +296,5 @@ def test_lone_surrogates_are_input_errors():
     assert check_unicode("café ☕", "request") == "café ☕"
     with pytest.raises(InputError, match="request is not valid Unicode text"):
         check_unicode("obama \ud800", "request")
+    with pytest.raises(InputError, match=r"character 3; the byte 0xe9 there is not UTF-8\)$"):
+        check_unicode(b"caf\xe9".decode("utf-8", "surrogateescape"), "request")  # how argv holds a Latin-1 byte
