@@ -103,7 +103,7 @@ def test_evaluate_documents_single_and_multi_turn(tmp_path, clariq_dir, capsys):
     labels.write_text(
         "topic_id\tinitial_request\tclarification_need\tfacet_id\tquestion_id\n1\tTell me about x\t2\tF0001\tQ1\n"
     )
-    (tmp_path / "run").write_text("1 0 Q1 0 2 r\n1 0 Q2 1 1 r\n")
+    (tmp_path / "run").write_text('1 0 Q1 0 2 "r"\n1 0 Q2 1 1 "r"\n')  # a quoted run id: still single turn
     code, out, _ = run_cli(
         [
             "clariq",

@@ -174,7 +174,8 @@ def evaluate_documents(
     from clarion.evaluate.clariq_official import document_relevance
 
     table = read_eval_table(eval_dict)
-    multi_turn = '"' in read_text(run).split("\n", 1)[0]
+    first = read_text(run).split("\n", 1)[0].split()
+    multi_turn = len(first) > 2 and first[2].startswith('"')  # context_id 0 "question text" rank score run_id
     if multi_turn:
         rows = read_multi_turn_run(run)
         contexts = {r.query_id: [r.query_id] for r in rows}
