@@ -131,6 +131,12 @@ BAD = [
     ("dstc9", "logs.json", "[[{", "logs.json:1: invalid JSON"),
     ("dstc9", "logs.json", "", "logs.json: file is empty"),
     ("dstc9", "logs.json", "[]", "logs.json: no contexts"),
+    (
+        "dstc9",
+        "logs.json",
+        '[[{"speaker": "U", "text": "hi", "nbest": [{"hyp": "hi", "score": -1}, {"hyp": "hey", "score": NaN}]}]]',
+        "logs.json: entry 0, turn 0, field nbest[1].score must be a finite number, got nan",
+    ),
     ("dstc9", "logs.json", "[" * 100_000 + "]" * 100_000, "logs.json: invalid JSON: nested too deeply"),
     (
         "dstc9",

@@ -20,6 +20,7 @@ string) so that a label's key and a snippet's key compare equal. Every malformed
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -269,12 +270,15 @@ def parse_logs(raw: Any, path: str | Path | None = None) -> list[Context]:
     for i, turns in enumerate(raw):
         if turns[-1]["speaker"] != "U":
             raise DataError(path, f"entry {i}: the last turn must be a user turn (speaker 'U')")
-        contexts.append(Context(tuple(_turn(t) for t in turns)))
+        contexts.append(Context(tuple(_turn(t, path, f"entry {i}, turn {j}") for j, t in enumerate(turns))))
     return contexts
 
 
-def _turn(obj: dict[str, Any]) -> Turn:
+def _turn(obj: dict[str, Any], path: str | Path | None, where: str) -> Turn:
     nbest = tuple((h["hyp"], float(h["score"])) for h in obj.get("nbest", ()))
+    for k, (_, score) in enumerate(nbest):
+        if not math.isfinite(score):  # Python's json reads NaN and Infinity; Turn refuses them as well
+            raise DataError(path, f"{where}, field nbest[{k}].score must be a finite number, got {score}")
     return Turn(obj["speaker"], obj["text"], nbest)
 
 
