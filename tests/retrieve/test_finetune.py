@@ -68,3 +68,17 @@ def test_finetune_moves_the_embeddings_and_is_deterministic(tmp_path):
     assert np.allclose(tuned, encode(texts, encoder=second), atol=1e-6)
     assert not np.allclose(tuned, encode(texts), atol=1e-3)
     assert np.allclose(encode_queries(texts, encoder=first), tuned, atol=1e-5)
+
+
+def test_an_encoder_that_lost_its_tokenizer_is_refused(tmp_path):
+    """Without tokenizer.json transformers builds an empty vocabulary: every word [UNK], wrong answers, exit 0."""
+    import shutil
+
+    from clarion.retrieve.dense import load_encoder
+    from clarion.retrieve.packaged import minilm_path
+
+    broken = shutil.copytree(minilm_path(), tmp_path / "encoder")
+    for name in ("tokenizer.json", "vocab.txt"):
+        (broken / name).unlink(missing_ok=True)
+    with pytest.raises(ModelError, match="tokenizer has no vocabulary; retrain or reinstall it"):
+        load_encoder(broken)

@@ -97,3 +97,22 @@ def test_mpnet_loads_from_its_packages():
     assert emb.shape == (3, 768)
     sims = emb @ emb.T
     assert sims[0, 1] > 0.6 and sims[0, 2] < 0.1  # all-mpnet-base-v2's published behaviour on these
+
+
+def test_damaged_cached_embeddings_are_computed_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLARION_CACHE_DIR", str(tmp_path))
+    texts = ["do you want a recipe", "are you looking for a map"]
+    first = encode_cached(texts, name="t")
+    (cached,) = (tmp_path / "embeddings").glob("t-*.npy")
+    for damage in (b"", cached.read_bytes()[:100]):  # a crash or a full disk: empty (np.load's EOFError) or cut
+        cached.write_bytes(damage)
+        assert np.allclose(encode_cached(texts, name="t"), first) and cached.stat().st_size > 100
+
+
+def test_an_unwritable_cache_still_gives_the_embeddings(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setenv("CLARION_CACHE_DIR", str(blocker))
+    texts = ["do you want a recipe"]
+    assert np.allclose(encode_cached(texts, name="t"), encode(texts))
+    assert "warning: cannot cache embeddings in" in capsys.readouterr().err

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -56,6 +57,10 @@ def encoder_id(encoder: Encoder = None) -> str:
     return "+".join(_member_id(m) for m in members(encoder))
 
 
+MIN_VOCABULARY = 1000
+"""A tokenizer with fewer entries is damaged (MiniLM's and mpnet's have ~30,000)."""
+
+
 @lru_cache(maxsize=4)
 def _load(member: str | None):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -63,10 +68,13 @@ def _load(member: str | None):
 
     path = packaged_path(member or MODEL_NAME) if is_packaged(member) else member
     try:
-        return SentenceTransformer(str(path), device="cpu")
+        model = SentenceTransformer(str(path), device="cpu")
     except Exception as err:  # a damaged model directory: torch, safetensors and tokenizers raise their own types
         reason = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
         raise ModelError(f"{path}: cannot load the sentence encoder ({reason}); retrain or reinstall it") from None
+    if len(model.tokenizer) < MIN_VOCABULARY:  # tokenizer.json lost: transformers builds an empty one, all [UNK]
+        raise ModelError(f"{path}: the sentence encoder's tokenizer has no vocabulary; retrain or reinstall it")
+    return model
 
 
 def load_encoder(encoder: Member = None):
@@ -146,13 +154,18 @@ def encode_cached(
             emb = np.load(path)
             if emb.ndim == 2 and emb.shape[0] == len(texts) and emb.dtype == np.float32:
                 return emb
-        except (OSError, ValueError):
+        except (OSError, ValueError, EOFError):  # damaged (EOFError: a zero-byte file): computed again below
             pass
     emb = encode(texts, show_progress=show_progress, encoder=encoder)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-    np.save(tmp, emb)
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(tmp, emb)
+        os.replace(tmp, path)
+    except OSError as err:  # a read-only or full cache: the embeddings are still right, only not kept
+        if tmp.parent.is_dir():
+            tmp.unlink(missing_ok=True)
+        print(f"warning: cannot cache embeddings in {path.parent} ({err.strerror or err})", file=sys.stderr)
     return emb
 
 
