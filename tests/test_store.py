@@ -31,3 +31,22 @@ def test_meta_records_the_environment_that_trained_the_model(tmp_path):
     env = read_meta(tmp_path)["environment"]
     assert env["numpy"] == numpy.__version__ and env["lightgbm"] == lightgbm.__version__
     assert env["cpu"] and env["python"].count(".") == 2
+
+
+def test_a_cache_that_cannot_hold_models_is_refused_before_any_training(tmp_path, monkeypatch):
+    from clarion.store import writable_cache
+
+    monkeypatch.setenv("CLARION_CACHE_DIR", str(tmp_path / "cache"))
+    assert writable_cache() == tmp_path / "cache" and not list((tmp_path / "cache" / "models").iterdir())
+    (tmp_path / "file").write_text("not a directory")
+    monkeypatch.setenv("CLARION_CACHE_DIR", str(tmp_path / "file"))
+    with pytest.raises(ModelError, match=r"file: the cache directory cannot be written \(Not a directory\)"):
+        writable_cache()
+
+
+def test_fingerprinting_a_missing_data_file_names_it(tmp_path):
+    from clarion.errors import DataError
+    from clarion.store import fingerprint_files
+
+    with pytest.raises(DataError, match=r"labels.json: no such file"):
+        fingerprint_files([tmp_path / "labels.json"])

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from clarion.data.io import read_json, write_json
+from clarion.data.io import read_bytes, read_json, write_json
 from clarion.data.location import cache_dir
 from clarion.errors import ModelError
 
@@ -28,13 +29,29 @@ def fingerprint_files(paths: Iterable[str | Path]) -> str:
     digest = hashlib.sha256()
     for path in sorted(Path(p) for p in paths):
         digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+        digest.update(read_bytes(path))  # unreadable: a one-line DataError naming the file
     return digest.hexdigest()[:16]
 
 
 def fingerprint_config(config: Mapping[str, Any]) -> str:
     """A short sha256 of a JSON-serialisable config."""
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def writable_cache() -> Path:
+    """The cache directory, created if needed; :class:`ModelError` at once when models cannot be written there
+    (a read-only disk, a file in its place), so that no training runs only to fail at its end."""
+    root = cache_dir()
+    probe = root / "models" / f".write-test.{os.getpid()}"
+    try:
+        probe.parent.mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise ModelError(
+            f"{root}: the cache directory cannot be written ({err.strerror or err}); set CLARION_CACHE_DIR"
+        ) from None
+    return root
 
 
 def model_dir(task: str, name: str, config: Mapping[str, Any], data_fingerprint: str) -> Path:

@@ -25,7 +25,7 @@ from clarion.clariq.ranker import POOL_SPLITS, QuestionRanker, RankerConfig
 from clarion.data.clariq import ClariQ
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
-from clarion.store import begin, is_complete, model_dir, write_meta
+from clarion.store import begin, is_complete, model_dir, writable_cache, write_meta
 from clarion.types import Run, Topic
 
 TASK = "clariq"
@@ -73,6 +73,7 @@ def train_models(
     splits = check_splits(splits)
     config = pipeline_config(splits, tiny)
     fingerprint = data_fingerprint(data, splits)
+    writable_cache()  # the fine-tuned encoders and the need model are kept there, whatever ``out_dir`` is
     start = time.perf_counter()
     ranker = QuestionRanker.train(data, splits, tiny=tiny, progress=progress)
     from clarion.clariq.need import load_or_train
@@ -102,6 +103,7 @@ def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Ques
     directory = default_model_dir(data, splits, tiny)
     if not is_complete(directory) or not (directory / "ranker" / "ranker.json").is_file():
         data.require_labels(splits)
+        writable_cache()
         say(f"No trained ClariQ ranker for splits {','.join(splits)}; training it into {directory} ...")
         train_models(data, splits, directory, tiny=tiny)
     return QuestionRanker.load(directory / "ranker")

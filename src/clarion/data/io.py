@@ -27,25 +27,34 @@ def no_directory(path: Path) -> str:
     return "is a file, not a directory" if path.exists() else "does not exist"
 
 
-def read_text(path: str | Path) -> str:
-    """The whole text of ``path``; a missing, unreadable, binary or empty file raises :class:`DataError` (a
-    ``path`` that is no path at all, :class:`InputError`)."""
+def read_bytes(path: str | Path) -> bytes:
+    """The bytes of ``path``; a missing, unreadable or directory path raises :class:`DataError` naming it."""
     path = as_path(path, "path")
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the first field
+        return path.read_bytes()
     except FileNotFoundError:
         raise DataError(path, "no such file") from None
     except IsADirectoryError:
         raise DataError(path, "is a directory, expected a file") from None
     except PermissionError:
         raise DataError(path, "permission denied") from None
+    except OSError as err:
+        raise DataError(path, f"cannot read: {err.strerror}") from None
+
+
+def read_text(path: str | Path) -> str:
+    """The whole text of ``path``; a missing, unreadable, binary or empty file raises :class:`DataError` (a
+    ``path`` that is no path at all, :class:`InputError`)."""
+    path = as_path(path, "path")
+    data = read_bytes(path)
+    try:
+        text = data.decode("utf-8-sig")  # a byte-order mark is not part of the first field
     except UnicodeDecodeError as err:
         line = err.object[: err.start].count(b"\n") + 1
         raise DataError(
             path, f"not UTF-8 text (byte {err.start}, {err.object[err.start : err.start + 1]!r})", line
         ) from None
-    except OSError as err:
-        raise DataError(path, f"cannot read: {err.strerror}") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as Path.read_text reads
     if not text.strip():
         raise DataError(path, "file is empty")
     return text

@@ -55,8 +55,10 @@ def train_into(
     from clarion.dstc.models.modeldir import save_model
     from clarion.dstc.models.pipeline import apply_split
     from clarion.dstc.models.train import train
-    from clarion.store import model_dir
+    from clarion.store import model_dir, writable_cache
 
+    if out is None:
+        writable_cache()
     full = load_dataset(directory, labels=True)
     dataset = apply_split(full, split)
     fingerprint = data_fingerprint(directory, split)
@@ -85,10 +87,11 @@ def _dev_scores(model, dev, progress: Progress) -> dict:
 def ensure_default_model(data_dir: str | Path | None = None, progress: Progress = no_progress, say=None) -> Path:
     """The default model's directory, training it first when absent (``say(message)`` announces that)."""
     from clarion.data.location import dataset_dir
-    from clarion.store import is_complete
+    from clarion.store import is_complete, writable_cache
 
     model = default_model_dir(data_dir)
     if not is_complete(model):
+        writable_cache()
         if say is not None:
             say(f"no default DSTC model yet: training it on {DEFAULT_DATASET} (train split) -> {model}")
         train_into(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, model, default_config(), progress)
