@@ -9,7 +9,7 @@ import pytest
 
 from clarion.errors import InputError, ModelError
 from clarion.retrieve.dense import ENCODER_ID_FILE, MODEL_NAME, encode, encode_queries, encoder_id
-from clarion.retrieve.finetune import FinetuneConfig, finetune, finetuned_id, group_batches, schedule
+from clarion.retrieve.finetune import FinetuneConfig, finetune, finetuned_id, group_batches, is_finetuned, schedule
 
 PAIRS = [
     ("t1", "tell me about iron", "are you asking about the metal"),
@@ -68,6 +68,9 @@ def test_finetune_moves_the_embeddings_and_is_deterministic(tmp_path):
     assert np.allclose(tuned, encode(texts, encoder=second), atol=1e-6)
     assert not np.allclose(tuned, encode(texts), atol=1e-3)
     assert np.allclose(encode_queries(texts, encoder=first), tuned, atol=1e-5)
+    assert is_finetuned(first)
+    (first / "model.safetensors").unlink()  # damaged since: the ranker's training fine-tunes it again
+    assert not is_finetuned(first)
 
 
 def test_an_encoder_that_lost_its_tokenizer_is_refused(tmp_path):

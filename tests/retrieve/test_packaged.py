@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -52,6 +55,22 @@ def test_extract_split_keeps_the_listed_files_once(tmp_path):
         path.unlink()  # a second call does not read the parts again
     assert extract_split(archive, paths, tmp_path / "cache") == model
     assert not list((tmp_path / "cache").glob(".*tmp"))
+
+
+def test_an_extraction_damaged_since_is_extracted_again_and_orphans_are_swept(tmp_path):
+    files = {"config.json": b"{}", "model.safetensors": b"weights"}
+    archive, paths, _ = _split(tmp_path, files)
+    model = extract_split(archive, paths, tmp_path / "cache")
+    (model / "model.safetensors").unlink()  # "complete" stays: it used to be trusted, and loading failed forever
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    orphan = tmp_path / "cache" / f".{model.parent.name}.{dead.pid}.tmp"  # a killed extraction's leftover
+    (orphan / "model").mkdir(parents=True)
+    live = tmp_path / "cache" / f".{model.parent.name}.{os.getppid()}.tmp"  # a running process's: kept
+    live.mkdir()
+    assert extract_split(archive, paths, tmp_path / "cache") == model
+    assert (model / "model.safetensors").read_bytes() == b"weights"
+    assert not orphan.exists() and live.exists()
 
 
 def test_a_damaged_archive_is_refused_and_nothing_is_left(tmp_path):

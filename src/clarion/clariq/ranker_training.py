@@ -39,8 +39,7 @@ from clarion.evaluate.clariq_official import question_relevance
 from clarion.evaluate.result import Evaluation
 from clarion.rerank.competition import COMPETITION_FEATURES, score_table
 from clarion.rerank.features import FEATURES, Space
-from clarion.retrieve.dense import ENCODER_ID_FILE
-from clarion.retrieve.finetune import Pair, finetune, finetuned_id
+from clarion.retrieve.finetune import Pair, finetune, finetuned_id, is_finetuned
 
 
 @dataclass
@@ -88,7 +87,7 @@ def train_encoder(data: ClariQ, rel, req, config: RankerConfig) -> str | None:
         return None
     pairs, settings = encoder_pairs(data, rel, req), config.finetune()
     path = encoder_dir() / finetuned_id(pairs, settings)
-    if not (path / ENCODER_ID_FILE).is_file():
+    if not is_finetuned(path):  # absent, or damaged since (a weights file deleted)
         finetune(pairs, path, settings)
     return str(path)
 

@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,30 @@ def as_path(value: object, what: str) -> Path:
 def no_directory(path: Path) -> str:
     """Why ``path``, expected to be a directory, is none: "is a file, not a directory" or "does not exist"."""
     return "is a file, not a directory" if path.exists() else "does not exist"
+
+
+def remove_orphans(directory: Path, pattern: str) -> None:
+    """Remove the temporaries in ``directory`` matching ``pattern``, a glob whose one ``*`` stands for the id of the
+    process that wrote them, when that process is gone (killed before it could clean up)."""
+    prefix, _, suffix = pattern.partition("*")
+    for path in directory.glob(pattern) if directory.is_dir() else ():
+        pid = path.name[len(prefix) : len(path.name) - len(suffix)]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            continue
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 def read_bytes(path: str | Path) -> bytes:

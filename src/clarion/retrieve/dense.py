@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from clarion.data.io import remove_orphans
 from clarion.data.location import cache_dir
 from clarion.errors import ModelError
 from clarion.retrieve.packaged import DIMENSIONS, MINILM, is_packaged, packaged_path
@@ -160,6 +161,7 @@ def encode_cached(
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        remove_orphans(path.parent, f"{path.stem}.*.tmp.npy")  # left by a process killed while writing
         np.save(tmp, emb)
         os.replace(tmp, path)
     except OSError as err:  # a read-only or full cache: the embeddings are still right, only not kept

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clarion.bounds import SEED, Bound, check_fields
+from clarion.data.io import remove_orphans
 from clarion.retrieve.dense import ENCODER_ID_FILE, MODEL_NAME
 from clarion.retrieve.packaged import minilm_path
 
@@ -116,10 +117,24 @@ def finetune(pairs: Sequence[Pair], out: str | Path, config: FinetuneConfig = Fi
         optimiser.step()
         scheduler.step()
     model.eval()
+    remove_orphans(out.parent, f".{out.name}.*.tmp")  # left by a process killed while saving
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    model.save(str(tmp))
-    (tmp / ENCODER_ID_FILE).write_text(finetuned_id(pairs, config) + "\n", encoding="utf-8")
-    shutil.rmtree(out, ignore_errors=True)
-    os.replace(tmp, out)
+    try:
+        model.save(str(tmp))
+        (tmp / ENCODER_ID_FILE).write_text(finetuned_id(pairs, config) + "\n", encoding="utf-8")
+        shutil.rmtree(out, ignore_errors=True)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return out
+
+
+FINETUNED_FILES = (ENCODER_ID_FILE, "model.safetensors", "tokenizer.json", "config.json", "modules.json")
+"""What :func:`finetune` writes and loading needs: a cached encoder missing one is fine-tuned again."""
+
+
+def is_finetuned(path: str | Path) -> bool:
+    """Whether ``path`` holds a complete fine-tuned encoder (every file of :data:`FINETUNED_FILES`)."""
+    return all((Path(path) / name).is_file() for name in FINETUNED_FILES)

