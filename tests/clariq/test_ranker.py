@@ -156,6 +156,9 @@ def test_damaged_model_files_are_model_errors(tiny_ranker, tmp_path):
     (copy / "lambdamart1.txt").write_text(model_text[: len(model_text) // 3])
     with pytest.raises(ModelError, match="lambdamart1.txt: not a complete LightGBM model"):
         QuestionRanker.load(copy)
+    (copy / "lambdamart1.txt").unlink()
+    with pytest.raises(ModelError, match="lambdamart1.txt: no such file; retrain it"):
+        QuestionRanker.load(copy)
     (copy / "lambdamart1.txt").write_text(model_text)
     state = json.loads((copy / "ranker.json").read_text())
     del state["context"]["pool_texts"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from collections import defaultdict
@@ -284,3 +285,33 @@ def test_benchmark_refuses_a_bad_split_before_any_work_and_flags_train_as_in_sam
     args = ["clariq", "benchmark", "--split", "train", "--rank-method", "bm25", "--need-method", "majority", "--json"]
     code, out, err = run_cli([*args, "--data-dir", str(data_root)], capsys)
     assert code == 0 and "in-sample fit, not evaluation" in err and json.loads(out)["split"] == "train"
+
+
+NAPPING_COMMAND = """
+import time
+import clarion.cli as cli
+
+@cli.app.command("nap")
+def nap():
+    print("ready", flush=True)
+    try:
+        time.sleep(60)
+    finally:
+        print("cleaned up", flush=True)
+
+cli.main(["nap"])
+"""
+
+
+@pytest.mark.parametrize(
+    ("signum", "code", "line"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
+)
+def test_a_killed_command_cleans_up_and_says_so_in_one_line(signum, code, line):
+    """SIGTERM (kill, a CI timeout) unwinds like Ctrl-C: finally blocks remove temporaries, one line, no traceback."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", NAPPING_COMMAND], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert child.stdout.readline() == "ready\n"
+    child.send_signal(signum)
+    out, err = child.communicate(timeout=30)
+    assert child.returncode == code and out == "cleaned up\n" and err == f"{line}\n"

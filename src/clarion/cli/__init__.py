@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 
+import click
 import typer
 
 from clarion.errors import ClarionError
@@ -58,18 +59,42 @@ def _usage_errors() -> tuple[type[Exception], ...]:
     return tuple(kinds)
 
 
+_received: list[int] = []
+"""SIGTERM received during this command."""
+
+
+def _terminate(signum, frame) -> None:
+    """SIGTERM (``kill``, a CI timeout, ``docker stop``) raised like Ctrl-C, so that every ``finally`` and
+    temporary-file cleanup runs on the way out."""
+    _received.append(signum)
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``clarion`` console script."""
+    import signal
+    import threading
+
     # clarion draws its own progress bars; transformers' per-load and per-save bars would break them up
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    _received.clear()
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        return _run(argv)
+    before = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        _run(argv)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _run(argv: list[str] | None) -> None:
     try:
         code = app(args=argv, prog_name="clarion", standalone_mode=False)
     except ClarionError as err:
         typer.echo(f"error: {err}", err=True)
         sys.exit(2)
-    except (KeyboardInterrupt, typer.Abort):
-        typer.echo("interrupted", err=True)
-        sys.exit(130)
+    except (KeyboardInterrupt, typer.Abort, click.exceptions.Abort):
+        code = 130
     except _usage_errors() as err:
         if type(err).__name__ == "NoArgsIsHelpError":  # the help is printed already
             sys.exit(2)
@@ -77,5 +102,9 @@ def main(argv: list[str] | None = None) -> None:
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         typer.echo(f"error: {err.format_message()}{hint}", err=True)
         sys.exit(2)
+    if code == 130:  # Ctrl-C or SIGTERM: typer returns 130 in non-standalone mode
+        terminated = bool(_received)
+        typer.echo("terminated" if terminated else "interrupted", err=True)
+        sys.exit(143 if terminated else 130)
     if isinstance(code, int) and code:  # typer.Exit(code) from a command
         sys.exit(code)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from clarion.data.io import atomic_writer, read_text
-from clarion.errors import ModelError
+from clarion.errors import DataError, ModelError
 
 DEFAULT_PARAMS: dict[str, Any] = {
     "objective": "lambdarank",
@@ -89,7 +89,11 @@ class LambdaMART:
 
     @classmethod
     def load(cls, path: str | Path) -> LambdaMART:
-        parts = read_text(path).split(BAG_SEPARATOR)
+        try:
+            text = read_text(path)
+        except DataError as err:  # a model file lost or unreadable: the model, not the user's data, is at fault
+            raise ModelError(f"{err}; retrain it") from None
+        parts = text.split(BAG_SEPARATOR)
         boosters = [booster_from_text(part, str(path)) for part in parts]
         return cls(bag=len(boosters), boosters=boosters)
 
