@@ -36,3 +36,15 @@ def test_a_failed_training_leaves_the_model_already_in_the_directory(data_root, 
     with pytest.raises(DataError, match="train.tsv:9178"):
         train_module.train_models(ClariQ.load(data_root), ("train",), out_dir=directory)
     assert (directory / "meta.json").read_text() == '{"config": {}}'
+
+
+def test_a_missing_bank_fails_before_a_training_is_announced(data_root, tmp_path, capsys):
+    import shutil
+
+    from clarion.clariq.clarifier import Clarifier
+    from clarion.errors import DataError
+
+    shutil.copytree(data_root / "clariq", tmp_path / "clariq", ignore=shutil.ignore_patterns("question_bank.tsv"))
+    with pytest.raises(DataError, match="question_bank.tsv: no such file"):
+        Clarifier.load(data_dir=tmp_path)
+    assert "training" not in capsys.readouterr().err

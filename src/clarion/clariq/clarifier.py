@@ -47,12 +47,13 @@ class Clarifier:
         """The model in ``model_dir``; by default the train+dev model, trained first (saying so on stderr)
         when absent. An explicit ``model_dir`` must hold a finished model."""
         if model_dir is None:
-            from clarion.clariq.train import DEFAULT_SPLITS, default_model_dir, train_models
+            from clarion.clariq.train import DEFAULT_SPLITS, default_model_dir, ready_to_train, train_models
             from clarion.data.clariq import ClariQ
 
             data = ClariQ.load(data_dir)
             directory = default_model_dir(data, DEFAULT_SPLITS)
             if not is_complete(directory):
+                ready_to_train(data, DEFAULT_SPLITS)
                 print(
                     f"No trained ClariQ model yet; training it on train+dev into {directory} ...",
                     file=sys.stderr,

@@ -27,7 +27,7 @@ from clarion.detect.classify import CLASSIFIERS, decide, make_classifier
 from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import FeatureSpace, feature_names, parse_groups
 from clarion.errors import InputError, ModelError
-from clarion.store import begin, is_complete, model_dir, read_meta, writable_cache, write_meta
+from clarion.store import begin, is_complete, model_dir, read_meta, write_meta
 from clarion.types import Topic
 
 TASK = "clariq"
@@ -203,8 +203,9 @@ def load_or_train(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Ne
     directory = default_model_dir(data, splits, tiny)
     if is_complete(directory):
         return NeedModel.load(directory)
-    data.require_labels(splits)
-    writable_cache()
+    from clarion.clariq.train import ready_to_train
+
+    ready_to_train(data, splits)
     print(
         f"No clarification-need model for splits {','.join(splits)}; training it into {directory} ...",
         file=sys.stderr,

@@ -54,6 +54,13 @@ def default_model_dir(data: ClariQ, splits: Sequence[str] = DEFAULT_SPLITS, tiny
     return model_dir(TASK, NAME, pipeline_config(splits, tiny), data_fingerprint(data, splits))
 
 
+def ready_to_train(data: ClariQ, splits: Sequence[str]) -> None:
+    """Fail now, in one line, when a training on ``splits`` could not finish (a data file missing or malformed, a
+    cache that cannot be written), before a training is announced."""
+    data.require_training_files(splits)
+    writable_cache()
+
+
 def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -73,7 +80,7 @@ def train_models(
     splits = check_splits(splits)
     config = pipeline_config(splits, tiny)
     fingerprint = data_fingerprint(data, splits)
-    writable_cache()  # the fine-tuned encoders and the need model are kept there, whatever ``out_dir`` is
+    ready_to_train(data, splits)  # the encoders and the need model are cached there, whatever ``out_dir`` is
     start = time.perf_counter()
     ranker = QuestionRanker.train(data, splits, tiny=tiny, progress=progress)
     from clarion.clariq.need import load_or_train
@@ -102,8 +109,7 @@ def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Ques
     """The ranker trained on ``splits``, trained now (saying so on stderr) when absent."""
     directory = default_model_dir(data, splits, tiny)
     if not is_complete(directory) or not (directory / "ranker" / "ranker.json").is_file():
-        data.require_labels(splits)
-        writable_cache()
+        ready_to_train(data, splits)
         say(f"No trained ClariQ ranker for splits {','.join(splits)}; training it into {directory} ...")
         train_models(data, splits, directory, tiny=tiny)
     return QuestionRanker.load(directory / "ranker")

@@ -330,9 +330,10 @@ class ClariQ:
         cuts = [self._cut(s) for s in sorted(set(labelled) & set(self.restricted))]
         return fingerprint_config({"files": files, "restricted": cuts}) if cuts else files
 
-    def require_labels(self, splits: Iterable[str]) -> None:
-        """Read the labels of ``splits`` now (they are memoised), so that a missing or malformed labels file
-        fails before a training says it starts."""
+    def require_training_files(self, splits: Iterable[str]) -> None:
+        """Read the question bank and the labels of ``splits`` now (they are memoised), so that a missing or
+        malformed file fails before a training says it starts."""
+        _ = self.bank
         for split in splits:
             self.labels(split)
 
