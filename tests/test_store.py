@@ -50,3 +50,32 @@ def test_fingerprinting_a_missing_data_file_names_it(tmp_path):
 
     with pytest.raises(DataError, match=r"labels.json: no such file"):
         fingerprint_files([tmp_path / "labels.json"])
+
+
+def test_two_writers_of_one_directory_take_turns(tmp_path):
+    """Two trainings saving into one --out at once: the second begins only after the first wrote meta.json, so
+    the directory ends as one whole model (a mix of both looked finished and failed to load before)."""
+    import threading
+
+    from clarion.store import writing
+
+    order, first_inside = [], threading.Event()
+
+    def save(name: str, hold: float) -> None:
+        with writing(tmp_path / "m") as directory:
+            first_inside.set()
+            order.append(f"{name} begins")
+            (directory / "weights.txt").write_text(name)
+            threading.Event().wait(hold)
+            write_meta(directory, {"who": name}, "fp", {})
+            order.append(f"{name} done")
+
+    a = threading.Thread(target=save, args=("a", 0.5))
+    a.start()
+    first_inside.wait()
+    b = threading.Thread(target=save, args=("b", 0))
+    b.start()
+    a.join()
+    b.join()
+    assert order == ["a begins", "a done", "b begins", "b done"]
+    assert read_meta(tmp_path / "m")["config"] == {"who": "b"} and (tmp_path / "m" / "weights.txt").read_text() == "b"

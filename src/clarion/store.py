@@ -13,13 +13,19 @@ import json
 import os
 import platform
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from clarion.data.io import read_bytes, read_json, write_json
 from clarion.data.location import cache_dir
 from clarion.errors import ModelError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no lock, the meta.json-last rule still holds
+    fcntl = None
 
 META = "meta.json"
 
@@ -57,6 +63,23 @@ def writable_cache() -> Path:
 def model_dir(task: str, name: str, config: Mapping[str, Any], data_fingerprint: str) -> Path:
     """``<cache>/models/<task>/<name>-<config hash>-<data hash>``: where such a model lives."""
     return cache_dir() / "models" / task / f"{name}-{fingerprint_config(config)}-{data_fingerprint}"
+
+
+@contextmanager
+def writing(directory: str | Path) -> Iterator[Path]:
+    """:func:`begin` under an exclusive lock held until the block ends (``write_meta`` goes inside it): two
+    trainings saving into one directory at once save one after the other, so the directory ends as one whole
+    model, never a mix of both (``.<name>.lock`` beside it holds the lock)."""
+    directory = Path(directory)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.parent / f".{directory.name}.lock", "a") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield begin(directory)
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def begin(directory: str | Path) -> Path:

@@ -27,7 +27,7 @@ from clarion.detect.classify import CLASSIFIERS, decide, make_classifier
 from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import FeatureSpace, feature_names, parse_groups
 from clarion.errors import InputError, ModelError
-from clarion.store import begin, is_complete, model_dir, read_meta, write_meta
+from clarion.store import is_complete, model_dir, read_meta, write_meta, writing
 from clarion.types import Topic
 
 TASK = "clariq"
@@ -143,22 +143,22 @@ class NeedModel:
 
     def save(self, directory: str | Path) -> Path:
         """Write the model to ``directory`` (``meta.json`` last, marking it complete)."""
-        directory = begin(directory)
         pool = self.space.pool
-        with atomic_writer(directory / "pool.npz", "wb") as handle:
-            np.savez(handle, bank=pool.bank, requests=pool.requests)
-        with atomic_writer(directory / "classifier.npz", "wb") as handle:
-            np.savez(handle, **self.classifier.state)
-        write_json(
-            directory / "need.json",
-            {
-                "bank_texts": pool.bank_texts,
-                "request_keys": pool.request_keys,
-                "weights": [float(w) for w in self.weights],
-                "features": feature_names(parse_groups(self.config.groups)),
-            },
-        )
-        write_meta(directory, asdict(self.config), self.fingerprint, self.metrics)
+        with writing(directory) as directory:
+            with atomic_writer(directory / "pool.npz", "wb") as handle:
+                np.savez(handle, bank=pool.bank, requests=pool.requests)
+            with atomic_writer(directory / "classifier.npz", "wb") as handle:
+                np.savez(handle, **self.classifier.state)
+            write_json(
+                directory / "need.json",
+                {
+                    "bank_texts": pool.bank_texts,
+                    "request_keys": pool.request_keys,
+                    "weights": [float(w) for w in self.weights],
+                    "features": feature_names(parse_groups(self.config.groups)),
+                },
+            )
+            write_meta(directory, asdict(self.config), self.fingerprint, self.metrics)
         return directory
 
     @classmethod

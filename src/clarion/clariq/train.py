@@ -25,7 +25,7 @@ from clarion.clariq.ranker import POOL_SPLITS, QuestionRanker, RankerConfig
 from clarion.data.clariq import ClariQ
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
-from clarion.store import begin, is_complete, model_dir, writable_cache, write_meta
+from clarion.store import is_complete, model_dir, writable_cache, write_meta, writing
 from clarion.types import Run, Topic
 
 TASK = "clariq"
@@ -89,13 +89,13 @@ def train_models(
     need = load_or_train(data, splits, tiny=tiny)
     # Only now, with both trained, is the directory touched: a failed or interrupted training leaves a model
     # already there as it was.
-    directory = begin(Path(out_dir) if out_dir else model_dir(TASK, NAME, config, fingerprint))
-    ranker.save(directory / "ranker")
-    need.save(directory / "need")
     metrics: dict = {"ranker": ranker.cv_metrics, "need": "trained"}
     metrics["training_seconds"] = round(time.perf_counter() - start, 1)
     metrics["peak_memory_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    write_meta(directory, config, fingerprint, metrics)
+    with writing(Path(out_dir) if out_dir else model_dir(TASK, NAME, config, fingerprint)) as directory:
+        ranker.save(directory / "ranker")
+        need.save(directory / "need")
+        write_meta(directory, config, fingerprint, metrics)
     return directory
 
 

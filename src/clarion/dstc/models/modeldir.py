@@ -24,7 +24,7 @@ from clarion.dstc.models.persist import tfidf_from_state, tfidf_state
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.dstc.models.select import Selector
 from clarion.errors import InputError, ModelError
-from clarion.store import begin, is_complete, read_meta, write_meta
+from clarion.store import is_complete, read_meta, write_meta, writing
 
 STATE, ARRAYS = "state.json", "arrays.npz"
 FORMAT_VERSION = 1
@@ -34,7 +34,6 @@ def save_model(
     model: DstcModel, directory: str | Path, data_fingerprint: str, metrics: Mapping[str, Any] | None = None
 ) -> Path:
     """Write ``model`` to ``directory`` (meta.json last, so a half-written model is never complete)."""
-    directory = begin(directory)
     arrays: dict[str, np.ndarray] = {
         "bank_query": model.bank.query_emb,
         "bank_knowledge": model.bank.knowledge_emb,
@@ -56,14 +55,15 @@ def save_model(
             "entity_names": [[*entity, name] for entity, name in sorted(model.bank.entity_names.items(), key=str)],
         },
     }
-    with atomic_writer(directory / STATE) as handle:
-        json.dump(state, handle, ensure_ascii=False)
-    with atomic_writer(directory / ARRAYS, "wb") as handle:
-        np.savez(handle, **arrays)
-    (directory / WEIGHTS).unlink(missing_ok=True)
-    if model.lm is not None:
-        model.lm.save(directory)
-    write_meta(directory, model.config.to_json(), data_fingerprint, metrics)
+    with writing(directory) as directory:
+        with atomic_writer(directory / STATE) as handle:
+            json.dump(state, handle, ensure_ascii=False)
+        with atomic_writer(directory / ARRAYS, "wb") as handle:
+            np.savez(handle, **arrays)
+        (directory / WEIGHTS).unlink(missing_ok=True)
+        if model.lm is not None:
+            model.lm.save(directory)
+        write_meta(directory, model.config.to_json(), data_fingerprint, metrics)
     return directory
 
 
