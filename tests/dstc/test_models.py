@@ -319,7 +319,9 @@ def test_load_refuses_a_truncated_arrays_file(tiny_model, tmp_path):
     directory = save_model(tiny_model, tmp_path / "m", "fp")
     arrays = directory / "arrays.npz"
     arrays.write_bytes(arrays.read_bytes()[:1000])
-    with pytest.raises(ModelError, match="incomplete or incompatible DSTC model"):
+    with pytest.raises(
+        ModelError, match=r"incomplete or incompatible DSTC model \(.*\); retrain it \(clarion dstc train\)"
+    ):
         load_model(directory)
 
 

@@ -100,4 +100,6 @@ def load_model(directory: str | Path) -> DstcModel:
     except ModelError:
         raise
     except (OSError, KeyError, TypeError, ValueError, EOFError, zipfile.BadZipFile, InputError) as err:
-        raise ModelError(f"{directory}: incomplete or incompatible DSTC model ({err})") from None
+        raise ModelError(
+            f"{directory}: incomplete or incompatible DSTC model ({err}); retrain it (clarion dstc train)"
+        ) from None
