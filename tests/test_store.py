@@ -79,3 +79,13 @@ def test_two_writers_of_one_directory_take_turns(tmp_path):
     b.join()
     assert order == ["a begins", "a done", "b begins", "b done"]
     assert read_meta(tmp_path / "m")["config"] == {"who": "b"} and (tmp_path / "m" / "weights.txt").read_text() == "b"
+
+
+def test_an_emptied_meta_json_is_a_damaged_model(tmp_path):
+    directory = begin(tmp_path / "m")
+    (directory / "meta.json").write_text("")
+    with pytest.raises(ModelError, match=r"meta.json: file is empty; retrain it"):
+        read_meta(directory)
+    (directory / "meta.json").write_text("[]")
+    with pytest.raises(ModelError, match=r"not a model's meta.json"):
+        read_meta(directory)

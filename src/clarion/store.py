@@ -20,7 +20,7 @@ from typing import Any
 
 from clarion.data.io import read_bytes, read_json, write_json
 from clarion.data.location import cache_dir
-from clarion.errors import ModelError
+from clarion.errors import DataError, ModelError
 
 try:
     import fcntl
@@ -161,4 +161,10 @@ def read_meta(directory: str | Path) -> dict[str, Any]:
     path = Path(directory) / META
     if not path.is_file():
         raise ModelError(f"{directory}: not a trained model directory (no {META}); train it first")
-    return read_json(path)
+    try:
+        meta = read_json(path)
+    except DataError as err:  # emptied or cut by a crash: the model's file, not the user's data
+        raise ModelError(f"{err}; retrain it") from None
+    if not isinstance(meta, dict):
+        raise ModelError(f"{path}: not a model's meta.json (a JSON object); retrain it")
+    return meta

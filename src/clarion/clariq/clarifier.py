@@ -64,7 +64,7 @@ class Clarifier:
             from clarion.data.io import as_path
 
             directory = as_path(model_dir, "model_dir")
-            read_meta(directory)  # ModelError when the directory is not a finished model
+        read_meta(directory)  # ModelError when the directory is not a finished model
         return cls(directory, QuestionRanker.load(directory / "ranker"))
 
     def rank(self, request: str, k: int = 30) -> list[Candidate]:

@@ -25,7 +25,7 @@ from clarion.clariq.ranker import POOL_SPLITS, QuestionRanker, RankerConfig
 from clarion.data.clariq import ClariQ
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
-from clarion.store import is_complete, model_dir, writable_cache, write_meta, writing
+from clarion.store import is_complete, model_dir, read_meta, writable_cache, write_meta, writing
 from clarion.types import Run, Topic
 
 TASK = "clariq"
@@ -112,6 +112,7 @@ def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Ques
         ready_to_train(data, splits)
         say(f"No trained ClariQ ranker for splits {','.join(splits)}; training it into {directory} ...")
         train_models(data, splits, directory, tiny=tiny)
+    read_meta(directory)  # an emptied meta.json (a crash) is a damaged model
     return QuestionRanker.load(directory / "ranker")
 
 
