@@ -365,22 +365,3 @@ def test_a_last_user_turn_without_words_is_not_knowledge_seeking(tiny_model, syn
         labels = tiny_model.predict(copy_with(synthetic, contexts=contexts))
         assert labels[seeking] == Label(False)
         assert labels[:seeking] == predicted[:seeking] and labels[seeking + 1 :] == predicted[seeking + 1 :]
-
-
-def test_an_empty_review_sentence_stays_known_but_is_never_a_candidate():
-    from clarion.dstc.io import parse_knowledge
-    from clarion.dstc.models.candidates import KnowledgeIndex
-
-    raw = {
-        "hotel": {
-            "1": {
-                "name": "Alpha Lodge",
-                "reviews": {"0": {"traveler_type": "solo", "sentences": {"0": "Clean rooms.", "1": "", "2": " ... "}}},
-                "faqs": {"0": {"question": "Is there parking?", "answer": "Yes."}},
-            }
-        }
-    }
-    knowledge = parse_knowledge(raw)
-    assert knowledge.snippet(("hotel", 1, 0, 1)).body == ""  # a label may still name it
-    texts = [s.text for s in KnowledgeIndex(knowledge, vectorizer=None, dense=False).snippets(("hotel", 1))]
-    assert texts == ["Clean rooms.", "Is there parking? Yes."]

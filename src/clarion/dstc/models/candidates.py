@@ -23,8 +23,7 @@ class KnowledgeIndex:
         self.dense = dense
         self._by_entity: dict[tuple, list[Snippet]] = {}
         for snippet in knowledge.snippets():
-            if any(c.isalnum() for c in snippet.text):  # an empty review sentence answers nothing: never a candidate
-                self._by_entity.setdefault((snippet.domain, snippet.entity_id), []).append(snippet)
+            self._by_entity.setdefault((snippet.domain, snippet.entity_id), []).append(snippet)
         self._emb: dict[tuple, np.ndarray] = {}
         self._tfidf: dict[tuple, object] = {}
 
