@@ -81,7 +81,7 @@ def rank(
     ] = 100,
     data_dir: DataDirOption = None,
 ) -> None:
-    """Rank the question bank for every topic; writes a TREC run (topic_id 0 question_id rank score run_id).
+    """Rank the question bank for every topic; writes a TREC run (topic_id Q0 question_id rank score run_id).
 
     Full method: ClariQ requests through the pipeline, rewordings as the request they reword, others by similarity.
     """
