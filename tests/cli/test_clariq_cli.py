@@ -288,13 +288,16 @@ def test_benchmark_refuses_a_bad_split_before_any_work_and_flags_train_as_in_sam
 
 
 NAPPING_COMMAND = """
+import signal
 import time
 import clarion.cli as cli
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job may inherit SIGINT ignored
+
 @cli.app.command("nap")
 def nap():
-    print("ready", flush=True)
     try:
+        print("ready", flush=True)  # inside the try: a signal right after it still meets the finally
         time.sleep(60)
     finally:
         print("cleaned up", flush=True)
