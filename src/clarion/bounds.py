@@ -81,6 +81,8 @@ class Bound:
         return value
 
 
+FINITE = Bound("float")
+"""Any finite number (not a bool, not NaN or infinite, not an int too large for a float)."""
 FLAG = Bound("bool")
 FRACTION = Bound("float", 0, 1)
 SEED = Bound("int", 0)

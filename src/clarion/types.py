@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from clarion.bounds import Bound
+from clarion.bounds import FINITE
 from clarion.errors import InputError
 
 Run = dict[str, dict[str, float]]
@@ -82,13 +82,10 @@ def check_run(run, what: str = "run") -> Run:
     return run
 
 
-_SCORE = Bound("float")
-
-
 def _check_candidate(what: str, query: str, cand, score) -> None:
     if not isinstance(cand, str):
         raise InputError(f"{what}, query {query!r}: candidate id {cand!r} must be a string, got {type(cand).__name__}")
-    if not _SCORE.admits(score):
+    if not FINITE.admits(score):
         raise InputError(f"{what}, query {query!r}, candidate {cand!r}: score must be a finite number, got {score!r}")
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 
-from clarion.bounds import Bound
+from clarion.bounds import FINITE
 from clarion.clariq.constants import NEED_LABELS
 from clarion.data.trec import RunRow
 from clarion.errors import InputError
@@ -101,14 +101,11 @@ def top_questions(rows: Iterable[RunRow], drop_tied_scores: bool = True) -> dict
     return ranked
 
 
-_SCORE = Bound("float")
-
-
 def _check_row(row) -> None:
     """A run row built in Python: a :class:`RunRow` whose score is a finite number (NaN would sort anywhere)."""
     if not isinstance(row, RunRow):
         raise InputError(f"run rows must be RunRow objects, got {type(row).__name__} {row!r:.60}")
-    if not _SCORE.admits(row.score):
+    if not FINITE.admits(row.score):
         where = f"({row.query_id!r}, {row.doc_id!r})"
         raise InputError(f"run row {where} has a score that is not a finite number: {row.score!r}")
 

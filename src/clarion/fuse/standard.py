@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from numbers import Real
 
-from clarion.bounds import Bound
+from clarion.bounds import FINITE
 from clarion.errors import InputError
 from clarion.types import Run, check_run, check_runs
 
@@ -121,9 +121,6 @@ def describe(name: str, params: dict | None, norm: Norm) -> str:
     return f"{name} ({', '.join([*shown, f'norm {norm.value}'])})"
 
 
-_NUMBER = Bound("float")
-
-
 def ranx_fuse(
     runs: Sequence[Run],
     method: str,
@@ -155,7 +152,7 @@ def ranx_fuse(
     if params is not None and not isinstance(params, Mapping):
         raise InputError(f"ranx {method}: params must be a dict name -> value, got {type(params).__name__}")
     for name, value in (params or {}).items():
-        if name != "weights" and not _NUMBER.admits(value):
+        if name != "weights" and not FINITE.admits(value):
             raise InputError(f"ranx {method}: parameter {name} must be a finite number, got {value!r}")
     if (params or {}).get("weights") is not None:
         params = {**params, "weights": check_weights(params["weights"], len(runs))}
