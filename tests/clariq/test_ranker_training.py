@@ -66,6 +66,14 @@ def test_train_models_writes_a_loadable_pipeline(train_subset, tmp_path):
         result = CliRunner().invoke(app, args)
         ask = bot.should_clarify("Tell me about Obama family tree.", threshold=threshold)
         assert result.exit_code == 0 and f"ask: {'yes' if ask else 'no'} (P(need >= 2) {unclear:.2f}" in result.stdout
+    # '-': one request per stdin line, each answered as it is read; a bad line gets its error and the rest go on
+    args = ["clariq", "clarify", "--model", str(directory), "--k", "4", "--json", "-"]
+    result = CliRunner().invoke(app, args, input=" Tell me about Obama family tree.\n?!\n")
+    assert result.exit_code == 2
+    first, second = (json.loads(line) for line in result.stdout.splitlines())
+    assert first == {"line": 1, "request": "Tell me about Obama family tree.", **shown}
+    assert second == {"line": 2, "error": "request '?!' has no letter or digit: give the user's request in words"}
+    assert result.stderr == f"error: <stdin>:2: {second['error']}\n"
 
 
 @pytest.mark.slow

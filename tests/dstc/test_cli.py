@@ -148,3 +148,37 @@ def test_a_command_failing_before_its_work_prints_its_error_line_alone(tmp_path,
     with pytest.raises(SystemExit):  # a bad dialogue is refused before the model and the knowledge load
         main(["dstc", "respond", "--model", str(tmp_path / "no-model"), "Hi.", "Hello!", "..."])
     assert capsys.readouterr().err == "error: turn 2: the user's turn has no letter or digit to answer\n"
+
+
+def test_respond_answers_dialogues_read_from_stdin_one_json_line_each(data, tmp_path):
+    model = tmp_path / "model"
+    run("train", "--data", str(data), "--out", str(model))
+    opening = ["I want a hotel number 1 for clean.", "Alpha Lodge is a good choice."]
+    args = ["dstc", "respond", "--model", str(model), "--knowledge", str(data)]
+    seeking = json.loads(run(*args[1:], "--json", *opening, "Are the bathrooms clean?").stdout)
+    lines = [
+        json.dumps([*opening, "Are the bathrooms clean?"]),
+        json.dumps([*opening, "Please book it for 3 people."]),
+        "not json",
+        '{"turns": []}',
+        json.dumps([{"speaker": "S", "text": t} for t in opening]),
+        json.dumps(
+            [
+                {"speaker": "U", "text": opening[0]},
+                {"speaker": "S", "text": opening[1]},
+                {"speaker": "U", "text": "Are the bathrooms clean?"},
+            ]
+        ),
+    ]
+    result = CliRunner().invoke(app, [*args, "--json", "-"], input="\n".join(lines) + "\n")
+    assert result.exit_code == 2  # some lines failed; every line was answered
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [a["line"] for a in answers] == [1, 2, 3, 4, 5, 6]
+    assert answers[0] == {"line": 1, **seeking} == {**answers[5], "line": 1}  # as one dialogue on the command line
+    assert answers[1] == {"line": 2, "target": False, "knowledge": [], "response": None}
+    assert answers[2]["error"].startswith("not JSON (Expecting value at character 0)")
+    assert answers[3]["error"] == "expected a JSON array of turns, got a JSON dict"
+    assert answers[4]["error"] == "the last turn must be the user's (speaker 'U')"
+    assert result.stderr.splitlines() == [f"error: <stdin>:{a['line']}: {a['error']}" for a in answers[2:5]]
+    human = CliRunner().invoke(app, [*args, "-"], input=lines[0] + "\n")
+    assert human.exit_code == 0 and "> Are the bathrooms clean?\n1. [ALPHA LODGE]" in human.stdout

@@ -246,7 +246,12 @@ def train(
 
 @app.command()
 def clarify(
-    request: Annotated[str, typer.Argument(help="The user's request, e.g. 'Tell me about dinosaurs.'")],
+    request: Annotated[
+        str,
+        typer.Argument(
+            help="The user's request, e.g. 'Tell me about dinosaurs.'; '-' reads one request per line from stdin."
+        ),
+    ],
     k: Annotated[int, typer.Option("--k", min=1, help="Clarifying questions to show.")] = 5,
     threshold: Annotated[
         float,
@@ -256,49 +261,74 @@ def clarify(
         Path | None, typer.Option("--model", help="Pipeline directory (default: the train+dev model).")
     ] = None,
     data_dir: DataDirOption = None,
-    json: JsonOption = False,
+    json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object on stdout (with '-': one per input line).")
+    ] = False,
 ) -> None:
-    """One request through the Clarifier API: how much it needs clarifying, and which questions to ask."""
-    from clarion.clariq.clarifier import Clarifier, check_threshold, clarify_from
-    from clarion.clariq.constants import NO_QUESTION, validate_request
-    from clarion.clariq.ranker import RankerConfig
-    from clarion.errors import InputError
+    """A request through the Clarifier API: how much it needs clarifying, and which questions to ask.
 
+    With '-' the model loads once and each line of stdin is answered as it arrives (an assistant can keep the
+    process open as a pipe); a bad line gets an error line and the others go on (exit code 2 at the end).
+    """
+    from clarion.clariq.clarifier import Clarifier, check_threshold
+    from clarion.clariq.constants import validate_request
+    from clarion.clariq.ranker import RankerConfig
+
+    stream = request == "-"
     check_threshold(threshold)  # user mistakes fail before the model loads (~10 s)
-    validate_request(request)
+    if not stream:
+        validate_request(request)
     if model is None and k > RankerConfig().shortlist + 1:
         raise InputError(
             f"--k must be at most {RankerConfig().shortlist + 1} (the shortlist and 'ask nothing'), got {k}"
         )
     bot = Clarifier.load(model, data_dir)
+    if not stream:
+        reply, text = _clarification(bot, request, k, threshold)
+        if json:
+            echo_json(reply)
+        else:
+            typer.echo("\n".join(text))
+        return
+    from clarion.cli.lines import answer_lines
+
+    def answer(line: str) -> tuple[dict, list[str]]:
+        reply, text = _clarification(bot, line, k, threshold)
+        return {"request": validate_request(line), **reply}, [f"> {line.strip()}", *text]
+
+    if answer_lines(answer, json, "request"):
+        raise typer.Exit(2)
+
+
+def _clarification(bot, request: str, k: int, threshold: float) -> tuple[dict, list[str]]:
+    """One request's need, yes/no and best questions: as JSON and as lines for humans."""
+    from clarion.clariq.clarifier import clarify_from
+    from clarion.clariq.constants import NO_QUESTION
+
     label, probabilities = bot.need(request)
     ask = clarify_from(probabilities, threshold)  # should_clarify's rule, without featurising the request again
     questions = bot.rank(request, k=k)
     known = bot.ranked_as(request)
     new = known is None and bot.is_new(request)
-    if json:
-        echo_json(
-            {
-                "need": label,
-                "ranked_as": None if known is None else {"request": known[0], "cosine": round(known[1], 6)},
-                "whole_bank": new,
-                "probabilities": {str(n): round(p, 6) for n, p in probabilities.items()},
-                "should_clarify": ask,
-                "questions": [{"id": c.id, "text": c.text, "score": round(c.score, 6)} for c in questions],
-            }
-        )
-        return
+    reply = {
+        "need": label,
+        "ranked_as": None if known is None else {"request": known[0], "cosine": round(known[1], 6)},
+        "whole_bank": new,
+        "probabilities": {str(n): round(p, 6) for n, p in probabilities.items()},
+        "should_clarify": ask,
+        "questions": [{"id": c.id, "text": c.text, "score": round(c.score, 6)} for c in questions],
+    }
     shares = ", ".join(f"{n}: {p:.2f}" for n, p in probabilities.items())
     unclear = 1.0 - probabilities[1]
     verdict = f"ask: {'yes' if ask else 'no'} (P(need >= 2) {unclear:.2f} {'>=' if ask else '<'} {threshold:g})"
-    stdout.print(f"clarification need {label} (1 clear ... 4 very ambiguous; {shares}); {verdict}", markup=False)
+    text = [f"clarification need {label} (1 clear ... 4 very ambiguous; {shares}); {verdict}"]
     if known is not None:
-        stdout.print(f"questions of the known request {known[0]!r} (cosine {known[1]:.2f})", markup=False)
+        text.append(f"questions of the known request {known[0]!r} (cosine {known[1]:.2f})")
     elif new:
-        stdout.print("a new request: questions from the whole bank, by similarity", markup=False)
+        text.append("a new request: questions from the whole bank, by similarity")
     for rank, c in enumerate(questions, 1):
-        text = "(ask nothing)" if c.id == NO_QUESTION else c.text
-        stdout.print(f"{rank}. {c.id} {text}", markup=False)
+        text.append(f"{rank}. {c.id} {'(ask nothing)' if c.id == NO_QUESTION else c.text}")
+    return reply, text
 
 
 @app.command()

@@ -125,33 +125,76 @@ def predict(
 def respond(
     turns: Annotated[
         list[str],
-        typer.Argument(help="The dialogue, oldest turn first; turns alternate user and system, ending with the user."),
+        typer.Argument(
+            help="The dialogue, oldest turn first; turns alternate user and system, ending with the user. "
+            "'-' reads one dialogue per line from stdin, each a JSON array of turns."
+        ),
     ],
     knowledge: Annotated[
         Path | None,
         typer.Option("--knowledge", help="knowledge.json, or a directory holding one (default: dstc11_track5's)."),
     ] = None,
     model: ModelOption = None,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object on stdout (with '-': one per input line).")
+    ] = False,
     data_dir: DataDirOption = None,
 ) -> None:
-    """Answer one dialogue's last user turn: is it knowledge-seeking, which snippets, what response."""
+    """Answer a dialogue's last user turn: is it knowledge-seeking, which snippets, what response.
+
+    With '-' the model and knowledge load once and each line of stdin, a JSON array of turns (strings, or
+    {"speaker": "U"|"S", "text": ...} objects), is answered as it arrives; a bad line gets an error line and the
+    others go on (exit code 2 at the end).
+    """
     from clarion.dstc.assistant import Grounder, as_turns
 
-    as_turns(turns, "")  # a bad dialogue fails in one line before the model and knowledge load
+    stream = turns == ["-"]
+    if not stream:
+        as_turns(turns, "")  # a bad dialogue fails in one line before the model and knowledge load
     with _bars() as bars:
         grounder = Grounder.load(model, knowledge, data_dir, bars)
-    reply = grounder.respond(turns)
-    if as_json:
-        snippets = [{**s.to_ref(), "entity_name": s.entity_name, "text": s.text} for s in reply.snippets]
-        echo_json({"target": reply.knowledge_seeking, "knowledge": snippets, "response": reply.response})
+    if not stream:
+        reply, text = _reply(grounder, turns)
+        if as_json:
+            echo_json(reply)
+        else:
+            typer.echo("\n".join(text))
         return
+    from clarion.cli.lines import answer_lines
+
+    def answer(line: str) -> tuple[dict, list[str]]:
+        turns = as_turns(_dialogue(line), "")
+        reply, text = _reply(grounder, turns)
+        return reply, [f"> {turns[-1].text}", *text]
+
+    if answer_lines(answer, as_json, "dialogue (a JSON array of turns)"):
+        raise typer.Exit(2)
+
+
+def _dialogue(line: str) -> list:
+    """One stdin line's dialogue: a JSON array of turns."""
+    import json
+
+    from clarion.errors import InputError
+
+    try:
+        dialogue = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise InputError(f"not JSON ({err.msg} at character {err.pos}): give a JSON array of turns") from None
+    if not isinstance(dialogue, list):
+        raise InputError(f"expected a JSON array of turns, got a JSON {type(dialogue).__name__}")
+    return dialogue
+
+
+def _reply(grounder, dialogue) -> tuple[dict, list[str]]:
+    """One dialogue's answer: as JSON (the track's target, knowledge, response) and as lines for humans."""
+    reply = grounder.respond(dialogue)
+    snippets = [{**s.to_ref(), "entity_name": s.entity_name, "text": s.text} for s in reply.snippets]
+    answer = {"target": reply.knowledge_seeking, "knowledge": snippets, "response": reply.response}
     if not reply.knowledge_seeking:
-        stdout.print("not knowledge-seeking: the booking APIs / dialogue manager answer this turn")
-        return
-    for rank, snippet in enumerate(reply.snippets, 1):
-        stdout.print(f"{rank}. [{snippet.entity_name or snippet.domain}] {snippet.text}", markup=False)
-    stdout.print(f"response: {reply.response}", markup=False)
+        return answer, ["not knowledge-seeking: the booking APIs / dialogue manager answer this turn"]
+    text = [f"{rank}. [{s.entity_name or s.domain}] {s.text}" for rank, s in enumerate(reply.snippets, 1)]
+    return answer, [*text, f"response: {reply.response}"]
 
 
 def _scores(directory: Path, pred: Path, split: DataSplit, meteor: bool) -> dict:
