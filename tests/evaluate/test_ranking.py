@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clarion.errors import InputError
-from clarion.evaluate.ranking import compare, evaluate
+from clarion.evaluate.ranking import MAX_CUTOFF, check_metrics, compare, evaluate
 
 
 def test_metrics_by_hand():
@@ -37,8 +37,24 @@ def test_compare_reports_significance():
     even = {q: second if i % 2 else first for i, q in enumerate(qrels)}  # the same mean, opposite queries
     tie = compare(qrels, {"odd": odd, "even": even}, ["mrr"])
     assert tie.to_dict()["odd"]["comparisons"]["even"]["mrr"] > 0.05 and "ᵇ" not in str(tie)
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match="^compare needs at least two runs$"):
         compare(qrels, {"only": good})
+
+
+def test_compare_default_threshold_is_0_05():
+    """5 of 30 queries lose half their MRR: paired differences 1/2 (5 times) and 0 (25 times), so Student's
+    t = sqrt(s (n - 1) / (1 - s)) with the share s = 5/30 and n = 30: sqrt(5.8) = 2.41 on 29 degrees of freedom,
+    p = 0.023. Significant at clarion's default max_p 0.05 (ranx's own default, 0.01, would not mark it) and at 1."""
+    qrels = {f"q{i}": {"a": 1} for i in range(30)}
+    first, second = {"a": 1.0, "b": 0.5}, {"a": 0.1, "b": 0.5}
+    good = {q: first for q in qrels}
+    bad = {q: second if i < 5 else first for i, q in enumerate(qrels)}
+    report = compare(qrels, {"good": good, "bad": bad}, ["mrr"])
+    assert report.to_dict()["good"]["comparisons"]["bad"]["mrr"] == pytest.approx(0.0226, abs=1e-4)
+    assert "1.000ᵇ" in str(report)
+    assert "1.000ᵇ" in str(compare(qrels, {"good": good, "bad": bad}, ["mrr"], max_p=1))
+    assert "ᵇ" not in str(compare(qrels, {"good": good, "bad": bad}, ["mrr"], max_p=0.01))
+    assert compare(qrels, {"good": good, "bad": bad}, ["mrr"], test="fisher").to_dict()["stat_test"] == "fisher"
 
 
 @pytest.mark.parametrize(
@@ -48,15 +64,29 @@ def test_compare_reports_significance():
         ({"q1": {"a": 1}}, {"q1": {"a": float("inf")}}, ["mrr"], "score inf is not a finite"),
         ({"q1": {"a": 1}}, {"q1": {"a": "x"}}, ["mrr"], "score 'x' is not a finite"),
         ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["ndcg@0"], "unknown metric 'ndcg@0'"),
-        ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["bogus"], "unknown metric 'bogus'"),
+        (
+            {"q1": {"a": 1}},
+            {"q1": {"a": 1.0}},
+            ["bogus"],
+            "unknown metric 'bogus': use one of hits, hit_rate, precision,",
+        ),
         ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, "mrr", "metrics must be a non-empty list"),
+        ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, [], r"^metrics must be a non-empty list of metric names .*, got \[\]$"),
+        (["q1"], {"q1": {"a": 1.0}}, ["mrr"], r"^qrels and run must be dicts query id -> \{doc id: value\}$"),
+        ({"q1": {"a": 1}}, [("q1", "a")], ["mrr"], r"^qrels and run must be dicts"),
+        ({}, {"q1": {"a": 1.0}}, ["mrr"], "^qrels are empty: nothing to evaluate against$"),
         ({"q1": {}}, {"q1": {"a": 1.0}}, ["mrr"], r"qrels\['q1'\] has no judgments"),
         ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["ndcg@100000000000000000000"], "cut-off or level must be at most"),
         ({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["ndcg@1000001"], "at most 1,000,000"),
         ({"q1": {"a": 10**20}}, {"q1": {"a": 1.0}}, ["mrr"], r"qrels\['q1'\]\['a'\]: relevance must be a whole"),
         ({"q1": {"a": 1.5}}, {"q1": {"a": 1.0}}, ["mrr"], r"relevance must be a whole number .*, got 1.5"),
         ({"q1": {"a": "1"}}, {"q1": {"a": 1.0}}, ["mrr"], r"relevance must be a whole number .*, got '1'"),
-        ({"q1": ["a"]}, {"q1": {"a": 1.0}}, ["mrr"], r"qrels\['q1'\] must be a dict doc id -> integer relevance"),
+        (
+            {"q1": ["a"]},
+            {"q1": {"a": 1.0}},
+            ["mrr"],
+            r"^qrels\['q1'\] must be a dict doc id -> integer relevance, got list$",
+        ),
     ],
 )
 def test_evaluate_refuses_bad_input(qrels, run, metrics, message):
@@ -70,7 +100,24 @@ def test_evaluate_takes_ranx_metric_spellings():
     assert evaluate(qrels, run, ["ndcg@10-l2", "rbp.95", "r-precision", "hit_rate@5"]).means["ndcg@10-l2"] == 1.0
 
 
-@pytest.mark.parametrize(("options", "message"), [({"test": "bogus"}, "unknown test 'bogus'"), ({"max_p": 5}, "max_p")])
+def test_cutoffs_up_to_max_cutoff_are_taken():
+    assert check_metrics([f"ndcg@{MAX_CUTOFF}", f"precision@1-l{MAX_CUTOFF}"]) == [
+        "ndcg@1000000",
+        "precision@1-l1000000",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"test": "bogus"}, "^unknown test 'bogus': use one of student, fisher, tukey$"),
+        ({"max_p": 5}, r"^max_p must be a probability in \(0, 1\], got 5$"),
+        ({"max_p": 1.5}, "got 1.5"),
+        ({"max_p": 0}, "got 0"),
+        ({"max_p": True}, "got True"),
+        ({"max_p": "0.05"}, "got '0.05'"),
+    ],
+)
 def test_compare_refuses_bad_options(options, message):
     qrels = {"q": {"a": 1}}
     with pytest.raises(InputError, match=message):
