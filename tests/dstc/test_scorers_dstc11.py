@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
+from contextlib import contextmanager
 
 import pytest
 
 from clarion.dstc.evaluate import evaluate_predictions
-from clarion.errors import DataError, InputError
+from clarion.errors import ClarionError, DataError, InputError
 from clarion.evaluate import dstc11
 from clarion.evaluate.dstc11 import (
     _one_line,
+    corpus_bleu,
     corpus_meteor,
+    generation_scores,
     knowledge_key,
     meteor_statistic,
     score,
@@ -74,6 +78,23 @@ def test_selection_reads_knowledge_lists_as_given():
     assert score([{"target": False}], [{"target": False}], generation=False)["selection"]["em_acc"] == 0.0
 
 
+def test_selection_counts_refuse_lists_of_different_lengths():
+    # the official scorer would zip and drop the tail; here the lists must pair up
+    with pytest.raises(ValueError):
+        selection_counts(REFS, HYPS[:-1])
+
+
+def test_low_scores_by_hand():
+    """Detection TP 1 (turn 0), FN 2 (turns 1, 2), FP 2 (turns 3, 4): P = R = F1 = 1/3. Selection over the five
+    turns: tp 1 (faq 0), fp 2 (faqs 3, 4), fn 2 (faqs 1, 2): P = R = F1 = 1/3, EM 1/5 (turn 0 only)."""
+    refs = [{"target": True, "knowledge": [faq(d)], "response": "r"} for d in range(3)] + [{"target": False}] * 2
+    hyps = [refs[0], {"target": False}, {"target": False}]
+    hyps += [{"target": True, "knowledge": [faq(d)], "response": "r"} for d in (3, 4)]
+    scores = score(refs, hyps, generation=False)
+    assert scores["detection"] == pytest.approx({"prec": 1 / 3, "rec": 1 / 3, "f1": 1 / 3})
+    assert scores["selection"] == pytest.approx({"prec": 1 / 3, "rec": 1 / 3, "f1": 1 / 3, "em_acc": 0.2})
+
+
 def test_generation_on_true_positives_times_detection_f1():
     gen = score(REFS, HYPS, meteor=False)["generation"]
     assert "meteor" not in gen
@@ -95,8 +116,54 @@ def test_rouge_uses_the_porter_stemmer():
 def test_empty_and_mismatched_inputs():
     nothing = score([{"target": False}], [{"target": False}], meteor=False)
     assert nothing["detection"]["f1"] == 0.0 and nothing["generation"]["bleu"] == 0.0
+    # no true positive: every score 0.0; METEOR is on by default, and needs no Java for zero turns
+    zeros = {"prec": 0.0, "rec": 0.0, "f1": 0.0}
+    nothing = score([{"target": False}], [{"target": False}])
+    assert nothing["detection"] == zeros and nothing["selection"] == {**zeros, "em_acc": 0.0}
+    assert nothing["generation"] == dict.fromkeys(("bleu", "meteor", "rouge_1", "rouge_2", "rouge_l"), 0.0)
+    assert generation_scores([], []) == nothing["generation"]
+    assert generation_scores([], [], meteor=False) == dict.fromkeys(("bleu", "rouge_1", "rouge_2", "rouge_l"), 0.0)
+    assert corpus_meteor([], []) == 0.0
+    sums = dstc11.rouge_sums([], [])
+    assert sums == {"rouge_1": 0.0, "rouge_2": 0.0, "rouge_l": 0.0} and all(type(v) is float for v in sums.values())
+    with pytest.raises(InputError, match="^1 hypotheses for 2 references; one reference per hypothesis is required$"):
+        corpus_bleu(["a b"], ["a b", "c d"])
     with pytest.raises(InputError, match="1 predictions for 2 labelled turns"):
         score([{"target": False}] * 2, [{"target": False}])
+
+
+def test_corpus_meteor_talks_to_the_jar_in_one_line_texts(monkeypatch):
+    """The jar wrapper's contract, without Java: turn i goes in as {i: [text]} (references first, then hypotheses)
+    made one-line, the corpus score comes back as a float, and an answer that is not a score is a ClarionError."""
+    calls = []
+    answer = {"score": 0.25}
+
+    class Jar:
+        def compute_score(self, gts, res):
+            calls.append((gts, res))
+            if isinstance(answer["score"], Exception):
+                raise answer["score"]
+            return answer["score"], [0.5, 0.0]
+
+    @contextmanager
+    def fake_jar():
+        yield Jar()
+
+    monkeypatch.setattr(dstc11, "_meteor_jar", fake_jar)
+    assert corpus_meteor(["Yes.\nQuiet.", "b"], ["ref ||| one", "c"]) == 0.25
+    assert calls == [({0: ["ref  one"], 1: ["c"]}, {0: ["Yes. Quiet."], 1: ["b"]})]
+    answer["score"] = ValueError("could not convert string to float: '" + "x" * 100 + "'")
+    # the jar's error is cut at 80 characters: the 36 of "could not convert string to float: '" and 44 x
+    garbled = "the METEOR jar broke its line protocol: could not convert string to float: '" + "x" * 44
+    with pytest.raises(ClarionError, match=f"^{re.escape(garbled)}$"):
+        corpus_meteor(["a"], ["b"])
+    answer["score"] = 0.5
+    gen = score(REFS, HYPS)["generation"]  # METEOR on by default: the jar's score of the TPs, times detection F1 2/3
+    assert gen["meteor"] == pytest.approx(0.5 * 2 / 3)
+    assert calls[-1] == (
+        {0: [REFS[0]["response"]], 1: [REFS[4]["response"]]},
+        {0: [HYPS[0]["response"]], 1: [HYPS[4]["response"]]},
+    )
 
 
 @pytest.mark.slow

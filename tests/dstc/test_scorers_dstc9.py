@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from clarion.dstc.evaluate import evaluate_predictions
-from clarion.errors import DataError, InputError
+from clarion.errors import ClarionError, DataError, InputError
 from clarion.evaluate import dstc9
 from clarion.evaluate.dstc9 import bleu, normalize_text, recall_at_k, reciprocal_rank, score
 
@@ -19,6 +21,14 @@ needs_rouge = pytest.mark.skipif(
 needs_wordnet = pytest.mark.skipif(
     not (Path("/usr/share/wordnet") / "data.noun").is_file(), reason="apt-get install wordnet-base"
 )
+needs_lexnames = pytest.mark.skipif(not dstc9._LEXNAMES_MAN.is_file(), reason="apt-get install wordnet-base")
+
+
+class NoSynonyms:
+    """A WordNet reader that knows no synonyms (nltk's METEOR only calls ``synsets``)."""
+
+    def synsets(self, word, *args, **kwargs):
+        return []
 
 
 def k(entity, doc, domain="hotel"):
@@ -41,6 +51,17 @@ def test_ranking_metrics():
     assert reciprocal_rank(gold, [k(9, 9)] * 5 + [k(1, 3)]) == 0.0  # only the top 5 count
     assert reciprocal_rank(gold, [k("1", 3)]) == 0.0  # ids compared as JSON values: "1" != 1
     assert reciprocal_rank([k("*", 2, "taxi")], [k("*", 2, "taxi")]) == 1.0
+    assert recall_at_k(gold, [k(9, 9)] * 4 + [k(1, 3)]) == 1.0  # k defaults to 5
+    assert recall_at_k(gold, [k(9, 9)] * 5 + [k(1, 3)]) == 0.0
+
+
+def test_bad_parameters_are_named():
+    with pytest.raises(InputError, match="^a response must be a string, got int$"):
+        normalize_text(5)
+    with pytest.raises(InputError, match="^k must be a positive integer, got -1$"):
+        reciprocal_rank([k(1, 3)], [k(1, 3)], k=-1)
+    with pytest.raises(InputError, match="^n must be a positive integer, got 0$"):
+        bleu("a b", "a b", n=0)
 
 
 def test_sentence_bleu_by_hand():
@@ -51,6 +72,13 @@ def test_sentence_bleu_by_hand():
     # no trigram match and no smoothing: nltk puts the smallest float for p3, so BLEU-3 is ~1e-103, not 0
     assert 0 < bleu("The hotel has free parking.", "hotel has parking", 3) < 1e-100
     assert bleu("same words here", "", 1) == 0.0
+    # n defaults to 4: 4 identical tokens have BLEU-4 1 (BLEU-5 would be nltk's tiny float, no 5-gram)
+    assert bleu("Free parking is available.", "free parking is available") == 1.0
+
+
+def test_meteor_uses_the_given_wordnet():
+    # without synonyms "auto" misses "car": 2 matches of 3 in one chunk -> (2/3) * (1 - 0.5 * (1/2)^3) = 0.625
+    assert dstc9.meteor("The car is fast", "the auto is fast", wordnet=NoSynonyms()) == pytest.approx(0.625)
 
 
 @needs_rouge
@@ -108,6 +136,86 @@ def test_detection_weighting_of_generation():
     for name in ("bleu-1", "bleu-2", "bleu-3", "bleu-4", "rouge_1", "rouge_2", "rouge_l"):
         assert gen[name] == pytest.approx(2 / 7, abs=1e-7), name
     assert gen["meteor"] == pytest.approx(0.996 * 2 / 7)
+
+
+@needs_rouge
+def test_generation_of_one_true_positive_by_hand():
+    """One TP and no FP or FN: F(s/1, s/1) = s, so each score is the turn's own. Normalised texts: ref 'car is
+    fast', hyp 'auto is fast'."""
+    refs = [{"target": True, "knowledge": [k(1, 0)], "response": "The car is fast."}]
+    hyps = [{"target": True, "knowledge": [k(1, 0)], "response": "the auto is fast"}]
+    gen = score(refs, hyps, wordnet=NoSynonyms())["generation"]
+    # BLEU-n, each with its own n: equal lengths (BP 1), p1 = 2/3, p2 = 1/2 ("is fast"); no trigram or 4-gram
+    # match, so BLEU-3/4 are nltk's tiny floats
+    assert gen["bleu-1"] == pytest.approx(2 / 3)
+    assert gen["bleu-2"] == pytest.approx(math.sqrt(2 / 3 * 1 / 2))
+    assert 0 < gen["bleu-3"] < 1e-100 and 0 < gen["bleu-4"] < 1e-150
+    # METEOR with the given reader (no synonyms): 0.625 as above; Debian's WordNet would match auto/car
+    assert gen["meteor"] == pytest.approx(0.625)
+    # pltrdy ROUGE: unigrams {car, is, fast} vs {auto, is, fast} F 2/3; bigrams 1 of 2, F 1/2; LCS "is fast", F 2/3
+    assert gen["rouge_1"] == pytest.approx(2 / 3, abs=1e-7)
+    assert gen["rouge_2"] == pytest.approx(1 / 2, abs=1e-7)
+    assert gen["rouge_l"] == pytest.approx(2 / 3, abs=1e-7)
+    # turn_scores computes generation by default
+    assert set(dstc9.turn_scores(refs[0], hyps[0], NoSynonyms())) == set(dstc9.SELECTION + dstc9.GENERATION)
+
+
+def test_generation_false_computes_no_generation_score(monkeypatch):
+    """generation=False skips BLEU, METEOR and ROUGE altogether (no WordNet, no rouge package needed)."""
+
+    def fail(*args, **kwargs):
+        raise AssertionError("a generation score was computed")
+
+    for name in ("bleu", "meteor", "rouge"):
+        monkeypatch.setattr(dstc9, name, fail)
+    assert score(REFS, HYPS, generation=False)["selection"] == pytest.approx(
+        {"mrr@5": 3 / 7, "r@1": 2 / 7, "r@5": 4 / 7}
+    )
+
+
+def test_selection_counts_the_top_five_only():
+    # the gold item at rank 5 (turn 0) and rank 6 (turn 1); two TPs, no FP or FN: F(s/2, s/2) = s/2
+    # MRR@5 sum 1/5 -> 0.1; R@1 sum 0; R@5 sum 1 -> 0.5
+    wrong = [k(9, d) for d in range(5)]
+    refs = [{"target": True, "knowledge": [k(1, 0)], "response": "r"}] * 2
+    hyps = [
+        {"target": True, "knowledge": [*wrong[:4], k(1, 0)], "response": "r"},
+        {"target": True, "knowledge": [*wrong, k(1, 0)], "response": "r"},
+    ]
+    assert score(refs, hyps, generation=False)["selection"] == pytest.approx({"mrr@5": 0.1, "r@1": 0.0, "r@5": 0.5})
+
+
+def test_detection_counts_every_false_positive():
+    # TP 1, FP 2, FN 0: P 1/3, R 1, F1 1/2; selection sum 1 (rank 1) is F(1/3, 1) = 1/2 as well
+    refs = [{"target": True, "knowledge": [k(1, 0)], "response": "r"}, {"target": False}, {"target": False}]
+    hyps = [{"target": True, "knowledge": [k(1, d)], "response": "r"} for d in range(3)]
+    scores = score(refs, hyps, generation=False)
+    assert scores["detection"] == pytest.approx({"prec": 1 / 3, "rec": 1.0, "f1": 0.5})
+    assert scores["selection"] == pytest.approx({"mrr@5": 0.5, "r@1": 0.5, "r@5": 0.5})
+
+
+def test_missing_rouge_package_is_named(monkeypatch):
+    monkeypatch.setitem(sys.modules, "rouge", None)  # import rouge raises ImportError
+    message = "DSTC9/10 scoring needs the `rouge` package (the official script's ROUGE): pip install rouge==1.0.1"
+    with pytest.raises(ClarionError, match=f"^{re.escape(message)}$"):
+        dstc9.rouge("a b", "a b")
+
+
+@needs_lexnames
+def test_lexnames_rebuilt_from_the_man_page():
+    # WordNet 3.0's lexnames file: 45 rows "number<TAB>name<TAB>category" (1 noun, 2 verb, 3 adj, 4 adv)
+    text = dstc9._lexnames()
+    assert text.startswith("00\tadj.all\t3\n01\tadj.pert\t3\n02\tadv.all\t4\n03\tnoun.Tops\t1\n")
+    assert text.endswith("\n43\tverb.weather\t2\n44\tadj.ppl\t3\n")
+    lines = text.splitlines()
+    assert len(lines) == 45 and lines[29] == "29\tverb.body\t2"
+
+
+def test_lexnames_without_the_man_page(monkeypatch, tmp_path):
+    monkeypatch.setattr(dstc9, "_LEXNAMES_MAN", tmp_path / "lexnames.5WN.gz")
+    message = f"cannot read {tmp_path / 'lexnames.5WN.gz'}: apt-get install wordnet-base"
+    with pytest.raises(ClarionError, match=f"^{re.escape(message)}$"):
+        dstc9._lexnames()
 
 
 def test_prf_and_empty_cases():
