@@ -21,6 +21,9 @@ def test_missing_query_scores_zero_and_inputs_untouched():
     evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, run, ["mrr"])
     assert run == {"q1": {"a": 1.0}}
     assert evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, run, ["mrr"]).means["mrr"] == 0.5
+    # whatever the judged documents are called: a placeholder name among them must not be "retrieved"
+    judged = {"q1": {"a": 1}, "q2": {"__none__": 1, "__none___": 1}}
+    assert evaluate(judged, run, ["mrr"]).per_query["mrr"] == {"q1": 1.0, "q2": 0.0}
 
 
 def test_compare_reports_significance():

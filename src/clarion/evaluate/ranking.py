@@ -63,10 +63,20 @@ def _ranx_pair(qrels: Qrels, run: Run, name: str = "run"):
                     f"qrels[{q!r}][{d!r}]: relevance must be a whole number ({RELEVANCE.text()}), got {r!r}"
                 )
     rq = RQrels({q: {d: int(r) for d, r in docs.items()} for q, docs in qrels.items()})
-    # Queries judged but absent from the run score 0; ranx needs them present, so add an empty ranking.
-    ranked = {q: {d: _score(s, name, q, d) for d, s in run.get(q, {}).items()} or {"__none__": 0.0} for q in qrels}
+    # Queries judged but absent from the run score 0; ranx needs them present, so they rank one unjudged document.
+    ranked = {
+        q: {d: _score(s, name, q, d) for d, s in run.get(q, {}).items()} or {_unjudged(qrels[q]): 0.0} for q in qrels
+    }
     rr = RRun(ranked, name=name)
     return rq, rr
+
+
+def _unjudged(docs: Mapping) -> str:
+    """A document id that ``docs`` does not judge."""
+    placeholder = "__none__"
+    while placeholder in docs:
+        placeholder += "_"
+    return placeholder
 
 
 def _score(value, name: str, query: str, doc: str) -> float:
