@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
 from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, as_turns
 from clarion.dstc.io import Turn
 from clarion.dstc.models.modeldir import save_model
-from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.errors import InputError, ModelError
 
 
@@ -135,3 +136,23 @@ def test_load_trains_the_default_model_when_absent(tmp_path, monkeypatch, capsys
 def test_load_refuses_a_progress_that_is_not_callable(synthetic, tmp_path):
     with pytest.raises(InputError, match="progress must be a callable"):
         Grounder.load(tmp_path / "model", synthetic.knowledge, progress=None)
+
+
+def test_naming_the_place_in_the_question_does_not_change_what_is_selected(grounder, monkeypatch):
+    """Selection reads the user's turn without entity names (the tracker already knows the place): a review that
+    merely shares the name must not outrank the one that answers ("Are the rooms at the Acorn Guest House clean?"
+    had been answered with quiet-room reviews). Here the parking FAQ repeats the name."""
+    seen = []
+    answer = DstcModel._answer
+
+    def spy(self, index, q_emb, q_tfidf, *args, **kwargs):
+        seen.append((np.array(q_emb), q_tfidf.toarray()))
+        return answer(self, index, q_emb, q_tfidf, *args, **kwargs)
+
+    monkeypatch.setattr(DstcModel, "_answer", spy)
+    opening = ["I want a hotel number 1 for clean.", "Alpha Lodge is a good choice."]
+    plain = grounder.respond([*opening, "Are the bathrooms clean?"])
+    named = grounder.respond([*opening, "Are the bathrooms at Alpha Lodge clean?"])
+    assert len(seen) == 2 and all(np.array_equal(a, b) for a, b in zip(*seen, strict=True))
+    assert plain.snippets and named == plain
+    assert not PipelineConfig.from_json({}).select.strip_names  # models trained before read the turn as written

@@ -146,6 +146,7 @@ class PipelineConfig:
 def _select_config(obj: dict) -> SelectConfig:
     obj = dict(obj)
     obj.setdefault("faq_cosine", False)  # models trained before it ranked FAQ-only knowledge with the classifier
+    obj.setdefault("strip_names", False)  # models trained before it selected from the turn with its names
     if "model" in obj:
         obj["model"] = SelectModel(obj["model"])
     return SelectConfig(**obj)
@@ -290,6 +291,13 @@ class DstcModel:
         needed = sorted({e for ents in tracked.values() for e in ents if index.snippets(e)}, key=str)
         index.prepare(needed, progress("encoding entity snippets", len(needed)))
         q_tfidf = self.vectorizer.transform(texts)
+        sel_emb, sel_tfidf = q_emb, q_tfidf  # the turn as selection and generation see it
+        if self.config.select.strip_names and positive:
+            sel_texts = [tracker.strip_names(t) if targets[i] else t for i, t in enumerate(texts)]
+            sel_emb = (
+                gate_emb if gate_emb is not q_emb else embed_without_names(texts, q_emb, tracker, self.config.dense)
+            )
+            sel_tfidf = self.vectorizer.transform(sel_texts)
         ranked = dataset.format is Format.DSTC9
         out = [Label(False) for _ in texts]
         pools: dict[int, Pool] = {}  # lm generator: each turn's consensus pool
@@ -303,7 +311,7 @@ class DstcModel:
                 entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
                 fallback = gated if faq_turns[i] else None
                 out[i], pool = self._answer(
-                    index, q_emb[i], q_tfidf[i], entities, ranked, fallback, detected[i], gate_emb[i], tracker
+                    index, sel_emb[i], sel_tfidf[i], entities, ranked, fallback, detected[i], gate_emb[i], tracker
                 )
                 if pool is not None:
                     pools[i] = pool

@@ -67,6 +67,7 @@ _SELECT_BOUNDS = {
     "anchor_precision": Bound("float", 0, 1, optional=True),
     "anchor_recall": Bound("float", 0, 1, optional=True),
     "faq_cosine": FLAG,
+    "strip_names": FLAG,
 }
 
 
@@ -87,6 +88,7 @@ class SelectConfig:
     anchor_precision: float | None = 0.7951  # anchors are set: the largest min(P - anchor P, R - anchor R), i.e.
     anchor_recall: float | None = 0.8843  # the widest margin over an operating point (the DSTC11 val baseline)
     faq_cosine: bool = True  # FAQ-only (DSTC9-format) knowledge: rank by the MiniLM cosine, not the classifier
+    strip_names: bool = True  # select and respond from the user's turn with entity names cut out (who is tracked)
 
     def __post_init__(self) -> None:
         self.model = as_choice("SelectConfig.model", SelectModel, self.model)

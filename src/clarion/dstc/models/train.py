@@ -77,8 +77,13 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     entities = sorted(key_entities(k for i in knowledge_turns for k in dataset.labels[i].knowledge), key=str)
     index.prepare(entities, progress("encoding entity snippets", len(entities)))
     q_tfidf = vectorizer.transform(texts)
-    bank = _bank(dataset, knowledge_turns, index, q_emb)
-    selector, cal_f1 = fit_selector(dataset, knowledge_turns, index, q_emb, q_tfidf, config.select, bank, progress)
+    tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
+    sel_emb, sel_tfidf = q_emb, q_tfidf  # the turns as selection and generation see them
+    if config.select.strip_names:  # ... without entity names (the entity is tracked from the dialogue)
+        sel_emb = embed_without_names(texts, q_emb, tracker, config.dense)
+        sel_tfidf = vectorizer.transform([tracker.strip_names(t) for t in texts])
+    bank = _bank(dataset, knowledge_turns, index, sel_emb)
+    selector, cal_f1 = fit_selector(dataset, knowledge_turns, index, sel_emb, sel_tfidf, config.select, bank, progress)
     info = {"calibration_selection_f1": round(cal_f1, 4), "selection_threshold": selector.threshold}
     lm = None
     if config.generator is Generator.lm:
@@ -88,7 +93,6 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     negatives = q_emb[rows] if config.dense else None
     stripped = None
     if config.dense and config.detect.strip_names:  # the gated FAQ rule's negatives: the turns without names
-        tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
         stripped = embed_without_names([texts[i] for i in rows], negatives, tracker, True)
     model = DstcModel(
         config, detector, selector, vectorizer, bank, lm, faq_negatives=negatives, faq_negatives_stripped=stripped
