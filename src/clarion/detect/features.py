@@ -97,10 +97,10 @@ class FeatureSpace:
         temperature: float = ambiguity.TEMPERATURE,
     ) -> FeatureSpace:
         """A space over the bank (texts and cached embeddings) and the known ``requests`` (unlabelled)."""
-        from clarion.retrieve.dense import encode
+        from clarion.retrieve.dense import encode_queries
 
         keys = list(dict.fromkeys(form.normalise(r) for r in requests))
-        pool = ambiguity.RequestPool(bank_emb, list(bank_texts), encode(keys), keys, temperature)
+        pool = ambiguity.RequestPool(bank_emb, list(bank_texts), encode_queries(keys), keys, temperature)
         return cls(pool)
 
     def features(
@@ -110,10 +110,10 @@ class FeatureSpace:
         embeddings: np.ndarray | None = None,
     ) -> np.ndarray:
         """The ``(len(requests), n_features)`` matrix of ``groups`` (columns as :func:`feature_names`)."""
-        if embeddings is None:
-            from clarion.retrieve.dense import encode
+        if embeddings is None:  # the transformer called directly: one request in milliseconds
+            from clarion.retrieve.dense import encode_queries
 
-            embeddings = encode(list(requests))
+            embeddings = encode_queries(list(requests))
         rows = []
         for request, embedding in zip(requests, embeddings, strict=True):
             parts = _request_features(self.pool, request, embedding)
