@@ -65,3 +65,15 @@ def test_answers_for_humans_are_blocks_and_errors_go_to_stderr_only(capsys):
 def test_no_input_at_all_is_an_error():
     with pytest.raises(InputError, match="no input: give one word per line"):
         answer_lines(shout, True, "word", io.BytesIO(b""))
+
+
+def test_one_request_at_a_time_runs_on_one_torch_thread_and_restores_the_count():
+    import torch
+
+    from clarion.cli.common import one_at_a_time
+
+    before = torch.get_num_threads()
+    with pytest.raises(RuntimeError), one_at_a_time():
+        assert torch.get_num_threads() == 1
+        raise RuntimeError("the command failed")
+    assert torch.get_num_threads() == before

@@ -14,7 +14,7 @@ from clarion.clariq.methods import (
     NEED_METHODS,
     RANK_METHODS,
 )
-from clarion.cli.common import DataDirOption, console, echo_json, progress, stdout
+from clarion.cli.common import DataDirOption, console, echo_json, one_at_a_time, progress, stdout
 from clarion.errors import DataError, InputError
 
 app = typer.Typer(no_args_is_help=True)
@@ -283,20 +283,22 @@ def clarify(
             f"--k must be at most {RankerConfig().shortlist + 1} (the shortlist and 'ask nothing'), got {k}"
         )
     bot = Clarifier.load(model, data_dir)
-    if not stream:
-        reply, text = _clarification(bot, request, k, threshold)
-        if json:
-            echo_json(reply)
-        else:
-            typer.echo("\n".join(text))
-        return
-    from clarion.cli.lines import answer_lines
+    with one_at_a_time():
+        if not stream:
+            reply, text = _clarification(bot, request, k, threshold)
+            if json:
+                echo_json(reply)
+            else:
+                typer.echo("\n".join(text))
+            return
+        from clarion.cli.lines import answer_lines
 
-    def answer(line: str) -> tuple[dict, list[str]]:
-        reply, text = _clarification(bot, line, k, threshold)
-        return {"request": validate_request(line), **reply}, [f"> {line.strip()}", *text]
+        def answer(line: str) -> tuple[dict, list[str]]:
+            reply, text = _clarification(bot, line, k, threshold)
+            return {"request": validate_request(line), **reply}, [f"> {line.strip()}", *text]
 
-    if answer_lines(answer, json, "request"):
+        failed = answer_lines(answer, json, "request")
+    if failed:
         raise typer.Exit(2)
 
 

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from clarion.cli.common import DataDirOption, console, echo_json, progress, stdout
+from clarion.cli.common import DataDirOption, console, echo_json, one_at_a_time, progress, stdout
 from clarion.dstc.models.default import DEFAULT_DATASET
 from clarion.dstc.models.generate import Generator
 from clarion.dstc.models.pipeline import DataSplit
@@ -153,21 +153,23 @@ def respond(
         as_turns(turns, "")  # a bad dialogue fails in one line before the model and knowledge load
     with _bars() as bars:
         grounder = Grounder.load(model, knowledge, data_dir, bars)
-    if not stream:
-        reply, text = _reply(grounder, turns)
-        if as_json:
-            echo_json(reply)
-        else:
-            typer.echo("\n".join(text))
-        return
-    from clarion.cli.lines import answer_lines
+    with one_at_a_time():
+        if not stream:
+            reply, text = _reply(grounder, turns)
+            if as_json:
+                echo_json(reply)
+            else:
+                typer.echo("\n".join(text))
+            return
+        from clarion.cli.lines import answer_lines
 
-    def answer(line: str) -> tuple[dict, list[str]]:
-        turns = as_turns(_dialogue(line), "")
-        reply, text = _reply(grounder, turns)
-        return reply, [f"> {turns[-1].text}", *text]
+        def answer(line: str) -> tuple[dict, list[str]]:
+            dialogue = as_turns(_dialogue(line), "")
+            reply, text = _reply(grounder, dialogue)
+            return reply, [f"> {dialogue[-1].text}", *text]
 
-    if answer_lines(answer, as_json, "dialogue (a JSON array of turns)"):
+        failed = answer_lines(answer, as_json, "dialogue (a JSON array of turns)")
+    if failed:
         raise typer.Exit(2)
 
 
