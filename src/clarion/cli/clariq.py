@@ -14,7 +14,7 @@ from clarion.clariq.methods import (
     NEED_METHODS,
     RANK_METHODS,
 )
-from clarion.cli.common import DataDirOption, console, echo_json, one_at_a_time, progress, stdout
+from clarion.cli.common import DataDirOption, console, echo_answer, echo_json, one_at_a_time, progress, stdout
 from clarion.errors import DataError, InputError
 
 app = typer.Typer(no_args_is_help=True)
@@ -285,11 +285,7 @@ def clarify(
     bot = Clarifier.load(model, data_dir)
     with one_at_a_time():
         if not stream:
-            reply, text = _clarification(bot, request, k, threshold)
-            if json:
-                echo_json(reply)
-            else:
-                typer.echo("\n".join(text))
+            echo_answer(*_clarification(bot, request, k, threshold), json)
             return
         from clarion.cli.lines import answer_lines
 

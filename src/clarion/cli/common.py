@@ -28,6 +28,14 @@ def echo_json(obj) -> None:
     typer.echo(json.dumps(obj, sort_keys=False))
 
 
+def echo_answer(reply: dict, text: list[str], as_json: bool) -> None:
+    """One answer on stdout: its JSON object, or its lines for humans."""
+    if as_json:
+        echo_json(reply)
+    else:
+        typer.echo("\n".join(text))
+
+
 @contextmanager
 def one_at_a_time():
     """One torch thread while a command answers one request at a time (after its model is loaded or trained):

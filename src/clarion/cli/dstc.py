@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from clarion.cli.common import DataDirOption, console, echo_json, one_at_a_time, progress, stdout
+from clarion.cli.common import DataDirOption, console, echo_answer, echo_json, one_at_a_time, progress, stdout
 from clarion.dstc.models.default import DEFAULT_DATASET
 from clarion.dstc.models.generate import Generator
 from clarion.dstc.models.pipeline import DataSplit
@@ -155,11 +155,7 @@ def respond(
         grounder = Grounder.load(model, knowledge, data_dir, bars)
     with one_at_a_time():
         if not stream:
-            reply, text = _reply(grounder, turns)
-            if as_json:
-                echo_json(reply)
-            else:
-                typer.echo("\n".join(text))
+            echo_answer(*_reply(grounder, turns), as_json)
             return
         from clarion.cli.lines import answer_lines
 
