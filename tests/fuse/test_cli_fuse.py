@@ -155,3 +155,13 @@ def test_run_id_is_checked_before_any_work(runs, capsys):
     args = ["fuse", "tune", "--run", missing, "--run", missing, "--qrels", missing, "--target", "mrr"]
     assert "--run-id must be one word" in _exit_2([*args, "--run-id", "a b"], capsys)
     assert not (runs / "o.run").exists()
+
+
+def test_methods_shows_each_summary_range_default_and_help():
+    lines = CliRunner().invoke(app, ["fuse", "methods"]).stdout.splitlines()
+    assert lines[:3] == [
+        "two-step (--mrr ... --ndcg ...): two-step MRR/NDCG ensemble (Schwartz 2021)",
+        "    rho_h (int, in [0, inf), default 3): high certainty: in every MRR model's top rho_h",
+        "    rho_t (int, in [0, inf), default 1): top answers: in some MRR model's top rho_t",
+    ]
+    assert "rrf (--run ... --run ...): reciprocal rank fusion, sum of 1/(k + rank)" in lines
