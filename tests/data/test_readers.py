@@ -20,7 +20,7 @@ from clarion.data.clariq import (
 )
 from clarion.data.io import _umask, as_path, check_output, check_output_dir, read_json
 from clarion.data.safe_pickle import load_pickle
-from clarion.data.trec import read_qrels, read_run, read_run_rows, write_qrels, write_run
+from clarion.data.trec import RunRow, read_qrels, read_run, read_run_rows, write_qrels, write_run
 from clarion.errors import DataError, InputError, check_unicode
 
 
@@ -298,3 +298,43 @@ def test_lone_surrogates_are_input_errors():
         check_unicode("obama \ud800", "request")
     with pytest.raises(InputError, match=r"character 3; the byte 0xe9 there is not UTF-8\)$"):
         check_unicode(b"caf\xe9".decode("utf-8", "surrogateescape"), "request")  # how argv holds a Latin-1 byte
+
+
+# Pinned by mutation testing: every field of a run row and the exact errors (file, line, field).
+
+
+def _error(reader, path) -> str:
+    with pytest.raises(DataError) as err:
+        reader(path)
+    return str(err.value)
+
+
+def test_run_rows_keep_every_field(tmp_path):
+    path = _write(tmp_path, "r.run", "q1 Q0 d1 0 2.5 sys\nq1 Q0 d2 1 -1 sys\n")
+    rows = read_run_rows(path)
+    assert rows == [RunRow("q1", "d1", 0, 2.5, "sys", 1), RunRow("q1", "d2", 1, -1.0, "sys", 2)]
+    assert [type(row.rank) for row in rows] == [int, int]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("q1 Q0 d1 0 1.0 r\nq1 Q0 d2 x 0.5 r\n", "2: rank is not a number: 'x'"),
+        ("q1 Q0 d1 1.5 1.0 r\n", "1: rank is not a number: '1.5'"),
+    ],
+)
+def test_a_bad_rank_names_file_line_and_field(tmp_path, text, message):
+    path = _write(tmp_path, "r.run", text)
+    assert _error(read_run_rows, path) == f"{path}:{message}"
+
+
+def test_contradicting_qrels_name_the_file(tmp_path):
+    path = _write(tmp_path, "q.qrel", "q1 0 d1 1\nq1 0 d1 0\n")
+    assert _error(read_qrels, path) == f"{path}:2: query q1, doc d1: relevance 0 contradicts 1 on line 1"
+
+
+def test_strictly_decreasing_keeps_scores_already_a_step_apart():
+    from clarion.data.trec import strictly_decreasing
+
+    # 0.999998 is two steps (1e-6) below 1.0: kept; the tie after it goes one step down
+    assert strictly_decreasing([1.0, 0.999998, 0.999998]) == [1.0, 0.999998, 0.999997]

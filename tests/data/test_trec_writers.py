@@ -63,3 +63,51 @@ def test_write_qrels_rejects_what_it_cannot_write(tmp_path, qrels, message):
 def test_write_qrels_accepts_whole_floats(tmp_path):
     write_qrels(tmp_path / "q", {"q": {"a": 2.0, "b": 0}})
     assert read_qrels(tmp_path / "q") == {"q": {"a": 2, "b": 0}}
+
+
+# Pinned by mutation testing: the default run id, depth 1, and every writer error naming the file.
+
+WORD = "must be one word (non-empty, no spaces or newlines), got"
+
+
+def test_write_run_default_run_id_and_depth_one(tmp_path):
+    write_run(tmp_path / "r", {"q": {"a": 1.0, "b": 2.0}}, depth=1)
+    assert (tmp_path / "r").read_text() == "q Q0 b 0 2.000000 clarion\n"
+
+
+@pytest.mark.parametrize(
+    ("run", "kwargs", "message"),
+    [
+        ({"q": {"a": 1.0}}, {"run_id": "a b"}, f"run_id {WORD} 'a b'"),
+        ({"q": {"a": 1.0}}, {"depth": 0}, "depth must be a whole number >= 1 or None, got 0"),
+        ({"q": {"a": NAN}}, {}, "run, query 'q', candidate 'a': score must be a finite number, got nan"),
+        ({"q 1": {"a": 1.0}}, {}, f"query id {WORD} 'q 1'"),
+        ({"q": {"a b": 1.0}}, {}, f"query q: candidate id {WORD} 'a b'"),
+    ],
+)
+def test_write_run_errors_name_the_file(tmp_path, run, kwargs, message):
+    path = tmp_path / "out.run"
+    with pytest.raises(DataError) as err:
+        write_run(path, run, **kwargs)
+    assert str(err.value) == f"{path}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("qrels", "message"),
+    [
+        (None, "qrels must be a dict query id -> doc id -> relevance, got NoneType"),
+        (["q"], "qrels must be a dict query id -> doc id -> relevance, got list"),
+        ({"q 1": {"a": 1}}, f"query id {WORD} 'q 1'"),
+        ({"q": [1]}, "query q: expected a dict doc id -> relevance, got list"),
+        ({"q": {"a b": 1}}, f"query q: doc id {WORD} 'a b'"),
+        (
+            {"q": {"a": 1.5}},
+            "query q, doc a: relevance must be a whole number (int in [-2147483648, 2147483647]), got 1.5",
+        ),
+    ],
+)
+def test_write_qrels_errors_name_the_file(tmp_path, qrels, message):
+    path = tmp_path / "out.qrel"
+    with pytest.raises(DataError) as err:
+        write_qrels(path, qrels)
+    assert str(err.value) == f"{path}: {message}"
