@@ -300,7 +300,8 @@ def test_lone_surrogates_are_input_errors():
         check_unicode(b"caf\xe9".decode("utf-8", "surrogateescape"), "request")  # how argv holds a Latin-1 byte
 
 
-# Pinned by mutation testing: every field of a run row and the exact errors (file, line, field).
+# Pinned by mutation testing: every field of a run row, the exact errors (file, line, field), and the ClariQ
+# readers' optional columns, JSON detection and shape errors.
 
 
 def _error(reader, path) -> str:
@@ -338,3 +339,165 @@ def test_strictly_decreasing_keeps_scores_already_a_step_apart():
 
     # 0.999998 is two steps (1e-6) below 1.0: kept; the tie after it goes one step down
     assert strictly_decreasing([1.0, 0.999998, 0.999998]) == [1.0, 0.999998, 0.999997]
+
+
+def test_labels_optional_columns_and_the_spaced_request_header(tmp_path):
+    bare = "topic_id\tinitial request\tclarification_need\tfacet_id\tquestion_id\n1\tapple\t2\tF1\tQ1\n"
+    labels = read_labels(_write(tmp_path, "bare.tsv", bare))
+    assert labels.requests == {"1": "apple"}  # "initial request" with a space, as in test.tsv
+    no_text = ({"Q1": ""}, {"F1": ""}, {"1": ""}, {("F1", "Q1"): ""})
+    assert (labels.question_text, labels.facet_desc, labels.topic_desc, labels.answers) == no_text
+    empty = read_labels(_write(tmp_path, "empty.tsv", LABEL_HEADER + "1\tapple\t\t2\tF1\t\tQ1\t\t\n"))
+    assert (empty.question_text, empty.facet_desc, empty.topic_desc, empty.answers) == no_text
+    full = read_labels(
+        _write(tmp_path, "full.tsv", LABEL_HEADER + "1\tapple\tThe fruit\t2\tF1\tfruit\tQ1\tthe fruit?\tyes\n")
+    )
+    assert (full.question_text, full.facet_desc, full.topic_desc, full.answers) == (
+        {"Q1": "the fruit?"},
+        {"F1": "fruit"},
+        {"1": "The fruit"},
+        {("F1", "Q1"): "yes"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("1 2\tx\td\t2\tF1\tf\tQ1\tq\ta\n", "2: topic_id must be one word, got '1 2'"),
+        (
+            "1\tx\td\t2\tF1\tf\tQ1\tq\ta\n1\ty\td\t2\tF1\tf\tQ2\tq\ta\n",
+            "3: topic 1 repeated with another initial_request",
+        ),
+    ],
+)
+def test_label_errors_name_file_and_line(tmp_path, rows, message):
+    path = _write(tmp_path, "labels.tsv", LABEL_HEADER + rows)
+    assert _error(read_labels, path) == f"{path}:{message}"
+
+
+def test_question_bank_needs_both_columns(tmp_path):
+    path = _write(tmp_path, "bank.tsv", "question_id\tq\nQ1\tx\n")
+    assert _error(read_question_bank, path) == f"{path}:1: missing column(s) question; found columns: question_id, q"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1]", "expected a JSON object {metric: {id: value}}"),
+        ("{}", "expected a JSON object {metric: {id: value}}"),
+        ('{"MRR100": [1]}', "metric 'MRR100': expected an object {id: value}"),
+        ('{"MRR100": {"F1": NaN}}', "metric 'MRR100', id 'F1': value is not finite: nan"),
+    ],
+)
+def test_eval_json_shape_errors_name_the_file(tmp_path, text, message):
+    path = _write(tmp_path, "run.eval", text)
+    assert _error(read_eval_json, path) == f"{path}: {message}"
+
+
+def test_multi_turn_rows_keep_every_field(tmp_path):
+    path = _write(tmp_path, "mt.run", '7 0 "are you asking about dogs" 0 2.5 sys\n')
+    assert read_multi_turn_run(path) == [RunRow("7", "are you asking about dogs", 0, 2.5, "sys", 1)]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('7 0 "q" x 2.5 sys\n', "rank is not a number: 'x'"),
+        ('7 0 "q" 1.5 2.5 sys\n', "rank is not a number: '1.5'"),
+        ('7 0 "q" 0 high sys\n', "score is not a number: 'high'"),
+        ("7 0 q 0 1 sys\n", 'expected: context_id 0 "question text" rank score run_id'),
+    ],
+)
+def test_multi_turn_errors_name_file_line_and_field(tmp_path, text, message):
+    path = _write(tmp_path, "mt.run", text)
+    assert _error(read_multi_turn_run, path) == f"{path}:1: {message}"
+
+
+def test_a_table_is_json_when_it_opens_like_json_after_a_bom_and_blanks(tmp_path):
+    conv = [
+        {"context_id": "c7", "initial_request": "dogs", "conversation_context": []},
+        "not a conversation",
+        {"initial_request": "cats", "conversation_context": [{"question": "which?", "answer": "big"}]},
+    ]
+    path = tmp_path / "conv.data"
+    path.write_bytes(b"\xef\xbb\xbf\n  " + json.dumps(conv).encode())
+    assert read_conversations(path) == {"c7": conv[0], "2": conv[2]}  # keyed by context_id, else by position
+    path = _write(tmp_path, "conv.json", '"just text"')  # a .json name is JSON whatever it holds
+    assert _error(read_conversations, path) == f"{path}: expected a non-empty dict {{context_id: conversation}}"
+    (tmp_path / "folder").mkdir()  # unreadable: the pickle loader names the problem
+    assert _error(read_conversations, tmp_path / "folder") == f"{tmp_path / 'folder'}: cannot read: Is a directory"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{}", "expected a non-empty dict {context_id: conversation}"),
+        ('{"c1": 5}', "context c1: expected a dict"),
+        ('{"c1": {"conversation_context": []}}', "context c1: missing field 'initial_request'"),
+        (
+            '{"c1": {"initial_request": "x", "conversation_context": [{"question": "q"}]}}',
+            "context c1: conversation_context must be a list of question/answer dicts",
+        ),
+        (
+            '{"c1": {"initial_request": "x", "conversation_context": [["q", "a"]]}}',
+            "context c1: conversation_context must be a list of question/answer dicts",
+        ),
+    ],
+)
+def test_conversation_errors_name_the_file(tmp_path, text, message):
+    path = _write(tmp_path, "conv.json", text)
+    assert _error(read_conversations, path) == f"{path}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1]", "expected {metric: {context_id: {question_id: values}}}"),
+        ("{}", "expected {metric: {context_id: {question_id: values}}}"),
+        ('{"M": [1]}', "metric 'M': expected a dict of contexts"),
+        ('{"M": {"F1": [1]}}', "metric 'M', context F1: expected a dict of questions"),
+        ('{"M": {"F1": {"Q1": 0.5}}}', "metric 'M', context F1: missing the 'MIN' entry"),
+        (
+            '{"M": {"F1": {"MIN": 0.0, "Q1": "x"}}}',
+            "metric 'M', context F1, question 'Q1': expected a number or {'no_answer': x, 'with_answer': y}, got 'x'",
+        ),
+        ('{"M": {"F1": {"MIN": 0.0, "Q1": NaN}}}', "metric 'M', context F1, question 'Q1': value is not finite: nan"),
+    ],
+)
+def test_eval_table_errors_name_the_file(tmp_path, text, message):
+    path = _write(tmp_path, "table.json", text)
+    assert _error(read_eval_table, path) == f"{path}: {message}"
+
+
+def _small_clariq(root):
+    header = "topic_id\tinitial_request\ttopic_desc\tclarification_need\tfacet_id\tquestion_id\n"
+    (root / "train.tsv").write_text(header + "1\tapple\tan apple\t2\tF1\tQ00002\n3\tiron\tthe metal\t4\tF3\tQ00003\n")
+    (root / "dev.tsv").write_text(header + "7\tpython\ta snake\t2\tF7\tQ00004\n")
+    (root / "question_bank.tsv").write_text("question_id\tquestion\nQ00001\t\nQ00002\tq2\n")
+
+
+def test_clariq_reads_each_split_once_and_needs_the_bank(tmp_path):
+    (tmp_path / "clariq").mkdir()
+    assert ClariQ.load(tmp_path).root == tmp_path / "clariq"
+    _small_clariq(tmp_path)
+    data = ClariQ(tmp_path)
+    assert list(data.labels("train").requests) == ["1", "3"] and list(data.labels("dev").requests) == ["7"]
+    cut = data.restricted_to("train", ["3"]).labels("train")
+    assert cut.path == str(tmp_path / "train.tsv") and cut.topic_desc == {"3": "the metal"}
+    (tmp_path / "question_bank.tsv").unlink()
+    with pytest.raises(DataError, match="question_bank.tsv: no such file"):
+        data.require_training_files(["train"])
+
+
+def test_clariq_fingerprint_is_the_files_and_the_cut(tmp_path):
+    from clarion.store import fingerprint_config, fingerprint_files
+
+    _small_clariq(tmp_path)
+    data = ClariQ(tmp_path)
+    files = fingerprint_files([tmp_path / "question_bank.tsv", tmp_path / "train.tsv"])
+    assert data.fingerprint(["train"]) == files  # no cut: the files alone
+    cut = data.restricted_to("train", ["3", "1"])
+    assert cut._cut("train") == "train:1,3"
+    assert cut.fingerprint(["train"]) == fingerprint_config({"files": files, "restricted": ["train:1,3"]})
+    (tmp_path / "question_bank.tsv").write_text("question_id\tquestion\nQ00001\t\nQ00002\tanother q2\n")
+    assert data.fingerprint(["train"]) != files  # the bank is part of it
