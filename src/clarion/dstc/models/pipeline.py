@@ -277,9 +277,15 @@ class DstcModel:
         detected = self.detector.predict(texts, q_emb)
         faq_turns = np.zeros(len(texts), dtype=bool)
         gated = prepared.faq_rule if prepared.faq_rule is not None and prepared.faq_rule.penalties is not None else None
-        gate_emb = q_emb  # the gated rule's view of the turns: without entity names when the model strips them
-        if gated is not None and self._strips_names():
-            gate_emb = embed_without_names(texts, q_emb, prepared.tracker, self.config.dense)
+        strip_gate = gated is not None and self._strips_names()
+        strip_select = self.config.select.strip_names
+        # the turns without entity names, embedded once for the gated rule and for selection, whichever needs them
+        unnamed = (
+            embed_without_names(texts, q_emb, prepared.tracker, self.config.dense)
+            if strip_gate or strip_select
+            else q_emb
+        )
+        gate_emb = unnamed if strip_gate else q_emb  # the gated rule's view of the turns
         if prepared.faq_rule is not None:
             faq_turns = prepared.faq_rule.matches(gate_emb)
         # A last user turn with no letter or digit (an empty ASR hypothesis, "...") asks nothing: not knowledge-seeking.
@@ -292,12 +298,11 @@ class DstcModel:
         index.prepare(needed, progress("encoding entity snippets", len(needed)))
         q_tfidf = self.vectorizer.transform(texts)
         sel_emb, sel_tfidf = q_emb, q_tfidf  # the turn as selection and generation see it
-        if self.config.select.strip_names and positive:
-            sel_texts = [tracker.strip_names(t) if targets[i] else t for i, t in enumerate(texts)]
-            sel_emb = (
-                gate_emb if gate_emb is not q_emb else embed_without_names(texts, q_emb, tracker, self.config.dense)
+        if strip_select and positive:
+            sel_emb = unnamed
+            sel_tfidf = self.vectorizer.transform(
+                [tracker.strip_names(t) if targets[i] else t for i, t in enumerate(texts)]
             )
-            sel_tfidf = self.vectorizer.transform(sel_texts)
         ranked = dataset.format is Format.DSTC9
         out = [Label(False) for _ in texts]
         pools: dict[int, Pool] = {}  # lm generator: each turn's consensus pool
