@@ -31,6 +31,7 @@ from clarion.errors import InputError, ModelError
         (lambda: PipelineConfig(consensus_k=-3), r"PipelineConfig.consensus_k must be int in \[1, inf\), got -3"),
         (lambda: PipelineConfig(abstain_below=float("nan")), r"PipelineConfig.abstain_below must be float in \[0, 1\]"),
         (lambda: PipelineConfig(abstain_cosine=2), r"PipelineConfig.abstain_cosine must be float in \[-1, 1\]"),
+        (lambda: PipelineConfig(relevance_gate=-0.1), r"PipelineConfig.relevance_gate must be float in \[0, 2\]"),
         (lambda: PipelineConfig(max_contexts=0), r"PipelineConfig.max_contexts must be int in \[1, inf\) or None"),
         (lambda: PipelineConfig(generator="gpt"), "PipelineConfig.generator must be one of template, neighbour"),
         (lambda: PipelineConfig(select={}), "PipelineConfig.select must be a SelectConfig, got {}"),
@@ -42,7 +43,9 @@ def test_bad_values_are_refused_naming_the_field(make, message):
 
 
 def test_optional_steps_switch_off_with_none_and_names_become_members():
-    config = PipelineConfig(overlap_pool=None, faq_cover=None, abstain_below=None, abstain_cosine=None)
+    config = PipelineConfig(
+        overlap_pool=None, faq_cover=None, abstain_below=None, abstain_cosine=None, relevance_gate=None
+    )
     assert config.abstain_cosine is None
     assert PipelineConfig(generator="lm").generator is Generator.lm
     assert SelectConfig(model="logreg").model is SelectModel.logreg

@@ -16,6 +16,8 @@ from clarion.dstc.models.generate import (
     FOLLOW_UPS,
     Generator,
     NeighbourBank,
+    body_texts,
+    consensus_choice,
     consensus_pool,
     consensus_response,
     display_name,
@@ -351,3 +353,61 @@ def test_an_answer_about_another_domain_gives_way_to_the_snippets_when_nothing_f
     assert text == "Quiet. " + FOLLOW_UPS["restaurant"]
     assert PipelineConfig().faithful is True
     assert PipelineConfig.from_json({}).faithful is False  # models trained before it
+
+
+def _aspect_bank() -> NeighbourBank:
+    """Three portion answers and one about authentic food, each about its own snippet set; unit-vector bodies."""
+    responses = [
+        "Alpha Grill has mixed views on its portion sizes.",
+        "Views on the portions at Alpha Grill are mixed.",
+        "The portion sizes at Alpha Grill are mixed, guests say.",
+        "Guests say the food at Alpha Grill is authentic.",
+    ]
+    keys = [frozenset({("restaurant", 1, 0, i)}) for i in range(4)]
+    bank = _one_hot_bank(responses, ["ALPHA GRILL"] * 4, keys)
+    bank.body_emb = np.eye(4, 384, dtype=np.float32)[[0, 0, 0, 1]]  # the portion bodies alike, the food one apart
+    return bank
+
+
+def test_the_relevance_gate_keeps_the_bodies_about_the_turn_choosable():
+    bank = _aspect_bank()
+    turn = np.zeros(384, dtype=np.float32)
+    turn[1] = 1.0  # "is the food authentic?": the food body's direction
+    knowledge = bank.knowledge_emb.sum(axis=0) / 2.0
+    novel = [("restaurant", 1, 0, 0), ("restaurant", 1, 0, 3)]  # no training turn answered exactly these
+    off = consensus_pool(bank, turn, knowledge, "Gamma Grill", novel, k=4)
+    assert off.choosable == 4 and "portion" in consensus_choice(off, novel)  # the MBR centre: the portions
+    on = consensus_pool(bank, turn, knowledge, "Gamma Grill", novel, k=4, relevance=0.1)
+    assert on.choosable == 1 and on.bodies[0] == "Guests say the food at Gamma Grill is authentic."
+    assert sorted(on.bodies) == sorted(off.bodies) and sorted(on.weights) == sorted(off.weights)  # all still vote
+    text = consensus_response(bank, turn, knowledge, "Gamma Grill", novel, k=4, relevance=0.1)
+    assert text.startswith("Guests say the food at Gamma Grill is authentic.")
+    assert consensus_pool(bank, turn, knowledge, "Gamma Grill", novel, k=4, relevance=1.5).choosable == 4  # wide
+    # an exact-set answer exists: the pool is about the right knowledge by construction, the gate stays off
+    exact = [("restaurant", 1, 0, 0)]
+    assert consensus_pool(bank, turn, knowledge, "Gamma Grill", exact, k=4, relevance=0.1).choosable == 4
+    bank.body_emb = None  # a model trained before the gate: nothing to compare
+    assert consensus_pool(bank, turn, knowledge, "Gamma Grill", novel, k=4, relevance=0.1).choosable == 4
+
+
+def test_the_relevance_gate_is_on_by_default_and_off_for_older_models():
+    assert PipelineConfig().relevance_gate == 0.1
+    assert PipelineConfig.from_json({}).relevance_gate is None
+
+
+def test_training_embeds_the_bank_bodies_without_names(tmp_path):
+    from clarion.retrieve.dense import encode
+
+    data = load_dataset(write_synthetic(tmp_path / "syn"))
+    config = PipelineConfig.tiny()
+    assert train(data, config)[0].bank.body_emb is None  # no MiniLM in the tiny setting
+    config.dense = True
+    model, _ = train(data, config)
+    tracker = EntityTracker.from_names(data.knowledge.entity_names)
+    texts = body_texts(model.bank.responses, tracker)
+    assert texts[0] == "Guests say is quiet." and not any("alpha" in text.lower() for text in texts)
+    assert np.allclose(model.bank.body_emb, encode(texts), atol=1e-5)
+    save_model(model, tmp_path / "m", "fp")
+    assert np.array_equal(load_model(tmp_path / "m").bank.body_emb, model.bank.body_emb)
+    config.relevance_gate = None
+    assert train(data, config)[0].bank.body_emb is None

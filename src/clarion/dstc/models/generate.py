@@ -186,6 +186,7 @@ class NeighbourBank:
     knowledge_emb: np.ndarray  # (n, 384), mean of the gold snippets' embeddings
     keys: list[frozenset] = field(default_factory=list)  # gold snippet keys per turn (empty: unknown)
     entity_names: dict = field(default_factory=dict)  # (domain, entity id) -> name, for every entity of ``keys``
+    body_emb: np.ndarray | None = None  # (n, 384): each response's body, names cut (:func:`body_texts`; None: none)
     _by_keys: dict | None = field(default=None, init=False, repr=False, compare=False)
     _by_key: dict | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -273,6 +274,12 @@ def split_follow_up(response: str) -> tuple[str, str | None]:
     return response.strip(), None
 
 
+def body_texts(responses: Sequence[str], tracker: EntityTracker) -> list[str]:
+    """Each response's body (:func:`split_follow_up`) with entity names cut (:meth:`EntityTracker.strip_names`): what
+    the bank's ``body_emb`` embeds, so that a body is compared with a turn by what it says, not whom it names."""
+    return [tracker.strip_names(split_follow_up(response)[0]) for response in responses]
+
+
 def ngram_utility(texts: Sequence[str], order: int = 4) -> np.ndarray:
     """``U[i, j]``: the mean over n = 1..``order`` of the F1 of the n-gram sets of ``texts[i]`` and ``texts[j]``.
 
@@ -330,6 +337,7 @@ def consensus_pool(
     overlap: float | None = None,
     entity_names: Mapping | None = None,
     tracker: EntityTracker | None = None,
+    relevance: float | None = None,
 ) -> Pool:
     """The ``consensus`` pool (steps 1-3 above). A training answer still votes but cannot be chosen when it is
     about another domain than the selected ``keys`` (a hotel answer, "the rooms provide good value", for a
@@ -348,6 +356,11 @@ def consensus_pool(
     ``tracker`` (the knowledge base's entity names; None: off): a body that still names an entity outside the
     selection once renamed (a training comparison of three places, "... and Allenbell had no views on the noise",
     borrowed for two) votes but cannot be chosen.
+
+    ``relevance`` (None: off; needs the bank's ``body_emb``): when no training turn answered exactly ``keys``, a body
+    whose cosine to the turn (``query_emb``) is more than this below the best choosable body's votes but cannot be
+    chosen. Such a pool gathers answers about the same knowledge, and its MBR centre can be about another aspect of
+    it ("the portion sizes" for "Is the food authentic?"); docs/dstc_generation.md has the measurements.
     """
     pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
     weights = [1.0] * len(pool)
@@ -386,9 +399,11 @@ def consensus_pool(
         bodies.append(split_follow_up(text)[0])
     if tracker is not None and keys:
         ok = [ok[j] and not tracker.outside(bodies[j], selected) for j in range(len(pool))]
-        choosable = sum(ok)
-    else:
-        choosable = max(sum(ok), 1)
+    if relevance is not None and bank.body_emb is not None and not same and sum(ok) > 1:
+        fits = bank.body_emb[pool] @ query_emb
+        best = max(float(fits[j]) for j in range(len(pool)) if ok[j])
+        ok = [ok[j] and float(fits[j]) >= best - relevance for j in range(len(pool))]
+    choosable = sum(ok) if tracker is not None and keys else max(sum(ok), 1)
     order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
     return Pool([bodies[j] for j in order], [weights[j] for j in order], choosable)
 
@@ -408,11 +423,12 @@ def consensus_response(
     entity_names: Mapping | None = None,
     tracker: EntityTracker | None = None,
     fallback: str | None = None,
+    relevance: float | None = None,
 ) -> str:
     """The ``consensus`` generator (see the module docstring); ``keys`` are the selected snippets' keys.
 
     ``follow_up``: the appended question (None: :data:`FOLLOW_UPS` by the domain of ``keys[0]``; "": none).
-    ``overlap``, ``entity_names``, ``tracker``: see :func:`consensus_pool`. ``faqs``, ``faq_cover``: see
+    ``overlap``, ``entity_names``, ``tracker``, ``relevance``: see :func:`consensus_pool`. ``faqs``, ``faq_cover``: see
     :func:`with_faq_answers`. ``fallback``: see :func:`consensus_choice`.
 
     Call it with BLAS single-threaded (``threadpoolctl.threadpool_limits(1, "blas")`` around the whole batch, as
@@ -420,7 +436,9 @@ def consensus_response(
     """
     if not bank.responses:
         return ""
-    pool = consensus_pool(bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap, entity_names, tracker)
+    pool = consensus_pool(
+        bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap, entity_names, tracker, relevance
+    )
     return consensus_choice(pool, keys, follow_up, faqs, faq_cover, fallback)
 
 

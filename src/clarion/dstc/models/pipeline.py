@@ -65,6 +65,7 @@ _PIPELINE_BOUNDS = {
     "entity_follow_up": FLAG,
     "comparisons": FLAG,
     "faithful": FLAG,
+    "relevance_gate": Bound("float", 0, 2, optional=True),
     "abstain_below": _SHARE,
     "abstain_cosine": Bound("float", -1, 1, optional=True),
     "ask_entity": FLAG,
@@ -90,6 +91,7 @@ class PipelineConfig:
     entity_follow_up: bool = True  # consensus, lm: "... either of them?" when the selection spans entities
     comparisons: bool = True  # consensus: a selection about several entities answered by a comparison, names swapped
     faithful: bool = True  # consensus: a body naming an unselected entity only votes; none fits -> the template
+    relevance_gate: float | None = 0.1  # consensus, no exact-set answer: a body this much less on the turn only votes
     abstain_below: float | None = 0.1  # DSTC11 format: best snippet probability below it -> nothing fits, say so
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
@@ -127,6 +129,7 @@ class PipelineConfig:
             entity_follow_up=bool(obj.get("entity_follow_up", False)),  # before it: the domain's question always
             comparisons=bool(obj.get("comparisons", False)),  # before it: one name swapped, any answer choosable
             faithful=bool(obj.get("faithful", False)),  # before it: any name choosable; else another domain's
+            relevance_gate=obj.get("relevance_gate"),  # models trained before it chose the MBR centre of any pool
             abstain_below=obj.get("abstain_below"),  # models trained before it answered from the best snippets
             abstain_cosine=obj.get("abstain_cosine"),
             ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
@@ -463,6 +466,7 @@ class DstcModel:
                 config.overlap_pool,
                 names,
                 faithful,
+                config.relevance_gate,
             )
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence

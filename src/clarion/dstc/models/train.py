@@ -16,7 +16,7 @@ from clarion.dstc.io import Dataset, key_entities
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import Detector
 from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.generate import Generator, NeighbourBank, display_name, mean_embedding
+from clarion.dstc.models.generate import Generator, NeighbourBank, body_texts, display_name, mean_embedding
 from clarion.dstc.models.lm import LmGenerator, lm_prompt
 from clarion.dstc.models.pipeline import (
     DstcModel,
@@ -30,7 +30,9 @@ from clarion.dstc.models.select_fit import fit_selector
 from clarion.errors import InputError
 
 
-def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
+def _bank(dataset, knowledge_turns, index, q_emb, body_tracker: EntityTracker | None = None) -> NeighbourBank:
+    """The neighbour bank of the knowledge-seeking turns; with ``body_tracker``, their bodies embedded as well
+    (``NeighbourBank.body_emb``, for ``PipelineConfig.relevance_gate``)."""
     responses, names, k_embs = [], [], []
     for i in knowledge_turns:
         label = dataset.labels[i]
@@ -49,7 +51,12 @@ def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
     entities = key_entities(key for turn_keys in keys for key in turn_keys)
     entity_names = {e: dataset.knowledge.entity_names[e] for e in entities if e in dataset.knowledge.entity_names}
     k_emb = np.asarray(k_embs, dtype=np.float32).reshape(-1, 384)
-    return NeighbourBank(responses, names, q, k_emb, keys, entity_names)
+    bodies = None
+    if body_tracker is not None and responses:
+        from clarion.retrieve.dense import encode_cached
+
+        bodies = encode_cached(body_texts(responses, body_tracker), name="dstc-bodies")
+    return NeighbourBank(responses, names, q, k_emb, keys, entity_names, bodies)
 
 
 def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Progress = no_progress):
@@ -82,7 +89,8 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     if config.select.strip_names:  # ... without entity names (the entity is tracked from the dialogue)
         sel_emb = embed_without_names(texts, q_emb, tracker, config.dense)
         sel_tfidf = vectorizer.transform([tracker.strip_names(t) for t in texts])
-    bank = _bank(dataset, knowledge_turns, index, sel_emb)
+    relevance = config.relevance_gate is not None and config.generator in (Generator.consensus, Generator.lm)
+    bank = _bank(dataset, knowledge_turns, index, sel_emb, tracker if relevance and config.dense else None)
     selector, cal_f1 = fit_selector(dataset, knowledge_turns, index, sel_emb, sel_tfidf, config.select, bank, progress)
     info = {"calibration_selection_f1": round(cal_f1, 4), "selection_threshold": selector.threshold}
     lm = None
