@@ -365,3 +365,13 @@ def test_a_last_user_turn_without_words_is_not_knowledge_seeking(tiny_model, syn
         labels = tiny_model.predict(copy_with(synthetic, contexts=contexts))
         assert labels[seeking] == Label(False)
         assert labels[:seeking] == predicted[:seeking] and labels[seeking + 1 :] == predicted[seeking + 1 :]
+
+
+def test_load_refuses_bank_arrays_without_a_row_per_response(tiny_model, tmp_path):
+    directory = save_model(tiny_model, tmp_path / "m", "fp")
+    with np.load(directory / "arrays.npz") as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    arrays["bank_knowledge"] = arrays["bank_knowledge"][:-1]
+    np.savez(directory / "arrays.npz", **arrays)
+    with pytest.raises(ModelError, match=r"incompatible DSTC model \(neighbour bank: knowledge_emb has shape"):
+        load_model(directory)

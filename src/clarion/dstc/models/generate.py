@@ -190,6 +190,16 @@ class NeighbourBank:
     _by_keys: dict | None = field(default=None, init=False, repr=False, compare=False)
     _by_key: dict | None = field(default=None, init=False, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        """Refuse arrays that do not have one row per response (a damaged model directory)."""
+        n = len(self.responses)
+        if len(self.names) != n or (self.keys and len(self.keys) != n):
+            raise ValueError(f"neighbour bank: {n} responses but {len(self.names)} names and {len(self.keys)} key sets")
+        for label in ("query_emb", "knowledge_emb", "body_emb"):
+            rows = getattr(self, label)
+            if rows is not None and (rows.ndim != 2 or rows.shape[0] != n):
+                raise ValueError(f"neighbour bank: {label} has shape {rows.shape}, expected {n} rows")
+
     def same_knowledge(self, keys: Sequence[tuple]) -> list[int]:
         """Indices of the training turns whose gold snippet set is exactly ``keys``."""
         if self._by_keys is None:
