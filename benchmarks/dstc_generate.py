@@ -52,8 +52,9 @@ def variants(knowledge):
 
     tracker = EntityTracker.from_names(knowledge.entity_names)
 
-    def full(bank, query, knowledge_emb, name, keys, entity_names, faithful=False):
-        """Every step of the default config, the comparisons (``entity_names``) and ``faithful`` on or off."""
+    def full(bank, query, knowledge_emb, name, keys, entity_names, faithful=False, relevance=None):
+        """Every step of the default config, the comparisons (``entity_names``), ``faithful`` and the relevance gate
+        on or off."""
         follow_up = follow_up_for(keys, config.entity_follow_up)
         snippets = [knowledge.snippet(key) for key in keys]
         return consensus_response(
@@ -69,7 +70,12 @@ def variants(knowledge):
             entity_names=entity_names,
             tracker=tracker if faithful else None,
             fallback=snippets_response(snippets, knowledge.entity_names) if faithful else None,
+            relevance=relevance,
         )
+
+    def default(bank, query, knowledge_emb, name, keys):
+        names = knowledge.entity_names if config.comparisons else None
+        return full(bank, query, knowledge_emb, name, keys, names, config.faithful, config.relevance_gate)
 
     return {
         "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),
@@ -93,9 +99,10 @@ def variants(knowledge):
         "consensus, + several entities answered by a comparison": lambda b, q, k, n, keys: full(
             b, q, k, n, keys, knowledge.entity_names
         ),
-        "consensus (default: + no unselected entity named; none fits: the snippets)": lambda b, q, k, n, keys: full(
+        "consensus, + no unselected entity named; none fits: the snippets": lambda b, q, k, n, keys: full(
             b, q, k, n, keys, knowledge.entity_names if config.comparisons else None, config.faithful
         ),
+        "consensus (default: + the relevance gate when none is exact)": default,
     }
 
 
@@ -129,6 +136,7 @@ def val_part(model, meteor: bool) -> None:
             bank.knowledge_emb[keep],
             [bank.keys[t] for t in keep],
             bank.entity_names,
+            None if bank.body_emb is None else bank.body_emb[keep],
         )
         keys, name = sorted(bank.keys[j], key=str), display_name(bank.names[j])
         for variant, generate in generators.items():
