@@ -33,6 +33,14 @@ def test_form_features_tell_broad_from_specific():
     assert broad["n_topic_content"] == 1 < ask["n_topic_content"]
 
 
+def test_a_request_typed_in_capitals_reads_as_typed_in_lower_case():
+    shout = dict(zip(form.FORM_FEATURES, form.form_features("TELL ME ABOUT IRON"), strict=True))
+    assert np.array_equal(form.form_features("TELL ME ABOUT IRON"), form.form_features("tell me about iron"))
+    assert shout["capital_ratio"] == 0.0  # not three names in a row
+    named = dict(zip(form.FORM_FEATURES, form.form_features("Tell me about Barack Obama"), strict=True))
+    assert named["capital_ratio"] == 0.5
+
+
 def _unit(rows):
     rows = np.asarray(rows, dtype=np.float32)
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)

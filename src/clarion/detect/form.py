@@ -74,7 +74,9 @@ def form_features(request: str) -> np.ndarray:
     generic = bool(_GENERIC.match(text))
     wh = bool(_WH.match(text))
     words = request.split()
-    capitals = sum(1 for w in words[1:] if w[:1].isupper())
+    # capitalised words mark names; a request typed in capitals throughout has no such cue (read as lower case)
+    cased = any(c.islower() for c in request)
+    capitals = sum(1 for w in words[1:] if w[:1].isupper()) if cased else 0
     values = (
         len(tokens),
         len(text),
