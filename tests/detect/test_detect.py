@@ -46,6 +46,20 @@ def _unit(rows):
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
+def test_a_known_request_without_its_final_punctuation_is_still_not_its_own_rival():
+    bank = _unit([[1, 0.1, 0], [1, -0.1, 0], [0, 1, 0.1], [0, 1, -0.1]])
+    requests = _unit([[1, 0, 0], [0, 1, 0]])
+    pool = ambiguity.RequestPool(bank, ["1", "2", "3", "4"], requests, ["tell me about iron.", "what is a cat?"])
+    for typed, known in (("tell me about iron", "tell me about iron."), ("what is a cat", "what is a cat?")):
+        for got, want in zip(pool.rivals(typed), pool.rivals(known), strict=True):
+            np.testing.assert_array_equal(got, want)
+        assert len(pool.neighbours(typed, requests[0])) == 1
+    stranger_mass, _ = pool.rivals("tell me about irony")  # another request: every known one is its rival
+    assert (stranger_mass > pool.rivals("tell me about iron")[0]).all()
+    assert len(pool.neighbours("tell me about irony", requests[0])) == 2
+    assert ambiguity.same_request("tell me about iron?! ") == "tell me about iron"
+
+
 def test_a_request_wins_the_questions_closest_to_it():
     bank = _unit([[1, 0.1, 0], [1, -0.1, 0], [0, 1, 0.1], [0, 1, -0.1]])
     requests = _unit([[1, 0, 0], [0, 1, 0]])

@@ -47,6 +47,13 @@ _REFERRING = re.compile(r"\b(?:referring|do you mean|did you mean|talking about)
 _WHICH = re.compile(r"\b(?:which|what kind|what type|what sort|specific|particular)\b")
 
 
+def same_request(key: str) -> str:
+    """What identifies a request among the known ones: its normalised text (``form.normalise``) without final
+    punctuation, so "Tell me about iron" is the known "Tell me about iron." and not its rival (which would win every
+    one of its questions and turn its bank features into a stranger's)."""
+    return key.rstrip(" .?!")
+
+
 @dataclass
 class RequestPool:
     """The known requests' embeddings and, per bank question, the statistics of their softmax scores."""
@@ -57,7 +64,8 @@ class RequestPool:
     requests: np.ndarray
     """(n_requests, d) L2-normalised embeddings of the known requests."""
     request_keys: list[str]
-    """The normalised text of each known request (a request equal to one of them is not its own rival)."""
+    """The normalised text of each known request (a request equal to one of them, final punctuation aside, is not its
+    own rival: :func:`same_request`)."""
     temperature: float = TEMPERATURE
     _scores: np.ndarray = field(init=False, repr=False)
     _mass: np.ndarray = field(init=False, repr=False)
@@ -75,11 +83,13 @@ class RequestPool:
         columns = np.arange(n_questions)
         self._best = self._scores[order[0], columns] if len(order) else np.full(n_questions, -np.inf)
         self._second = self._scores[order[1], columns] if len(order) > 1 else np.full(n_questions, -np.inf)
-        self._index = {key: i for i, key in enumerate(self.request_keys)}
+        self._index = {}
+        for i, key in enumerate(self.request_keys):  # the first of two keys that differ in punctuation only
+            self._index.setdefault(same_request(key), i)
 
     def rivals(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """Per question: the softmax mass and the best score of every known request except ``key``."""
-        own = self._index.get(key)
+        own = self._index.get(same_request(key))
         if own is None:
             return self._mass, self._best
         mass = np.maximum(self._mass - np.exp((self._scores[own] - 1.0) / self.temperature), 0.0)
@@ -88,7 +98,7 @@ class RequestPool:
     def neighbours(self, key: str, embedding: np.ndarray) -> np.ndarray:
         """Cosine similarity of ``embedding`` to every other known request."""
         sims = self.requests @ embedding
-        own = self._index.get(key)
+        own = self._index.get(same_request(key))
         return sims if own is None else np.delete(sims, own)
 
 
