@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     requests, y = labelled(data, ("train", "dev"))
     is_dev = np.arange(len(y)) >= len(data.labels("train").need)
-    X = feature_space(data).features(requests, ALL_GROUPS)
+    X = feature_space(data).features(NeedConfig().read(requests), ALL_GROUPS)
     print(
         f"# ClariQ clarification need — {len(y)} train+dev topics, {X.shape[1]} features "
         f"({time.perf_counter() - start:.1f} s), {args.repeats}x{args.splits}-fold CV; "

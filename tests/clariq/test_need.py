@@ -84,6 +84,26 @@ def test_save_load_round_trip(model, dev_requests, tmp_path):
     assert loaded.fingerprint == model.fingerprint != ""
 
 
+def test_a_final_period_does_not_change_the_prediction(model, dev_requests):
+    typed = [r.rstrip(" .") for r in dev_requests if r.rstrip().endswith(".")]
+    assert typed  # some dev requests end in a period
+    np.testing.assert_allclose(model.predict_proba(typed), model.predict_proba([f"{r}." for r in typed]), atol=1e-6)
+    read = NeedConfig().read(["Tell me about iron. ", "What is it?", "..."])
+    assert read == ["Tell me about iron", "What is it?", "..."]
+    assert NeedConfig(drop_final_period=False).read(["Tell me about iron."]) == ["Tell me about iron."]
+
+
+def test_a_model_saved_before_the_final_period_rule_reads_requests_as_typed(model, tmp_path):
+    import json
+
+    directory = model.save(tmp_path / "need")
+    meta = json.loads((directory / "meta.json").read_text())
+    del meta["config"]["drop_final_period"]
+    (directory / "meta.json").write_text(json.dumps(meta))
+    assert NeedModel.load(directory).config.drop_final_period is False
+    assert model.config.drop_final_period is True
+
+
 def test_loading_an_incomplete_directory_is_a_model_error(tmp_path):
     with pytest.raises(ModelError, match="train it first"):
         NeedModel.load(tmp_path)
@@ -117,6 +137,7 @@ def test_a_model_whose_config_was_damaged_is_a_model_error(model, tmp_path):
         ("cv_repeats", 2.0, r"cv_repeats must be int in \[1, inf\), got 2.0"),
         ("temperature", -0.05, r"temperature must be float in \(0, inf\), got -0.05"),
         ("tune_decision", 1, "tune_decision must be True or False, got 1"),
+        ("drop_final_period", "yes", "drop_final_period must be True or False, got 'yes'"),
         ("seed", None, r"seed must be int in \[0, inf\), got None"),
         ("classifier", "svm", "classifier must be one of logreg, ordinal, lgbm, blend, views, got 'svm'"),
         ("groups", ("form", "colour"), "unknown feature group 'colour'"),

@@ -26,6 +26,7 @@ from clarion.detect.ambiguity import TEMPERATURE, RequestPool
 from clarion.detect.classify import CLASSIFIERS, decide, make_classifier
 from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import FeatureSpace, feature_names, parse_groups
+from clarion.detect.form import without_final_period
 from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, model_dir, read_meta, write_meta, writing
 from clarion.types import Topic
@@ -41,6 +42,7 @@ DEFAULT_GROUPS = (*HAND_GROUPS, "request-emb")
 _BOUNDS = {
     "C": Bound("float", 0, open_low=True),
     "tune_decision": FLAG,
+    "drop_final_period": FLAG,
     "cv_splits": Bound("int", 2),
     "cv_repeats": Bound("int", 1),
     "temperature": Bound("float", 0, open_low=True),
@@ -61,6 +63,7 @@ class NeedConfig:
     cv_repeats: int = 5
     temperature: float = TEMPERATURE
     seed: int = 0
+    drop_final_period: bool = True  # features read "Tell me about iron." as "Tell me about iron" (False: as typed)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "groups", tuple(self.groups))  # a list when read back from JSON
@@ -77,6 +80,10 @@ class NeedConfig:
     def make(self):
         """A factory of fresh, unfitted classifiers of this configuration."""
         return lambda: make_classifier(self.classifier, C=self.C, seed=self.seed)
+
+    def read(self, requests: Sequence[str]) -> list[str]:
+        """The requests as the features read them (:func:`~clarion.detect.form.without_final_period`)."""
+        return [without_final_period(r) for r in requests] if self.drop_final_period else list(requests)
 
 
 def labelled(data: ClariQ, splits: Sequence[str]) -> tuple[list[str], np.ndarray]:
@@ -120,14 +127,14 @@ class NeedModel:
         groups = parse_groups(config.groups)
         requests, y = labelled(data, splits)
         space = feature_space(data, config.temperature)
-        X = space.features(requests, groups)
+        X = space.features(config.read(requests), groups)
         cv = repeated_cv(config.make(), X, y, config.cv_splits, config.cv_repeats, tune_decision=config.tune_decision)
         classifier, weights = fit_decide(config.make(), X, y, config.tune_decision)
         metrics = {"cv": cv.as_dict(), "splits": list(splits), "topics": len(y)}
         return cls(config, space, classifier, weights, metrics, data_fingerprint(data, splits))
 
     def _features(self, requests: Sequence[str]) -> np.ndarray:
-        return self.space.features(validate_requests(requests), parse_groups(self.config.groups))
+        return self.space.features(self.config.read(validate_requests(requests)), parse_groups(self.config.groups))
 
     def predict_proba(self, requests: Sequence[str]) -> np.ndarray:
         """Class probabilities ``(n, 4)`` over labels 1..4; rows sum to 1."""
@@ -167,7 +174,7 @@ class NeedModel:
         directory = Path(directory)
         meta = read_meta(directory)
         try:
-            config = NeedConfig(**meta["config"])
+            config = NeedConfig(**{"drop_final_period": False, **meta["config"]})  # older models: as typed
             state = read_json(directory / "need.json")
             with np.load(directory / "pool.npz") as arrays:
                 bank, requests = arrays["bank"], arrays["requests"]

@@ -53,6 +53,12 @@ def normalise(request: str) -> str:
     return " ".join(text.split())
 
 
+def without_final_period(request: str) -> str:
+    """``request`` without the periods (and spaces) it ends with, unless nothing else is left: whether a user ends a
+    request with a period says nothing about what it asks."""
+    return request.rstrip(" .") or request
+
+
 def topic_phrase(request: str) -> str:
     """The request with a generic opening ("tell me about", "find information on", ...) removed."""
     text = normalise(request)
