@@ -84,24 +84,29 @@ def test_save_load_round_trip(model, dev_requests, tmp_path):
     assert loaded.fingerprint == model.fingerprint != ""
 
 
-def test_a_final_period_does_not_change_the_prediction(model, dev_requests):
+def test_neither_a_final_period_nor_case_changes_the_prediction(model, dev_requests):
     typed = [r.rstrip(" .") for r in dev_requests if r.rstrip().endswith(".")]
     assert typed  # some dev requests end in a period
-    np.testing.assert_allclose(model.predict_proba(typed), model.predict_proba([f"{r}." for r in typed]), atol=1e-6)
-    read = NeedConfig().read(["Tell me about iron. ", "What is it?", "..."])
-    assert read == ["Tell me about iron", "What is it?", "..."]
-    assert NeedConfig(drop_final_period=False).read(["Tell me about iron."]) == ["Tell me about iron."]
+    expected = model.predict_proba(typed)
+    np.testing.assert_allclose(model.predict_proba([f"{r}." for r in typed]), expected, atol=1e-6)
+    np.testing.assert_allclose(model.predict_proba([r.lower() for r in typed]), expected, atol=1e-6)
+    np.testing.assert_allclose(model.predict_proba([r.upper() for r in typed]), expected, atol=1e-6)
+    read = NeedConfig().read(["Tell me about Iron. ", "What is it?", "..."])
+    assert read == ["tell me about iron", "what is it?", "..."]
+    as_typed = NeedConfig(drop_final_period=False, lower_case=False)
+    assert as_typed.read(["Tell me about Iron."]) == ["Tell me about Iron."]
 
 
-def test_a_model_saved_before_the_final_period_rule_reads_requests_as_typed(model, tmp_path):
+def test_a_model_saved_before_the_readings_reads_requests_as_typed(model, tmp_path):
     import json
 
     directory = model.save(tmp_path / "need")
     meta = json.loads((directory / "meta.json").read_text())
-    del meta["config"]["drop_final_period"]
+    del meta["config"]["drop_final_period"], meta["config"]["lower_case"]
     (directory / "meta.json").write_text(json.dumps(meta))
-    assert NeedModel.load(directory).config.drop_final_period is False
-    assert model.config.drop_final_period is True
+    config = NeedModel.load(directory).config
+    assert config.drop_final_period is False and config.lower_case is False
+    assert model.config.drop_final_period is True and model.config.lower_case is True
 
 
 def test_loading_an_incomplete_directory_is_a_model_error(tmp_path):
@@ -138,6 +143,7 @@ def test_a_model_whose_config_was_damaged_is_a_model_error(model, tmp_path):
         ("temperature", -0.05, r"temperature must be float in \(0, inf\), got -0.05"),
         ("tune_decision", 1, "tune_decision must be True or False, got 1"),
         ("drop_final_period", "yes", "drop_final_period must be True or False, got 'yes'"),
+        ("lower_case", 0, "lower_case must be True or False, got 0"),
         ("seed", None, r"seed must be int in \[0, inf\), got None"),
         ("classifier", "svm", "classifier must be one of logreg, ordinal, lgbm, blend, views, got 'svm'"),
         ("groups", ("form", "colour"), "unknown feature group 'colour'"),

@@ -43,6 +43,7 @@ _BOUNDS = {
     "C": Bound("float", 0, open_low=True),
     "tune_decision": FLAG,
     "drop_final_period": FLAG,
+    "lower_case": FLAG,
     "cv_splits": Bound("int", 2),
     "cv_repeats": Bound("int", 1),
     "temperature": Bound("float", 0, open_low=True),
@@ -64,6 +65,7 @@ class NeedConfig:
     temperature: float = TEMPERATURE
     seed: int = 0
     drop_final_period: bool = True  # features read "Tell me about iron." as "Tell me about iron" (False: as typed)
+    lower_case: bool = True  # features read the request in lower case: no capitalised-name cue (False: as typed)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "groups", tuple(self.groups))  # a list when read back from JSON
@@ -82,8 +84,11 @@ class NeedConfig:
         return lambda: make_classifier(self.classifier, C=self.C, seed=self.seed)
 
     def read(self, requests: Sequence[str]) -> list[str]:
-        """The requests as the features read them (:func:`~clarion.detect.form.without_final_period`)."""
-        return [without_final_period(r) for r in requests] if self.drop_final_period else list(requests)
+        """The requests as the features read them: without final periods
+        (:func:`~clarion.detect.form.without_final_period`) and in lower case, as the configuration says. Users type
+        "tell me about iron" and "Tell me about iron." for the same request."""
+        out = [without_final_period(r) for r in requests] if self.drop_final_period else list(requests)
+        return [r.lower() for r in out] if self.lower_case else out
 
 
 def labelled(data: ClariQ, splits: Sequence[str]) -> tuple[list[str], np.ndarray]:
@@ -174,7 +179,8 @@ class NeedModel:
         directory = Path(directory)
         meta = read_meta(directory)
         try:
-            config = NeedConfig(**{"drop_final_period": False, **meta["config"]})  # older models: as typed
+            as_typed = {"drop_final_period": False, "lower_case": False}  # models saved before these readings
+            config = NeedConfig(**{**as_typed, **meta["config"]})
             state = read_json(directory / "need.json")
             with np.load(directory / "pool.npz") as arrays:
                 bank, requests = arrays["bank"], arrays["requests"]
