@@ -411,3 +411,29 @@ def test_training_embeds_the_bank_bodies_without_names(tmp_path):
     assert np.array_equal(load_model(tmp_path / "m").bank.body_emb, model.bank.body_emb)
     config.relevance_gate = None
     assert train(data, config)[0].bank.body_emb is None
+
+
+def test_a_comparison_of_more_places_than_the_selection_only_votes():
+    responses = [
+        "Midsummer has no outdoor seating. Alpha Grill has a patio, and Delta Diner a terrace.",
+        "Alpha Grill has a patio, and Delta Diner a terrace.",
+    ]
+    three = frozenset({("restaurant", 1, 0, 0), ("restaurant", 4, 0, 0), ("restaurant", 5, 0, 0)})
+    two_trained = frozenset({("restaurant", 1, 0, 0), ("restaurant", 4, 0, 0)})
+    bank = _one_hot_bank(responses, ["ALPHA GRILL"] * 2, [three, two_trained])
+    bank.entity_names = {
+        ("restaurant", 1): "ALPHA GRILL",
+        ("restaurant", 4): "DELTA DINER",
+        ("restaurant", 5): "MIDSUMMER HOUSE RESTAURANT",  # the body calls it "Midsummer": no alias catches that
+    }
+    names = {("restaurant", 7): "GAMMA GRILL", ("restaurant", 8): "BETA BISTRO"}
+    tracker = EntityTracker.from_names({**names, **bank.entity_names})
+    query = bank.query_emb[0]  # nearest: the three-place comparison
+    two = [("restaurant", 7, 0, 0), ("restaurant", 8, 0, 1)]
+    pool = consensus_pool(bank, query, query, "Gamma Grill", two, k=2, entity_names=names, tracker=tracker)
+    assert pool.choosable == 1 and "Midsummer" not in pool.bodies[0] and "Midsummer" in pool.bodies[1]
+    # three places selected: the three-place comparison may answer
+    three_selected = [*two, ("restaurant", 9, 0, 0)]
+    names[("restaurant", 9)] = "OMEGA CAFE"
+    pool = consensus_pool(bank, query, query, "Gamma Grill", three_selected, k=2, entity_names=names)
+    assert pool.choosable == 2

@@ -365,7 +365,8 @@ def consensus_pool(
 
     ``tracker`` (the knowledge base's entity names; None: off): a body that still names an entity outside the
     selection once renamed (a training comparison of three places, "... and Allenbell had no views on the noise",
-    borrowed for two) votes but cannot be chosen.
+    borrowed for two) votes but cannot be chosen; so does a comparison of more places than the selection, whose
+    extra place may go by a short form no alias catches ("The Pizza Hut", "Midsummer").
 
     ``relevance`` (None: off; needs the bank's ``body_emb``): when no training turn answered exactly ``keys``, a body
     whose cosine to the turn (``query_emb``) is more than this below the best choosable body's votes but cannot be
@@ -398,6 +399,8 @@ def consensus_pool(
         comparisons = [ok[j] and len(trained[j]) > 1 for j in range(len(pool))]
         if compare and any(comparisons):
             ok = comparisons
+            if tracker is not None:  # faithful: a comparison of more places than the selection keeps the others' names
+                ok = [ok[j] and len(trained[j]) <= len(selected) for j in range(len(pool))]
     bodies = []
     for j, i in enumerate(pool):
         if compare and len(trained[j]) > 1:
