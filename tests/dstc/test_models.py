@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from clarion.dstc.io import Label, Snippet, load_dataset, parse_labels, predictions_to_json
-from clarion.dstc.models.entities import EntityTracker, aliases
+from clarion.dstc.models.entities import EntityTracker, aliases, short_forms
 from clarion.dstc.models.generate import (
     NeighbourBank,
     Selected,
@@ -106,6 +106,28 @@ def test_names_outside_a_selection(tracker):
     shared = EntityTracker.from_names({("restaurant", 7): "PIZZA HUT", ("restaurant", 8): "PIZZA HUT"})
     assert shared.outside("Pizza Hut is busy.", [("restaurant", 8)]) == []
     assert shared.outside("Pizza Hut is busy.", [("restaurant", 9)]) == [("restaurant", 7), ("restaurant", 8)]
+
+
+def test_short_forms_no_alias_catches_are_outside_a_selection_too():
+    names = {
+        ("restaurant", 1): "PIZZA HUT CITY CENTRE",
+        ("restaurant", 2): "PIZZA HUT FEN DITTON",
+        ("restaurant", 3): "MIDSUMMER HOUSE RESTAURANT",
+        ("restaurant", 4): "COCUM",
+        ("hotel", 5): "WORTH HOUSE",
+    }
+    assert short_forms(names) == {
+        "Pizza Hut": {("restaurant", 1), ("restaurant", 2)},
+        "Midsummer": {("restaurant", 3)},
+        "Worth": {("hotel", 5)},
+    }
+    tracker = EntityTracker.from_names(names)
+    cocum = [("restaurant", 4)]
+    assert tracker.outside("The Pizza Hut has slow service.", cocum) == [("restaurant", 1), ("restaurant", 2)]
+    assert tracker.outside("The Pizza Hut has slow service.", [("restaurant", 2)]) == []  # either branch
+    assert tracker.outside("Midsummer has no outdoor seating.", cocum) == [("restaurant", 3)]
+    assert tracker.outside("It is worth the price.", cocum) == []  # written in lower case: a word, not Worth House
+    assert tracker.mentions("Midsummer has no outdoor seating.") == []  # tracking a dialogue does not use them
 
 
 def test_a_name_in_an_address_is_no_mention():

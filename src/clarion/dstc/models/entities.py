@@ -187,6 +187,33 @@ def _normalise_with_sources(text: str) -> tuple[str, list[int]]:
     return norm, [0] + [i for _, i in core] + [len(text)]
 
 
+def short_forms(names: dict[tuple, str | None]) -> dict[str, set[tuple]]:
+    """Short forms a response may write for an entity, capitalised as in a sentence, for the faithfulness check only
+    (:meth:`EntityTracker.outside`; too loose for tracking a dialogue): a chain's name without its branch (the two
+    first words shared by the names of several entities: "Pizza Hut") and a name's distinctive first word ("Midsummer"
+    of MIDSUMMER HOUSE RESTAURANT: 5+ letters, in no other entity's name, no stop alias). Matched case-sensitively,
+    so "worth the price" is not Worth House."""
+    words = {key: normalise(name or "").split() for key, name in names.items()}
+    words = {key: w[1:] if w[:1] == ["the"] else w for key, w in words.items()}
+    used: dict[str, int] = {}
+    for w in words.values():
+        for word in set(w):
+            used[word] = used.get(word, 0) + 1
+    prefixes: dict[str, set[tuple]] = {}
+    for key, w in words.items():
+        if len(w) >= 3:
+            prefixes.setdefault(" ".join(w[:2]), set()).add(key)
+    out: dict[str, set[tuple]] = {}
+    for prefix, keys in prefixes.items():
+        if len(keys) > 1 and not all(word in _STOP_ALIASES for word in prefix.split()):
+            out.setdefault(prefix.title(), set()).update(keys)
+    for key, w in words.items():
+        first = w[0] if len(w) >= 2 else ""
+        if len(first) >= 5 and first.isalpha() and used[first] == 1 and first not in _STOP_ALIASES:
+            out.setdefault(first.title(), set()).add(key)
+    return out
+
+
 @dataclass
 class EntityTracker:
     """Finds the entities a dialogue context refers to; build with :meth:`from_entities`."""
@@ -195,6 +222,8 @@ class EntityTracker:
     domain_wide: dict[str, tuple] = field(default_factory=dict)
     pattern: re.Pattern | None = None
     branches: dict[tuple, tuple[str, str]] = field(default_factory=dict)  # key -> (chain, area), normalised
+    short_index: dict[str, set[tuple]] = field(default_factory=dict)  # "Pizza Hut", "Midsummer" -> keys (see outside)
+    short_pattern: re.Pattern | None = None
 
     @classmethod
     def from_names(cls, names: dict[tuple, str | None]) -> EntityTracker:
@@ -214,7 +243,13 @@ class EntityTracker:
                 branches[key] = (chain, area.removeprefix("the "))
         ordered = sorted(index, key=len, reverse=True)
         pattern = re.compile(" (" + "|".join(re.escape(a) for a in ordered) + ") ") if ordered else None
-        return cls(index, domain_wide, pattern, branches)
+        short = short_forms({key: name for key, name in names.items() if key[1] != "*"})
+        short_pattern = (
+            re.compile(r"\b(" + "|".join(re.escape(f) for f in sorted(short, key=len, reverse=True)) + r")\b")
+            if short
+            else None
+        )
+        return cls(index, domain_wide, pattern, branches, short, short_pattern)
 
     def mentions(self, text: str) -> list[tuple]:
         """Entity keys named in ``text``, in order of appearance (longest alias wins at a position)."""
@@ -228,7 +263,10 @@ class EntityTracker:
         so it is not outside a selection holding one of them)."""
         allowed = set(entities)
         found: list[tuple] = []
-        for keys in self._named(text):
+        named = list(self._named(text))
+        if self.short_pattern is not None:  # short forms no alias is: "The Pizza Hut", "Midsummer does not ..."
+            named += [self.short_index[m.group(1)] for m in self.short_pattern.finditer(text)]
+        for keys in named:
             if not keys & allowed:
                 found.extend(key for key in sorted(keys, key=str) if key not in found)
         return found
