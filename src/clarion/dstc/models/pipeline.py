@@ -282,13 +282,14 @@ class DstcModel:
         gated = prepared.faq_rule if prepared.faq_rule is not None and prepared.faq_rule.penalties is not None else None
         strip_gate = gated is not None and self._strips_names()
         strip_select = self.config.select.strip_names
-        # the turns without entity names, embedded once for the gated rule and for selection, whichever needs them
-        unnamed = (
-            embed_without_names(texts, q_emb, prepared.tracker, self.config.dense)
-            if strip_gate or strip_select
-            else q_emb
-        )
-        gate_emb = unnamed if strip_gate else q_emb  # the gated rule's view of the turns
+        unnamed: list[np.ndarray] = []  # the turns without entity names: embedded once, when first needed
+
+        def without_names() -> np.ndarray:
+            if not unnamed:
+                unnamed.append(embed_without_names(texts, q_emb, prepared.tracker, self.config.dense))
+            return unnamed[0]
+
+        gate_emb = without_names() if strip_gate else q_emb  # the gated rule's view of the turns
         if prepared.faq_rule is not None:
             faq_turns = prepared.faq_rule.matches(gate_emb)
         # A last user turn with no letter or digit (an empty ASR hypothesis, "...") asks nothing: not knowledge-seeking.
@@ -301,8 +302,8 @@ class DstcModel:
         index.prepare(needed, progress("encoding entity snippets", len(needed)))
         q_tfidf = self.vectorizer.transform(texts)
         sel_emb, sel_tfidf = q_emb, q_tfidf  # the turn as selection and generation see it
-        if strip_select and positive:
-            sel_emb = unnamed
+        if strip_select and positive:  # no knowledge-seeking turn: nothing to select, nothing to embed again
+            sel_emb = without_names()
             sel_tfidf = self.vectorizer.transform(
                 [tracker.strip_names(t) if targets[i] else t for i, t in enumerate(texts)]
             )
