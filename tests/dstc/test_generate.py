@@ -145,6 +145,17 @@ def test_names_are_written_as_responses_write_them():
     assert text == "I liked the Place. The Place is nice."
 
 
+def test_the_rest_of_a_misspelt_name_is_renamed_with_it():
+    # a training response wrote "The Arbury Guesy Lodge" for ARBURY LODGE GUESTHOUSE
+    text = swap_entity("The Arbury Guesy Lodge has good staff.", "ARBURY LODGE GUESTHOUSE", "Gonville Hotel")
+    assert text == "Gonville Hotel has good staff."
+    assert swap_entity("Efes Restauarant is nice.", "EFES RESTAURANT", "Zizzi") == "Zizzi is nice."
+    # only capitalised name-like words go with it: a verb, lower-case words and other words stay
+    text = "The Acorn Guest House Hosts guests; the Acorn Guest House house rules."
+    text = swap_entity(text, "ACORN GUEST HOUSE", "X")
+    assert text == "X Hosts guests; X house rules."
+
+
 def test_a_comparison_answer_votes_but_is_not_chosen_for_one_entity():
     responses = [
         "The rooms at Delta Lodge are quiet, and the rooms at Alpha Hotel are quiet too. Anything else?",

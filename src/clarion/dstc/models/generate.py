@@ -131,12 +131,27 @@ def snippets_response(snippets: Sequence, names: Mapping, max_reviews: int = 2) 
     return " ".join(parts)
 
 
+_PLACE_WORDS = ("hotel", "house", "guesthouse", "guest", "lodge", "restaurant", "inn", "cafe", "bar")
+"""Words a writer may append to a place's name ("the Acorn Guest House Hotel")."""
+
+
+def _name_tail(old_name: str) -> str:
+    """A regex for the capitalised words a response writes right after a name as more of it: a word opening with
+    the first four letters of a word of ``old_name`` or of a place word ("Guesy Lodge" after "The Arbury" for
+    ARBURY LODGE GUESTHOUSE, "Restauarant"), or "B&B"; case-sensitive, so "the Acorn Guest House has" stops."""
+    stems = sorted({w[:4] for w in (*old_name.lower().split(), *_PLACE_WORDS) if len(w) >= 4 and w.isalpha()})
+    words = "|".join([re.escape(s[0].upper() + s[1:]) + "[a-z']*" for s in stems] + ["B&B"])
+    return r"(?-i:(?:\s+(?:" + words + r")\b)*)"
+
+
 def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
-    """Replace any alias of ``old_name`` in ``response`` with ``new_name`` (case-insensitive)."""
+    """Replace any alias of ``old_name`` in ``response`` with ``new_name`` (case-insensitive), with the capitalised
+    words written straight after it as more of the name (:func:`_name_tail`)."""
     forms = sorted((a for a in aliases(old_name or "") if len(a) >= 3), key=len, reverse=True)
     if not forms:
         return response
-    pattern = r"\b(the\s+)?(" + "|".join(r"\s+".join(map(re.escape, f.split())) for f in forms) + r")\b"
+    names = "|".join(r"\s+".join(map(re.escape, f.split())) for f in forms)
+    pattern = r"\b(the\s+)?(" + names + r")\b" + _name_tail(old_name or "")
     return _write_name(response, pattern, new_name)
 
 
