@@ -174,3 +174,37 @@ def test_dstc11_turn_on_an_faq_the_training_never_asks_is_answered_from_it(dense
     assert not preds[1].target
     # an FAQ question the knowledge base answers for another hotel only: left to the dialogue manager
     assert not preds[2].target and preds[3].target and preds[3].response.startswith("Yes, a lift")
+
+
+def test_an_unremembered_choice_farther_than_the_faq_yields_to_it():
+    """The fallback when the selector is confident on snippets no similar question chose ("Does Charlie Chan have high
+    chairs?" -> the outdoor-seating FAQ): the FAQ the turn paraphrases answers when it is not chosen, nothing chosen
+    is remembered within faq_fallback_memory, and it is closer to the turn than every choice by FAQ_OUTRANKS."""
+    from types import SimpleNamespace
+
+    from clarion.dstc.models.pipeline import FAQ_OUTRANKS, DstcModel
+    from clarion.dstc.models.select import Group, Selector
+
+    model = DstcModel(PipelineConfig(), None, Selector(), None, None)
+    model.selector.threshold = 0.5
+    snippets = [SimpleNamespace(key=("restaurant", 1, k, 0)) for k in range(3)]
+    query = unit([[1, 0, 0]])[0]
+    # cosines to the turn: 0.3 (chosen), 0.2 (chosen), 0.7 (the FAQ, not chosen)
+    embeddings = unit([[0.3, np.sqrt(0.91), 0], [0.2, np.sqrt(0.96), 0], [0.7, 0, np.sqrt(0.51)]])
+    scores = np.array([0.9, 0.6, 0.1])
+
+    def group(best):
+        memory = np.array([[b, 0, b, 0] for b in best], dtype=np.float32)
+        return Group(query, embeddings, np.zeros(3), np.array([False, False, True]), key_memory=memory)
+
+    faq = snippets[2]
+    assert model._outranked(group([-1, 0.4, -1]), scores, snippets, faq)
+    assert not model._outranked(group([0.75, 0.4, -1]), scores, snippets, faq)  # a choice is remembered
+    assert not model._outranked(group([-1, 0.4, -1]), np.array([0.9, 0.6, 0.55]), snippets, faq)  # FAQ chosen
+    near = unit([[0.3, np.sqrt(0.91), 0], [0.2, np.sqrt(0.96), 0], [0.3 + FAQ_OUTRANKS / 2, 0, 0.9]])
+    memory = np.array([[-1, 0, -1, 0]] * 3, dtype=np.float32)
+    close = Group(query, near, np.zeros(3), np.array([False, False, True]), key_memory=memory)
+    assert not model._outranked(close, scores, snippets, faq)  # the FAQ is not enough closer
+    assert not model._outranked(group([-1, 0.4, -1]), scores, snippets, None)  # the rule found no FAQ
+    assert PipelineConfig().faq_fallback_memory == 0.7
+    assert PipelineConfig.from_json({}).faq_fallback_memory is None  # models trained before it

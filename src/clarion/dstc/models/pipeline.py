@@ -54,6 +54,11 @@ DSTC11's questions, nearly all about reviews; on an FAQ question of a kind the t
 there a lift?") it is often unsure, and its best guess is then an unrelated review."""
 
 
+FAQ_OUTRANKS = 0.2
+"""How much closer to the turn (MiniLM cosine, names cut) the FAQ it paraphrases must be than every snippet the
+selector chose, for :attr:`PipelineConfig.faq_fallback_memory` to answer from the FAQ instead."""
+
+
 _SHARE = Bound("float", 0, 1, optional=True)
 _PIPELINE_BOUNDS = {
     "neighbour_weight": Bound("float", 0),
@@ -68,6 +73,7 @@ _PIPELINE_BOUNDS = {
     "relevance_gate": Bound("float", 0, 2, optional=True),
     "abstain_below": _SHARE,
     "abstain_cosine": Bound("float", -1, 1, optional=True),
+    "faq_fallback_memory": Bound("float", -1, 1, optional=True),
     "ask_entity": FLAG,
     "max_contexts": Bound("int", 1, optional=True),
     "dense": FLAG,
@@ -94,6 +100,7 @@ class PipelineConfig:
     relevance_gate: float | None = 0.1  # consensus, no exact-set answer: a body this much less on the turn only votes
     abstain_below: float | None = 0.1  # DSTC11 format: best snippet probability below it -> nothing fits, say so
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
+    faq_fallback_memory: float | None = 0.7  # FAQ rule fired, choice unremembered and farther than the FAQ -> FAQ
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
@@ -132,6 +139,7 @@ class PipelineConfig:
             relevance_gate=obj.get("relevance_gate"),  # models trained before it chose the MBR centre of any pool
             abstain_below=obj.get("abstain_below"),  # models trained before it answered from the best snippets
             abstain_cosine=obj.get("abstain_cosine"),
+            faq_fallback_memory=obj.get("faq_fallback_memory"),  # before it: the selector's confidence alone
             ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
@@ -373,6 +381,23 @@ class DstcModel:
             return False
         return float((chosen_emb @ turn_emb).max()) < threshold
 
+    def _outranked(self, group, scores: np.ndarray, snippets, faq) -> bool:
+        """Whether the FAQ the turn paraphrases (``faq``, the gated rule's) should answer it over the selector's
+        choice: it is not chosen, no chosen snippet was the gold of a training turn within cosine
+        ``faq_fallback_memory`` of this one (the key memory's ``best``), and the FAQ is closer to the turn than every
+        chosen snippet by :data:`FAQ_OUTRANKS`. "Does Charlie Chan have high chairs?" chose the outdoor-seating FAQ
+        (cosine 0.38, never chosen for such a question) over the high-chairs FAQ (0.67): DSTC11's dialogues never
+        ask about high chairs, a gym or a lift, and the selector learnt to trust its memory of what was asked."""
+        floor = self.config.faq_fallback_memory
+        if floor is None or faq is None or group.key_memory is None:
+            return False
+        chosen = self.selector.choose(scores)
+        at = next(j for j, s in enumerate(snippets) if s.key == faq.key)
+        if at in chosen or float(group.key_memory[chosen, 0].max()) >= floor:
+            return False
+        cosines = group.snippets @ group.query
+        return float(cosines[chosen].max()) < float(cosines[at]) - FAQ_OUTRANKS
+
     @staticmethod
     def _no_answer(index: KnowledgeIndex, entities: list[tuple]) -> Label:
         """Knowledge-seeking, but no snippet of the tracked entities answers it (the selector's best probability is
@@ -432,12 +457,14 @@ class DstcModel:
             if self.selector.memory is not None:
                 group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
             scores = self.selector.scores(group)
-            if faq_fallback is not None and (not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE):
+            if faq_fallback is not None:
                 faq = faq_fallback.best_faq(q_emb if gate_emb is None else gate_emb, snippets)
-                if faq is not None:
-                    return self._faq_label(index, faq), None
-                if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
-                    return Label(False), None
+                unsure = not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE
+                if unsure or self._outranked(group, scores, snippets, faq):
+                    if faq is not None:
+                        return self._faq_label(index, faq), None
+                    if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
+                        return Label(False), None
             if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
                 return self._no_answer(index, entities), None
         chosen = self.selector.choose(scores, ranked=ranked)
