@@ -150,6 +150,9 @@ def test_the_rest_of_a_misspelt_name_is_renamed_with_it():
     text = swap_entity("The Arbury Guesy Lodge has good staff.", "ARBURY LODGE GUESTHOUSE", "Gonville Hotel")
     assert text == "Gonville Hotel has good staff."
     assert swap_entity("Efes Restauarant is nice.", "EFES RESTAURANT", "Zizzi") == "Zizzi is nice."
+    # a place word that is not the old name's stays: it is how responses write the name
+    text = swap_entity("The Golden Curry Restaurant is nice.", "THE GOLDEN CURRY", "Zizzi")
+    assert text == "Zizzi Restaurant is nice."
     # only capitalised name-like words go with it: a verb, lower-case words and other words stay
     text = "The Acorn Guest House Hosts guests; the Acorn Guest House house rules."
     text = swap_entity(text, "ACORN GUEST HOUSE", "X")

@@ -131,17 +131,19 @@ def snippets_response(snippets: Sequence, names: Mapping, max_reviews: int = 2) 
     return " ".join(parts)
 
 
-_PLACE_WORDS = ("hotel", "house", "guesthouse", "guest", "lodge", "restaurant", "inn", "cafe", "bar")
-"""Words a writer may append to a place's name ("the Acorn Guest House Hotel")."""
-
-
 def _name_tail(old_name: str) -> str:
-    """A regex for the capitalised words a response writes right after a name as more of it: a word opening with
-    the first four letters of a word of ``old_name`` or of a place word ("Guesy Lodge" after "The Arbury" for
-    ARBURY LODGE GUESTHOUSE, "Restauarant"), or "B&B"; case-sensitive, so "the Acorn Guest House has" stops."""
-    stems = sorted({w[:4] for w in (*old_name.lower().split(), *_PLACE_WORDS) if len(w) >= 4 and w.isalpha()})
-    words = "|".join([re.escape(s[0].upper() + s[1:]) + "[a-z']*" for s in stems] + ["B&B"])
-    return r"(?-i:(?:\s+(?:" + words + r")\b)*)"
+    """A regex for capitalised words a response writes right after a name as more of *that* name: a word opening
+    with the first four letters of a word of ``old_name`` ("Guesy Lodge" after "The Arbury" for ARBURY LODGE
+    GUESTHOUSE, "Restauarant" for EFES RESTAURANT), or "B&B" for a bed and breakfast; case-sensitive, so "the Acorn
+    Guest House has" stops. Other place words stay: "The Golden Curry Restaurant" is how responses write the name."""
+    words = old_name.lower().split()
+    stems = sorted({w[:4] for w in words if len(w) >= 4 and w.isalpha()})
+    forms = [re.escape(s[0].upper() + s[1:]) + "[a-z']*" for s in stems]
+    if "breakfast" in words:
+        forms.append("B&B")
+    if not forms:
+        return ""
+    return r"(?-i:(?:\s+(?:" + "|".join(forms) + r")\b)*)"
 
 
 def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
