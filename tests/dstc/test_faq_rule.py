@@ -176,6 +176,42 @@ def test_dstc11_turn_on_an_faq_the_training_never_asks_is_answered_from_it(dense
     assert not preds[2].target and preds[3].target and preds[3].response.startswith("Yes, a lift")
 
 
+def test_the_outranking_faq_answers_turns_the_gated_rule_did_not_flag(dense_model, tmp_path, monkeypatch):
+    """``faq_fallback_memory`` consults the entity's FAQs on every detected turn, not only where the rule fired."""
+    from dstc_synthetic import knowledge
+
+    from clarion.dstc.models.pipeline import DstcModel
+
+    model, _ = dense_model
+    kb = knowledge()
+    kb["hotel"]["0"]["faqs"]["1"] = {"question": "Are pets allowed here?", "answer": "Pets are not allowed."}
+    logs = [
+        [
+            {"speaker": "U", "text": "I want a hotel."},
+            {"speaker": "S", "text": "Alpha Lodge is a good choice."},
+            {"speaker": "U", "text": "Are pets allowed?"},
+        ]
+    ]
+    root = tmp_path / "outranked"
+    root.mkdir()
+    (root / "logs.json").write_text(json.dumps(logs))
+    (root / "knowledge.json").write_text(json.dumps(kb))
+    data = load_dataset(root, labels=False)
+    pets = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title.startswith("Are pets"))
+    prepared = model.prepare(data.knowledge)
+    monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.zeros(len(emb), dtype=bool))  # never fires
+    monkeypatch.setattr(DstcModel, "_outranked", lambda self, *args: True)
+    monkeypatch.setattr(model.detector.config, "threshold", -1.0)  # every turn is knowledge-seeking
+    assert model.config.faq_fallback_memory is not None
+    answered = model.predict(data, prepared=prepared)[0]  # the FAQ's own answer
+    assert (
+        answered.knowledge == (pets.key,)
+        and answered.response == "Pets are not allowed. Would you like to book a room?"
+    )
+    monkeypatch.setattr(model.config, "faq_fallback_memory", None)
+    assert model.predict(data, prepared=prepared)[0].response != answered.response  # the selector's answer
+
+
 def test_an_unremembered_choice_farther_than_the_faq_yields_to_it():
     """The fallback when the selector is confident on snippets no similar question chose ("Does Charlie Chan have high
     chairs?" -> the outdoor-seating FAQ): the FAQ the turn paraphrases answers when it is not chosen, nothing chosen

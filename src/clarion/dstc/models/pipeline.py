@@ -100,7 +100,7 @@ class PipelineConfig:
     relevance_gate: float | None = 0.1  # consensus, no exact-set answer: a body this much less on the turn only votes
     abstain_below: float | None = 0.1  # DSTC11 format: best snippet probability below it -> nothing fits, say so
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
-    faq_fallback_memory: float | None = 0.7  # FAQ rule fired, choice unremembered and farther than the FAQ -> FAQ
+    faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
@@ -316,6 +316,7 @@ class DstcModel:
                 [tracker.strip_names(t) if targets[i] else t for i, t in enumerate(texts)]
             )
         ranked = dataset.format is Format.DSTC9
+        outranking = gated is not None and self.config.faq_fallback_memory is not None  # on every detected turn
         out = [Label(False) for _ in texts]
         pools: dict[int, Pool] = {}  # lm generator: each turn's consensus pool
         advance = progress("selecting and responding", len(positive))
@@ -326,9 +327,18 @@ class DstcModel:
                     advance(1)
                     continue
                 entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
-                fallback = gated if faq_turns[i] else None
+                fallback = gated if faq_turns[i] or outranking else None
                 out[i], pool = self._answer(
-                    index, sel_emb[i], sel_tfidf[i], entities, ranked, fallback, detected[i], gate_emb[i], tracker
+                    index,
+                    sel_emb[i],
+                    sel_tfidf[i],
+                    entities,
+                    ranked,
+                    fallback,
+                    detected[i],
+                    gate_emb[i],
+                    tracker,
+                    bool(faq_turns[i]),
                 )
                 if pool is not None:
                     pools[i] = pool
@@ -382,12 +392,14 @@ class DstcModel:
         return float((chosen_emb @ turn_emb).max()) < threshold
 
     def _outranked(self, group, scores: np.ndarray, snippets, faq) -> bool:
-        """Whether the FAQ the turn paraphrases (``faq``, the gated rule's) should answer it over the selector's
-        choice: it is not chosen, no chosen snippet was the gold of a training turn within cosine
+        """Whether the tracked entity's FAQ whose question the turn is closest to (``faq``, within cosine
+        :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE`) should answer it over the selector's choice, on any
+        detected turn: it is not chosen, no chosen snippet was the gold of a training turn within cosine
         ``faq_fallback_memory`` of this one (the key memory's ``best``), and the FAQ is closer to the turn than every
         chosen snippet by :data:`FAQ_OUTRANKS`. "Does Charlie Chan have high chairs?" chose the outdoor-seating FAQ
-        (cosine 0.38, never chosen for such a question) over the high-chairs FAQ (0.67): DSTC11's dialogues never
-        ask about high chairs, a gym or a lift, and the selector learnt to trust its memory of what was asked."""
+        (cosine 0.38, never chosen for such a question) over the high-chairs FAQ (0.67), "Is Charlie Chan halal?" drink
+        reviews over the halal FAQ: DSTC11's dialogues never ask about high chairs, halal food, a gym or a lift, and the
+        selector learnt to trust its memory of what they ask."""
         floor = self.config.faq_fallback_memory
         if floor is None or faq is None or group.key_memory is None:
             return False
@@ -439,14 +451,17 @@ class DstcModel:
         detected: bool = True,
         gate_emb: np.ndarray | None = None,
         tracker: EntityTracker | None = None,
+        fired: bool = True,
     ) -> tuple[Label, Pool | None]:
         """Select snippets and respond: ``(label, None)``; for the ``lm`` generator ``(label without response,
         the turn's consensus pool)``, the response is generated for the whole batch (:meth:`_lm_responses`).
-        ``faq_fallback``: the gated FAQ rule, when it fired on this turn (DSTC11-format knowledge); the turn is
-        answered from the FAQ it paraphrases (``gate_emb``: the turn as the rule sees it) when the detector did not
-        flag it (``detected``) or the selector is unsure (:data:`FAQ_FALLBACK_CONFIDENCE`); a turn only the rule
-        flagged whose entity has no such FAQ is not knowledge-seeking after all. ``tracker``: the knowledge base's
-        names, for the ``faithful`` consensus (:func:`consensus_pool`)."""
+        ``faq_fallback``: the gated FAQ rule (DSTC11-format knowledge), when it fired on this turn (``fired``) or
+        :attr:`PipelineConfig.faq_fallback_memory` is set; the turn is answered from the tracked entity's FAQ it
+        paraphrases (``gate_emb``: the turn as the rule sees it) when the rule fired and the detector did not flag it
+        (``detected``) or the selector is unsure (:data:`FAQ_FALLBACK_CONFIDENCE`), or, on any turn, when that FAQ
+        outranks the selector's choice (:meth:`_outranked`); a turn only the rule flagged whose entity has no such FAQ
+        is not knowledge-seeking after all. ``tracker``: the knowledge base's names, for the ``faithful`` consensus
+        (:func:`consensus_pool`)."""
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
@@ -459,7 +474,7 @@ class DstcModel:
             scores = self.selector.scores(group)
             if faq_fallback is not None:
                 faq = faq_fallback.best_faq(q_emb if gate_emb is None else gate_emb, snippets)
-                unsure = not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE
+                unsure = fired and (not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE)
                 if unsure or self._outranked(group, scores, snippets, faq):
                     if faq is not None:
                         return self._faq_label(index, faq), None
