@@ -53,6 +53,19 @@ def test_a_question_no_snippet_answers_gets_an_apology_and_no_snippets(grounder,
     assert reply.response.startswith("I'm sorry, I could not find any information about that for ")
 
 
+def test_a_chain_named_without_its_branch_gets_its_branches_offered(tiny_model):
+    from dstc_synthetic import knowledge
+
+    from clarion.dstc.io import parse_knowledge
+
+    kb = knowledge()
+    for eid, branch in (("7", "CENTRE"), ("8", "NORTH")):
+        kb["restaurant"][eid] = dict(kb["restaurant"]["2"], name=f"PIZZA PALACE {branch}")
+    grounder = Grounder(tiny_model, parse_knowledge(kb, "knowledge.json"))
+    reply = grounder.respond(["I want pizza.", "There are several good choices.", "Is Pizza Palace quiet at night?"])
+    assert reply == Reply(True, (), "Which Pizza Palace do you mean: Pizza Palace Centre or Pizza Palace North?")
+
+
 def test_a_question_about_no_named_place_gets_asked_which_place(grounder):
     dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
     assert PipelineConfig().ask_entity and not PipelineConfig.from_json({}).ask_entity  # older models: as before

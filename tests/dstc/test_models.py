@@ -130,6 +130,32 @@ def test_short_forms_no_alias_catches_are_outside_a_selection_too():
     assert tracker.mentions("Midsummer has no outdoor seating.") == []  # tracking a dialogue does not use them
 
 
+def test_a_chain_named_without_its_branch_is_asked_about():
+    from types import SimpleNamespace
+
+    from clarion.dstc.models.pipeline import MAX_BRANCHES, DstcModel
+
+    names = {
+        ("restaurant", 1): "PIZZA HUT CITY CENTRE",
+        ("restaurant", 2): "PIZZA HUT FEN DITTON",
+        ("restaurant", 3): "MIDSUMMER HOUSE RESTAURANT",
+        ("hotel", 4): "ACORN GUEST HOUSE",
+    }
+    tracker = EntityTracker.from_names(names)
+    assert tracker.track(["What do people think of pizza hut?"]) == []  # no branch named: nothing tracked
+    pizza = [("restaurant", 1), ("restaurant", 2)]
+    assert tracker.chain_named(["I want pizza.", "What do people think of pizza hut?"]) == pizza  # any case
+    assert tracker.chain_named(["Is Midsummer nice?"]) == []  # a distinctive first word is no chain
+    assert tracker.chain_named(["Is it nice?"]) == []
+    index = SimpleNamespace(knowledge=SimpleNamespace(entity_names=names))
+    asked = DstcModel._which_entity(index, pizza)
+    assert asked.target and asked.knowledge == ()
+    assert asked.response == "Which Pizza Hut do you mean: Pizza Hut City Centre or Pizza Hut Fen Ditton?"
+    assert DstcModel._which_entity(index).response == "Which hotel or restaurant are you asking about?"
+    many = [("restaurant", i) for i in range(MAX_BRANCHES + 1)]
+    assert DstcModel._which_entity(index, many).response == "Which hotel or restaurant are you asking about?"
+
+
 def test_a_name_in_an_address_is_no_mention():
     tracker = EntityTracker.from_names({("hotel", 1): "BRIDGE GUEST HOUSE", ("restaurant", 2): "ASK"})
     turns = ["The place is called Ask.", "Their address is 12 Bridge Street City Centre.", "Any vegan food?"]

@@ -271,6 +271,21 @@ class EntityTracker:
                 found.extend(key for key in sorted(keys, key=str) if key not in found)
         return found
 
+    def chain_named(self, turns: list[str]) -> list[tuple]:
+        """The branches of a chain the most recent turn that names one names without a branch ("What do people think
+        of Pizza Hut?": PIZZA HUT CITY CENTRE, CHERRY HINTON and FEN DITTON), in key order; [] when no turn does.
+        Chains are the short forms shared by several entities (:func:`short_forms`), matched in any case here, as
+        users type them."""
+        chains = {form.lower(): keys for form, keys in self.short_index.items() if len(keys) > 1}
+        if not chains:
+            return []
+        pattern = re.compile(r"\b(" + "|".join(re.escape(f) for f in sorted(chains, key=len, reverse=True)) + r")\b")
+        for text in reversed(turns):
+            match = pattern.search(text.lower())
+            if match:
+                return sorted(chains[match.group(1)], key=str)
+        return []
+
     def _named(self, text: str) -> Iterator[set[tuple]]:
         """For each name in ``text``, in order, the keys of the entities it may be (longest alias wins)."""
         for match in self._matches(normalise(text)):

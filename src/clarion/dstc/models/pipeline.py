@@ -13,8 +13,10 @@ callers that predict turn by turn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
+from itertools import takewhile
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +56,8 @@ DSTC11's questions, nearly all about reviews; on an FAQ question of a kind the t
 there a lift?") it is often unsure, and its best guess is then an unrelated review."""
 
 
+MAX_BRANCHES = 5
+"""The most branches of a chain offered when a dialogue names the chain alone (more: which place, generally)."""
 FAQ_OUTRANKS = 0.2
 """How much closer to the turn (MiniLM cosine, names cut) the FAQ it paraphrases must be than every snippet the
 selector chose, for :attr:`PipelineConfig.faq_fallback_memory` to answer from the FAQ instead."""
@@ -323,7 +327,7 @@ class DstcModel:
         with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only spin
             for i in positive:
                 if not tracked[i] and not ranked and self.config.ask_entity:
-                    out[i] = self._which_entity(index)
+                    out[i] = self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i])))
                     advance(1)
                     continue
                 entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
@@ -420,12 +424,21 @@ class DstcModel:
         return Label(True, (), f"I'm sorry, I could not find any information about that for {about}.")
 
     @staticmethod
-    def _which_entity(index: KnowledgeIndex) -> Label:
+    def _which_entity(index: KnowledgeIndex, branches: Sequence[tuple] = ()) -> Label:
         """Knowledge-seeking, but no hotel, restaurant, ... is named anywhere in the dialogue ("Do any of them offer
         free wifi?" after "We have 18 moderately priced hotels"): ask which one rather than answer about the entity
         of the lexically closest snippet, which named the wrong place on 5 of the 6 such turns of dstc11_track5's train
-        and dev."""
-        domains = sorted({domain for domain, entity in index.knowledge.entity_names if entity != "*"})
+        and dev. A chain named without its branch (``branches``: :meth:`EntityTracker.chain_named`, at most
+        :data:`MAX_BRANCHES` of them) gets its branches offered: "Which Pizza Hut do you mean: Pizza Hut City Centre,
+        Pizza Hut Cherry Hinton or Pizza Hut Fen Ditton?"."""
+        names = index.knowledge.entity_names
+        offered = sorted(display_name(names.get(key)) for key in branches)
+        if 1 < len(offered) <= MAX_BRANCHES:
+            columns = zip(*(o.split() for o in offered), strict=False)  # the words the names open with alike
+            chain = " ".join(c[0] for c in takewhile(lambda c: len(set(c)) == 1, columns))
+            listed = f"{', '.join(offered[:-1])} or {offered[-1]}"
+            return Label(True, (), f"Which {chain or 'one'} do you mean: {listed}?")
+        domains = sorted({domain for domain, entity in names if entity != "*"})
         return Label(True, (), f"Which {' or '.join(domains) or 'place'} are you asking about?")
 
     def _fallback_entity(self, index: KnowledgeIndex, q_tfidf) -> list[tuple]:
