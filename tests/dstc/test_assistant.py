@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
-from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, as_turns
+from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, after_clarifying, as_turns
 from clarion.dstc.io import Turn
 from clarion.dstc.models.modeldir import save_model
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
@@ -62,8 +62,30 @@ def test_a_chain_named_without_its_branch_gets_its_branches_offered(tiny_model):
     for eid, branch in (("7", "CENTRE"), ("8", "NORTH")):
         kb["restaurant"][eid] = dict(kb["restaurant"]["2"], name=f"PIZZA PALACE {branch}")
     grounder = Grounder(tiny_model, parse_knowledge(kb, "knowledge.json"))
-    reply = grounder.respond(["I want pizza.", "There are several good choices.", "Is Pizza Palace quiet at night?"])
+    dialogue = ["I want pizza.", "There are several good choices.", "Is Pizza Palace quiet at night?"]
+    reply = grounder.respond(dialogue)
     assert reply == Reply(True, (), "Which Pizza Palace do you mean: Pizza Palace Centre or Pizza Palace North?")
+    # the user's answer picks a branch, and the original question is answered about it
+    for answer, branch in (("The north one.", "PIZZA PALACE NORTH"), ("the first one", "PIZZA PALACE CENTRE")):
+        picked = grounder.respond([*dialogue, reply.response, answer])
+        assert picked.knowledge_seeking and picked.snippets, answer
+        assert {s.entity_name for s in picked.snippets} == {branch}, answer
+        assert picked == grounder.respond([*dialogue[:2], answer, f"{branch.title()}.", dialogue[-1]])
+    # an answer that picks none, or a question of its own, is read as it is
+    for answer in ("not sure", "Actually, is Alpha Lodge quiet at night?"):
+        turns = [*dialogue, reply.response, answer]
+        assert after_clarifying(as_turns(turns), grounder.prepared.tracker, grounder.knowledge.entity_names) == (
+            as_turns(turns)
+        )
+
+
+def test_the_place_named_after_which_place_answers_the_question_asked_before_it(grounder):
+    dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
+    asked = grounder.respond(dialogue)
+    assert asked.response == "Which hotel or restaurant are you asking about?"
+    named = grounder.respond([*dialogue, asked.response, "Alpha Lodge."])
+    assert named.knowledge_seeking and named.snippets
+    assert {s.entity_name for s in named.snippets} == {"ALPHA LODGE"}
 
 
 def test_a_question_about_no_named_place_gets_asked_which_place(grounder):

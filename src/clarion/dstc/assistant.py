@@ -18,6 +18,7 @@ the same detection, entity tracking, snippet selection and response as ``clarion
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,9 @@ from numbers import Real
 from pathlib import Path
 
 from clarion.dstc.io import KNOWLEDGE, Context, Dataset, Knowledge, Snippet, Turn, read_knowledge
-from clarion.dstc.models.pipeline import DstcModel, PreparedKnowledge
+from clarion.dstc.models.entities import EntityTracker, normalise, ordinal
+from clarion.dstc.models.generate import display_name
+from clarion.dstc.models.pipeline import MAX_BRANCHES, DstcModel, PreparedKnowledge
 from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import InputError, check_unicode
 
@@ -101,8 +104,10 @@ class Grounder:
         """:meth:`respond` for several dialogues in one batch (faster: one encoding pass)."""
         if isinstance(dialogues, str) or not isinstance(dialogues, Sequence) or not dialogues:
             raise InputError("dialogues must be a non-empty list of dialogues")
+        tracker, names = self.prepared.tracker, self.knowledge.entity_names
         contexts = [
-            Context(as_turns(d, f"dialogue {i}: " if len(dialogues) > 1 else "")) for i, d in enumerate(dialogues)
+            Context(after_clarifying(as_turns(d, f"dialogue {i}: " if len(dialogues) > 1 else ""), tracker, names))
+            for i, d in enumerate(dialogues)
         ]
         dataset = Dataset(self.knowledge.format, contexts, self.knowledge)
         labels = self.model.predict(dataset, prepared=self.prepared)
@@ -112,6 +117,60 @@ class Grounder:
             else Reply(False)
             for label in labels
         ]
+
+
+_WHICH_BRANCH = re.compile(r"Which .+ do you mean: (.+)\?")
+"""The clarifying question for a chain named without its branch (``DstcModel._which_entity``)."""
+_WHICH_PLACE = re.compile(r"Which .+ are you asking about\?")
+"""The clarifying question for a dialogue naming no place (``DstcModel._which_entity``)."""
+_SHORT_ANSWER = 8
+"""Most words of a user turn read as the answer to a clarifying question (a longer turn, or a question, is a turn of
+its own)."""
+
+
+def after_clarifying(turns: tuple[Turn, ...], tracker: EntityTracker, names: Mapping) -> tuple[Turn, ...]:
+    """``turns`` as the question they answer when the system's last turn is clarion's own clarifying question and the
+    user's last turn answers it with a place: the original question asked again after the chosen place is named.
+
+    ["What do people think of Pizza Hut?", "Which Pizza Hut do you mean: ...?", "The city centre one."] is answered as
+    [..., "The city centre one.", "Pizza Hut City Centre.", "What do people think of Pizza Hut?"]. The answer picks
+    an offered branch by an ordinal ("the first one") or by the words that set its name apart ("city centre"); after
+    "Which hotel or restaurant are you asking about?" it names the place(s). Anything else (no place picked, an answer
+    of more than :data:`_SHORT_ANSWER` words or with a question mark) leaves ``turns`` as they are."""
+    if len(turns) < 3 or [t.speaker for t in turns[-3:]] != ["U", "S", "U"]:
+        return turns
+    asked, answer = turns[-2].text.strip(), turns[-1].text
+    if "?" in answer or len(answer.split()) > _SHORT_ANSWER:
+        return turns
+    if branch := _WHICH_BRANCH.fullmatch(asked):
+        chosen = _chosen_branch(answer, re.split(r", | or ", branch.group(1)))
+        places = [chosen] if chosen else []
+    elif _WHICH_PLACE.fullmatch(asked):
+        places = [display_name(names.get(key)) for key in tracker.mentions(answer)[:MAX_BRANCHES]]
+    else:
+        return turns
+    if not places:
+        return turns
+    return (*turns[:-3], turns[-1], Turn("S", f"{' and '.join(places)}."), turns[-3])
+
+
+def _chosen_branch(answer: str, offered: list[str]) -> str | None:
+    """The one of ``offered`` that ``answer`` points at: by an ordinal, or as the only name whose words apart from
+    those all the names share are all in the answer (else the only one with any of them in it); None otherwise."""
+    place = ordinal(answer)
+    if place is not None and -len(offered) <= place < len(offered):
+        return offered[place]
+    said = set(normalise(answer).split())
+    words = [set(normalise(name).split()) for name in offered]
+    shared = set.intersection(*words) if words else set()
+    own = [w - shared for w in words]
+    for test in (lambda w: w and w <= said, lambda w: w & said):
+        hits = [name for name, w in zip(offered, own, strict=True) if test(w)]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            return None
+    return None
 
 
 def _is_nbest(nbest: object) -> bool:

@@ -114,7 +114,7 @@ _ORDINAL = re.compile(
 _PLACES = {"first": 0, "former": 0, "second": 1, "latter": 1, "third": 2, "last": -1}
 
 
-def _ordinal(text: str) -> int | None:
+def ordinal(text: str) -> int | None:
     """The place an ordinal reference in ``text`` points at ("the first one" 0, "the latter" 1, "the last one" -1),
     or None. "the first/last/second" alone needs a noun after it ("the first one", not "the first night")."""
     match = _ORDINAL.search(normalise(text))
@@ -371,7 +371,7 @@ class EntityTracker:
         for back, text in enumerate(reversed(turns)):
             found = self.mentions(text)
             if found:
-                if back and len(found) > 1 and (place := _ordinal(last)) is not None and place < len(found):
+                if back and len(found) > 1 and (place := ordinal(last)) is not None and place < len(found):
                     return [found[place]]
                 return self._branch_named(found, turns)[:max_entities]
         for text in reversed(turns[-fuzzy_turns:]):
