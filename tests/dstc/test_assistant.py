@@ -79,6 +79,23 @@ def test_a_chain_named_without_its_branch_gets_its_branches_offered(tiny_model):
         )
 
 
+def test_a_question_about_what_reviews_say_of_a_named_place_is_knowledge_seeking(grounder, monkeypatch):
+    from clarion.dstc.models.pipeline import REVIEW_CUE
+
+    assert REVIEW_CUE.search("What do people say about the food?") and REVIEW_CUE.search("Any reviews of it?")
+    assert not REVIEW_CUE.search("Can you recommend a hotel with a 4 star rating?")
+    assert not REVIEW_CUE.search("Any good Italian places?")
+    monkeypatch.setattr(grounder.model.detector.config, "threshold", 2.0)  # the detector says no to every turn
+    asked = ["I want a hotel.", "Alpha Lodge is a good choice.", "What do people say about the view?"]
+    reply = grounder.respond(asked)
+    assert reply.knowledge_seeking and reply.snippets
+    assert {s.entity_name for s in reply.snippets} == {"ALPHA LODGE"}
+    assert not grounder.respond(["I want a hotel.", "There are several.", asked[-1]]).knowledge_seeking  # no place
+    monkeypatch.setattr(grounder.model.config, "review_cues", False)
+    assert not grounder.respond(asked).knowledge_seeking
+    assert not PipelineConfig.from_json({}).review_cues  # models trained before it: the detector alone
+
+
 def test_the_place_named_after_which_place_answers_the_question_asked_before_it(grounder):
     dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
     asked = grounder.respond(dialogue)

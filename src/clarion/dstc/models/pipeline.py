@@ -13,6 +13,7 @@ callers that predict turn by turn.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -56,6 +57,12 @@ DSTC11's questions, nearly all about reviews; on an FAQ question of a kind the t
 there a lift?") it is often unsure, and its best guess is then an unrelated review."""
 
 
+REVIEW_CUE = re.compile(
+    r"\b(reviews?|reviewers?|(?:people|guests|customers) say|say about|people think|think of|what'?s it like)\b", re.I
+)
+"""Words of a turn that asks what the reviews say (DSTC11's subjective knowledge): in the train split of
+dstc11_track5, 15 of the 15 last user turns holding one are knowledge-seeking. "recommend" and "rating" are not
+among them (52 booking turns hold them), nor "any good" ("Any good Italian places?" is a search)."""
 MAX_BRANCHES = 5
 """The most branches of a chain offered when a dialogue names the chain alone (more: which place, generally)."""
 FAQ_OUTRANKS = 0.2
@@ -79,6 +86,7 @@ _PIPELINE_BOUNDS = {
     "abstain_cosine": Bound("float", -1, 1, optional=True),
     "faq_fallback_memory": Bound("float", -1, 1, optional=True),
     "ask_entity": FLAG,
+    "review_cues": FLAG,
     "max_contexts": Bound("int", 1, optional=True),
     "dense": FLAG,
 }
@@ -106,6 +114,7 @@ class PipelineConfig:
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
     faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
+    review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -145,6 +154,7 @@ class PipelineConfig:
             abstain_cosine=obj.get("abstain_cosine"),
             faq_fallback_memory=obj.get("faq_fallback_memory"),  # before it: the selector's confidence alone
             ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
+            review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -290,6 +300,14 @@ class DstcModel:
         q_emb = embed_queries(texts, self.config.dense)
         advance(1)
         detected = self.detector.predict(texts, q_emb)
+        if self.config.review_cues and dataset.format is Format.DSTC11:
+            detected = detected | np.array(
+                [
+                    bool(REVIEW_CUE.search(text)) and bool(prepared.tracker.track(context_texts(c)))
+                    for text, c in zip(texts, dataset.contexts, strict=True)
+                ],
+                dtype=bool,
+            )
         faq_turns = np.zeros(len(texts), dtype=bool)
         gated = prepared.faq_rule if prepared.faq_rule is not None and prepared.faq_rule.penalties is not None else None
         strip_gate = gated is not None and self._strips_names()
