@@ -447,8 +447,8 @@ class DstcModel:
         free wifi?" after "We have 18 moderately priced hotels"): ask which one rather than answer about the entity
         of the lexically closest snippet, which named the wrong place on 5 of the 6 such turns of dstc11_track5's train
         and dev. A chain named without its branch (``branches``: :meth:`EntityTracker.chain_named`, at most
-        :data:`MAX_BRANCHES` of them) gets its branches offered: "Which Pizza Hut do you mean: Pizza Hut City Centre,
-        Pizza Hut Cherry Hinton or Pizza Hut Fen Ditton?"."""
+        :data:`MAX_BRANCHES` of them) gets its branches offered, by name: "Which Pizza Hut do you mean: Pizza Hut Cherry
+        Hinton, Pizza Hut City Centre or Pizza Hut Fen Ditton?"."""
         names = index.knowledge.entity_names
         offered = sorted(display_name(names.get(key)) for key in branches)
         if 1 < len(offered) <= MAX_BRANCHES:
