@@ -19,6 +19,7 @@ import difflib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 _GENERIC = (
     "restaurant and bar",
@@ -276,15 +277,23 @@ class EntityTracker:
         of Pizza Hut?": PIZZA HUT CITY CENTRE, CHERRY HINTON and FEN DITTON), in key order; [] when no turn does.
         Chains are the short forms shared by several entities (:func:`short_forms`), matched in any case here, as
         users type them."""
-        chains = {form.lower(): keys for form, keys in self.short_index.items() if len(keys) > 1}
-        if not chains:
+        chains, pattern = self._chains
+        if pattern is None:
             return []
-        pattern = re.compile(r"\b(" + "|".join(re.escape(f) for f in sorted(chains, key=len, reverse=True)) + r")\b")
         for text in reversed(turns):
             match = pattern.search(text.lower())
             if match:
                 return sorted(chains[match.group(1)], key=str)
         return []
+
+    @cached_property
+    def _chains(self) -> tuple[dict[str, set[tuple]], re.Pattern | None]:
+        """The chains of :attr:`short_index` (lower-cased form -> keys) and a pattern finding them, built once."""
+        chains = {form.lower(): keys for form, keys in self.short_index.items() if len(keys) > 1}
+        if not chains:
+            return chains, None
+        forms = "|".join(re.escape(f) for f in sorted(chains, key=len, reverse=True))
+        return chains, re.compile(r"\b(" + forms + r")\b")
 
     def _named(self, text: str) -> Iterator[set[tuple]]:
         """For each name in ``text``, in order, the keys of the entities it may be (longest alias wins)."""
