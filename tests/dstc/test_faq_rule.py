@@ -62,6 +62,24 @@ def test_gated_rule_skips_faq_questions_that_resemble_api_requests():
     assert FaqRule.gated(["pets"], questions[:1], negatives[:0]) is None
 
 
+def test_entity_gate_matches_a_tracked_places_faq_at_a_lower_cosine():
+    from types import SimpleNamespace
+
+    questions = unit([[1, 0, 0], [0, 1, 0]])  # "what time is check-in?" (one place's), "is there parking?"
+    negatives = unit([[0, 1, 0.3]])
+    rule = FaqRule.gated(["check-in", "parking"], questions, negatives, cosine=0.8, margin=0.1)
+    faq = SimpleNamespace(doc_type="faq", title=" check-in ")
+    review = SimpleNamespace(doc_type="review", title="")
+    turn = unit([[0.7, 0, 0.714]])[0]  # cosine 0.70 to the check-in question: below the rule's 0.8
+    assert not rule.matches(turn[None, :])[0]
+    assert rule.matches_entity(turn, [review, faq], cosine=0.65)
+    assert not rule.matches_entity(turn, [review, faq], cosine=0.75)
+    assert not rule.matches_entity(turn, [review], cosine=0.65)  # the place has no such FAQ
+    parking = SimpleNamespace(doc_type="faq", title="parking")
+    assert not rule.matches_entity(unit([[0, 0.9, 0.436]])[0], [parking], cosine=0.65)  # within the margin of a booking turn
+    assert not FaqRule(questions, 0.7).matches_entity(turn, [faq], cosine=0.65)  # the plain rule has no gate
+
+
 def test_faq_questions_are_distinct_titles(tiny, tmp_path):
     data = load_dataset(tiny.write_dir(tmp_path / "d9", "dstc9"), labels=False)
     titles = [s.title.strip() for s in data.knowledge.snippets() if s.title.strip()]
@@ -174,6 +192,50 @@ def test_dstc11_turn_on_an_faq_the_training_never_asks_is_answered_from_it(dense
     assert not preds[1].target
     # an FAQ question the knowledge base answers for another hotel only: left to the dialogue manager
     assert not preds[2].target and preds[3].target and preds[3].response.startswith("Yes, a lift")
+
+
+def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(dense_model, tmp_path):
+    """``DetectConfig.entity_faq_cosine``: below the gated rule's cosine, a turn close to an FAQ of the place the
+    dialogue is about is knowledge-seeking and answered from it; models trained before it leave the turn alone."""
+    from dstc_synthetic import knowledge
+
+    from clarion.retrieve.dense import encode
+
+    model, _ = dense_model
+    kb = knowledge()
+    question = "What time can I check in at Alpha Lodge?"
+    kb["hotel"]["0"]["faqs"]["1"] = {"question": question, "answer": "Check-in is between 2 pm and 11 pm."}
+    turn = "Can I check in at 11 pm?"
+    logs = [
+        [
+            {"speaker": "U", "text": "I want a hotel."},
+            {"speaker": "S", "text": "Alpha Lodge is a good choice."},
+            {"speaker": "U", "text": turn},
+        ],
+        [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Sure."}, {"speaker": "U", "text": turn}],
+    ]
+    root = tmp_path / "checkin"
+    root.mkdir()
+    (root / "logs.json").write_text(json.dumps(logs))
+    (root / "knowledge.json").write_text(json.dumps(kb))
+    data = load_dataset(root, labels=False)
+    cosine = float(np.prod(encode([turn, "What time can I check in at the ?"]), axis=0).sum())
+    assert 0.65 <= cosine < faq_rule.GATE_COSINE  # what the entity gate is for
+    checkin = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title == question)
+    threshold = model.detector.config.threshold
+    model.detector.config.threshold = 2.0  # the detector says no to every turn
+    try:
+        assert model.config.detect.entity_faq_cosine == 0.65
+        named, unnamed = model.predict(data)
+        model.config.detect.entity_faq_cosine = None
+        before = model.predict(data)
+    finally:
+        model.detector.config.threshold = threshold
+        model.config.detect.entity_faq_cosine = 0.65
+    assert named.target and named.knowledge == (checkin.key,) and named.response.startswith("Check-in is between")
+    assert not unnamed.target  # no place tracked: nothing to match
+    assert not before[0].target
+    assert PipelineConfig.from_json({"detect": {}}).detect.entity_faq_cosine is None  # models trained before it
 
 
 def test_the_outranking_faq_answers_turns_the_gated_rule_did_not_flag(dense_model, tmp_path, monkeypatch):

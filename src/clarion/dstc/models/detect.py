@@ -20,6 +20,7 @@ _DETECT_BOUNDS = {
     "threshold": FRACTION,
     "faq_rule": FLAG,
     "strip_names": FLAG,
+    "entity_faq_cosine": Bound("float", 0, 1, optional=True),
 }
 
 
@@ -36,6 +37,10 @@ class DetectConfig:
     strip_names: bool = True
     """The gated FAQ rule compares turns and FAQ questions with entity names removed (models trained with it keep
     their non-knowledge turns' embeddings without names as well)."""
+    entity_faq_cosine: float | None = 0.65
+    """The gated FAQ rule also fires, at this lower cosine, for an FAQ of a place the dialogue tracks (DSTC11-format
+    knowledge; the margin as the rule's): "Can I check in at 11 pm?" after the Lensfield Hotel is 0.74 (names cut)
+    from its "What time can I check in at The Lensfield Hotel?". ``None``: off (models trained before it)."""
 
     def __post_init__(self) -> None:
         check_fields(self, _DETECT_BOUNDS)

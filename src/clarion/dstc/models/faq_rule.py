@@ -128,6 +128,20 @@ class FaqRule:
                 best, best_cosine = snippet, cosine
         return best
 
+    def matches_entity(self, query: np.ndarray, snippets: Sequence[Snippet], cosine: float) -> bool:
+        """Gated rule, for the FAQs among ``snippets`` (a tracked place's): whether the turn ``query`` (one
+        embedding) is within ``cosine`` of one of their questions that is :attr:`margin` further from every
+        non-knowledge training turn."""
+        if self.penalties is None:
+            return False
+        for snippet in snippets:
+            row = self.rows.get(snippet.title.strip()) if snippet.doc_type == "faq" else None
+            if row is not None:
+                sim = float(self.questions[row] @ query)
+                if sim >= cosine and sim - float(self.penalties[row]) >= self.margin:
+                    return True
+        return False
+
     def matches(self, query_emb: np.ndarray) -> np.ndarray:
         """Whether each turn (L2-normalised embedding rows) paraphrases an FAQ question (gated: one unlike the
         training data's non-knowledge turns)."""

@@ -137,7 +137,7 @@ class PipelineConfig:
     @classmethod
     def from_json(cls, obj: dict) -> PipelineConfig:
         return cls(
-            detect=DetectConfig(**obj.get("detect", {})),
+            detect=DetectConfig(**{"entity_faq_cosine": None, **obj.get("detect", {})}),  # before it: no entity gate
             select=_select_config(obj.get("select", {})),
             generator=Generator(obj.get("generator", Generator.neighbour.value)),
             neighbour_weight=float(obj.get("neighbour_weight", 1.0)),
@@ -322,6 +322,8 @@ class DstcModel:
         gate_emb = without_names() if strip_gate else q_emb  # the gated rule's view of the turns
         if prepared.faq_rule is not None:
             faq_turns = prepared.faq_rule.matches(gate_emb)
+        if gated is not None and self.config.detect.entity_faq_cosine is not None:
+            faq_turns |= self._entity_faq_turns(dataset, prepared, gate_emb, detected | faq_turns)
         # A last user turn with no letter or digit (an empty ASR hypothesis, "...") asks nothing: not knowledge-seeking.
         wordless = np.array([not any(c.isalnum() for c in text) for text in texts], dtype=bool)
         targets = (detected | faq_turns) & ~wordless
@@ -367,6 +369,19 @@ class DstcModel:
                 advance(1)
         if use_lm:
             self._lm_responses(dataset, out, pools, [i for i in positive if out[i].knowledge and i in pools], progress)
+        return out
+
+    def _entity_faq_turns(
+        self, dataset: Dataset, prepared: PreparedKnowledge, gate_emb: np.ndarray, known: np.ndarray
+    ) -> np.ndarray:
+        """The turns not in ``known`` that the gated FAQ rule matches against a tracked place's own FAQs at the
+        lower cosine ``DetectConfig.entity_faq_cosine`` (:meth:`FaqRule.matches_entity`)."""
+        out = np.zeros(len(known), dtype=bool)
+        cosine = self.config.detect.entity_faq_cosine
+        for i in np.flatnonzero(~known):
+            entities = prepared.tracker.track(context_texts(dataset.contexts[i]))
+            snippets = [s for entity in entities for s in prepared.index.snippets(entity)]
+            out[i] = prepared.faq_rule.matches_entity(gate_emb[i], snippets, cosine)
         return out
 
     def _lm_responses(
