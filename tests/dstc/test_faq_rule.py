@@ -76,7 +76,8 @@ def test_entity_gate_matches_a_tracked_places_faq_at_a_lower_cosine():
     assert not rule.matches_entity(turn, [review, faq], cosine=0.75)
     assert not rule.matches_entity(turn, [review], cosine=0.65)  # the place has no such FAQ
     parking = SimpleNamespace(doc_type="faq", title="parking")
-    assert not rule.matches_entity(unit([[0, 0.9, 0.436]])[0], [parking], cosine=0.65)  # within the margin of a booking turn
+    near_booking = unit([[0, 0.9, 0.436]])[0]  # close to the parking question, which a booking turn resembles
+    assert not rule.matches_entity(near_booking, [parking], cosine=0.65)
     assert not FaqRule(questions, 0.7).matches_entity(turn, [faq], cosine=0.65)  # the plain rule has no gate
 
 
@@ -212,7 +213,11 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
             {"speaker": "S", "text": "Alpha Lodge is a good choice."},
             {"speaker": "U", "text": turn},
         ],
-        [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Sure."}, {"speaker": "U", "text": turn}],
+        [
+            {"speaker": "U", "text": "I want a hotel."},
+            {"speaker": "S", "text": "Sure."},
+            {"speaker": "U", "text": turn},
+        ],
     ]
     root = tmp_path / "checkin"
     root.mkdir()
