@@ -279,6 +279,38 @@ def test_the_outranking_faq_answers_turns_the_gated_rule_did_not_flag(dense_mode
     assert model.predict(data, prepared=prepared)[0].response != answered.response  # the selector's answer
 
 
+def test_the_outranking_faq_may_be_farther_than_the_rules_answers(dense_model, tmp_path, monkeypatch):
+    """``OUTRANKING_FAQ_COSINE``: "Do they speak French?" is 0.5-0.6 from "What languages are spoken at this
+    location?", below the gated rule's answers (``ENTITY_FAQ_COSINE``); that FAQ may still outrank the choice."""
+    from dstc_synthetic import knowledge
+
+    from clarion.dstc.models import pipeline
+    from clarion.dstc.models.pipeline import DstcModel
+    from clarion.retrieve.dense import encode
+
+    model, _ = dense_model
+    kb = knowledge()
+    question, turn = "What languages are spoken at this location?", "Do they speak French?"
+    kb["hotel"]["0"]["faqs"]["1"] = {"question": question, "answer": "The staff speak English and French."}
+    opening = [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Alpha Lodge is a good choice."}]
+    root = tmp_path / "french"
+    root.mkdir()
+    (root / "logs.json").write_text(json.dumps([opening + [{"speaker": "U", "text": turn}]]))
+    (root / "knowledge.json").write_text(json.dumps(kb))
+    data = load_dataset(root, labels=False)
+    cosine = float(np.prod(encode([turn, question]), axis=0).sum())
+    assert pipeline.OUTRANKING_FAQ_COSINE <= cosine < faq_rule.ENTITY_FAQ_COSINE
+    offered = []
+    monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.zeros(len(emb), dtype=bool))  # never fires
+    monkeypatch.setattr(DstcModel, "_outranked", lambda self, group, scores, snippets, faq: offered.append(faq) or True)
+    monkeypatch.setattr(model.detector.config, "threshold", -1.0)  # every turn is knowledge-seeking
+    answered = model.predict(data)[0]
+    assert [faq.title for faq in offered] == [question]
+    assert answered.response == "The staff speak English and French. Would you like to book a room?"
+    monkeypatch.setattr(pipeline, "OUTRANKING_FAQ_COSINE", faq_rule.ENTITY_FAQ_COSINE)
+    assert model.predict(data)[0].response != answered.response and offered[-1] is None
+
+
 def test_an_unremembered_choice_farther_than_the_faq_yields_to_it():
     """The fallback when the selector is confident on snippets no similar question chose ("Does Charlie Chan have high
     chairs?" -> the outdoor-seating FAQ): the FAQ the turn paraphrases answers when it is not chosen, nothing chosen

@@ -68,6 +68,11 @@ MAX_BRANCHES = 5
 FAQ_OUTRANKS = 0.2
 """How much closer to the turn (MiniLM cosine, names cut) the FAQ it paraphrases must be than every snippet the
 selector chose, for :attr:`PipelineConfig.faq_fallback_memory` to answer from the FAQ instead."""
+OUTRANKING_FAQ_COSINE = 0.5
+"""The least cosine (names cut) between the turn and the place's FAQ that may outrank the selector's choice
+(:meth:`DstcModel._outranked`); below :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE`, where the gated rule's
+own answers stop: "Do they speak French?" is 0.52 from the Lensfield Hotel's "What languages are spoken at this
+location?", whose answer lists French, and the selector chose reviews about noise (train CV: no turn changes)."""
 
 
 _SHARE = Bound("float", 0, 1, optional=True)
@@ -430,7 +435,7 @@ class DstcModel:
 
     def _outranked(self, group, scores: np.ndarray, snippets, faq) -> bool:
         """Whether the tracked entity's FAQ whose question the turn is closest to (``faq``, within cosine
-        :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE`) should answer it over the selector's choice, on any
+        :data:`OUTRANKING_FAQ_COSINE`) should answer it over the selector's choice, on any
         detected turn: it is not chosen, no chosen snippet was the gold of a training turn within cosine
         ``faq_fallback_memory`` of this one (the key memory's ``best``), and the FAQ is closer to the turn than every
         chosen snippet by :data:`FAQ_OUTRANKS`. "Does Charlie Chan have high chairs?" chose the outdoor-seating FAQ
@@ -519,8 +524,11 @@ class DstcModel:
                 group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
             scores = self.selector.scores(group)
             if faq_fallback is not None:
-                faq = faq_fallback.best_faq(q_emb if gate_emb is None else gate_emb, snippets)
+                view = q_emb if gate_emb is None else gate_emb
+                faq = faq_fallback.best_faq(view, snippets)
                 unsure = fired and (not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE)
+                if not unsure and faq is None:  # the outranking test looks further than the rule's answers
+                    faq = faq_fallback.best_faq(view, snippets, OUTRANKING_FAQ_COSINE)
                 if unsure or self._outranked(group, scores, snippets, faq):
                     if faq is not None:
                         return self._faq_label(index, faq), None
