@@ -130,6 +130,24 @@ def test_short_forms_no_alias_catches_are_outside_a_selection_too():
     assert tracker.mentions("Midsummer has no outdoor seating.") == []  # tracking a dialogue does not use them
 
 
+def test_a_name_written_without_and_bar_is_renamed_and_seen_outside():
+    """DE LUCA CUCINA AND BAR is written "De Luca Cucina": a borrowed body is renamed, or seen naming another place;
+    tracking a dialogue keeps the aliases it had (the selector is fitted on turns with names cut)."""
+    from clarion.dstc.models.generate import swap_entity
+
+    names = {("restaurant", 1): "DE LUCA CUCINA AND BAR", ("restaurant", 2): "KYMMOY"}
+    body = "De Luca Cucina gets some mixed reviews on their food portions."
+    assert (
+        swap_entity(body, names[("restaurant", 1)], "Kymmoy")
+        == "Kymmoy gets some mixed reviews on their food portions."
+    )
+    assert "de luca cucina" in aliases(names[("restaurant", 1)], written=True)
+    assert "de luca cucina" not in aliases(names[("restaurant", 1)])
+    tracker = EntityTracker.from_names(names)
+    assert tracker.outside(body, [("restaurant", 2)]) == [("restaurant", 1)]
+    assert tracker.mentions(body) == []
+
+
 def test_a_chain_named_without_its_branch_is_asked_about():
     from types import SimpleNamespace
 

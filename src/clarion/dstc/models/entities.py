@@ -133,12 +133,20 @@ def normalise(text: str) -> str:
     return " " + _NON_WORD.sub(" ", text).strip() + " "
 
 
-def aliases(name: str) -> set[str]:
-    """The normalised surface forms a name may take in a dialogue (see the module docstring)."""
+_WRITTEN_SUFFIXES = (" and bar",)
+"""Endings the responses leave out of a name ("De Luca Cucina" for DE LUCA CUCINA AND BAR): forms for renaming and
+the faithfulness check (:func:`aliases` with ``written``, :func:`short_forms`), not for tracking."""
+
+
+def aliases(name: str, written: bool = False) -> set[str]:
+    """The normalised surface forms a name may take in a dialogue (see the module docstring); ``written``: also the
+    forms a response writes without one of :data:`_WRITTEN_SUFFIXES`."""
     full = normalise(name).strip()
     if not full:
         return set()
     forms = {full}
+    if written:
+        forms |= {full.removesuffix(suffix) for suffix in _WRITTEN_SUFFIXES}
     if " - " in name:  # "Tadu Ethiopian Kitchen - Mission Bay": the chain's name without its branch
         forms.add(normalise(name.split(" - ")[0]).strip())
     for form in list(forms):  # "Four Seasons Hotel San Francisco": the name without its city
@@ -208,6 +216,11 @@ def short_forms(names: dict[tuple, str | None]) -> dict[str, set[tuple]]:
     for prefix, keys in prefixes.items():
         if len(keys) > 1 and not all(word in _STOP_ALIASES for word in prefix.split()):
             out.setdefault(prefix.title(), set()).update(keys)
+    for key, w in words.items():  # "De Luca Cucina" of DE LUCA CUCINA AND BAR
+        written = " ".join(w)
+        for suffix in _WRITTEN_SUFFIXES:
+            if written.endswith(suffix) and len(written) - len(suffix) >= _MIN_ALIAS:
+                out.setdefault(written.removesuffix(suffix).title(), set()).add(key)
     for key, w in words.items():
         first = w[0] if len(w) >= 2 else ""
         if len(first) >= 5 and first.isalpha() and used[first] == 1 and first not in _STOP_ALIASES:

@@ -149,7 +149,7 @@ def _name_tail(old_name: str) -> str:
 def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
     """Replace any alias of ``old_name`` in ``response`` with ``new_name`` (case-insensitive), with the capitalised
     words written straight after it as more of the name (:func:`_name_tail`)."""
-    forms = sorted((a for a in aliases(old_name or "") if len(a) >= 3), key=len, reverse=True)
+    forms = sorted((a for a in aliases(old_name or "", written=True) if len(a) >= 3), key=len, reverse=True)
     if not forms:
         return response
     names = "|".join(r"\s+".join(map(re.escape, f.split())) for f in forms)
