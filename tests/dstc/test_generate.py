@@ -16,16 +16,20 @@ from clarion.dstc.models.generate import (
     FOLLOW_UPS,
     Generator,
     NeighbourBank,
+    Pool,
+    agreeing,
     body_texts,
     consensus_choice,
     consensus_pool,
     consensus_response,
+    contradicts,
     display_name,
     entity_renames,
     faq_answers,
     follow_up_for,
     lm_consensus_response,
     mbr_weighted,
+    negated,
     ngram_utility,
     split_follow_up,
     swap_entities,
@@ -238,6 +242,31 @@ def test_a_selected_faq_answer_the_body_misses_is_added():
     faq = Snippet("restaurant", 1, 3, None, "faq", "Outdoor seating?", seating[0], "MEGHNA")
     review = Snippet("restaurant", 1, 0, 2, "review", "", "The view was nice.", "MEGHNA")
     assert faq_answers([review, faq]) == [seating]
+
+
+def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
+    seating = ("Zizzi Cambridge does not offer outdoor seating.", "ZIZZI CAMBRIDGE")
+    assert negated(seating[0]) and negated("They don't.") and negated("It lacks a view.") and not negated("Notable.")
+    assert contradicts("Yes, Zizzi Cambridge does have an outdoor seating area by a lake.", *seating)
+    assert contradicts("I'm not sure. Zizzi Cambridge does have a nice outdoor seating area.", *seating)  # hedge apart
+    assert not contradicts("No, Zizzi Cambridge lacks outdoor seating.", *seating)
+    assert not contradicts("Zizzi Cambridge has nice decor.", *seating)  # shares the name only: no restatement
+    alcohol = ("Yes, Cocum serves alcohol.", "COCUM")
+    assert not contradicts("Yes, they serve alcohol at Cocum, but I am not sure about specifics.", *alcohol)
+    assert not contradicts("Cocum serves alcohol, while others say it was not worth the price.", *alcohol)
+    assert contradicts("Cocum never serves alcohol.", *alcohol)
+    pool = Pool(
+        ["Yes, Zizzi Cambridge has outdoor seating.", "Zizzi Cambridge has no outdoor seating.", "Voter."], [3, 1, 1], 2
+    )
+    kept = agreeing(pool, [seating])
+    assert kept.bodies == [
+        "Zizzi Cambridge has no outdoor seating.",
+        "Yes, Zizzi Cambridge has outdoor seating.",
+        "Voter.",
+    ]
+    assert kept.weights == [1, 3, 1] and kept.choosable == 1  # the contradicting body still votes
+    assert agreeing(pool, []) == pool
+    assert PipelineConfig().faq_agreement and not PipelineConfig.from_json({}).faq_agreement  # models trained before
 
 
 def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():

@@ -508,6 +508,43 @@ def faq_answers(snippets: Sequence) -> list[tuple[str, str | None]]:
     return [(s.body, s.entity_name) for s in snippets if s.doc_type == "faq"]
 
 
+_NEGATION = re.compile(
+    r"\b(?:no|not|never|none|nothing|nor|cannot|without|lacks?|unavailable)\b|n't\b|\b(?:do|does|did|is|are|was|were|has|have|ca|wo)nt\b"
+)
+_CLAUSE = re.compile(r"(?<=[.!?])\s+|[,;:]|\b(?:but|while|although|though|whereas|however|and)\b", re.IGNORECASE)
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` holds a negation word ("no", "not", "n't", "never", "without", "lacks", ...)."""
+    return bool(_NEGATION.search(text.lower().replace("\u2019", "'")))
+
+
+def contradicts(body: str, answer: str, name: str | None, cover: float = 0.5) -> bool:
+    """Whether ``body`` restates the FAQ ``answer`` with the other polarity: it holds at least ``cover`` of the
+    answer's content words once the entity's ``name`` is cut (a body that only shares the name or the topic word does
+    not restate it), and its clause holding most of them is negated where the answer is not, or the other way round
+    ("Yes, Zizzi Cambridge does have an outdoor seating area" against "Zizzi Cambridge does not offer outdoor
+    seating."). A negation in another clause ("they serve alcohol, but I am not sure about specifics", "... while
+    others say they were not worth the price") does not count."""
+    words = content_words(swap_entity(answer, name, "") if name else answer)
+    if not words or len(words & content_words(body)) / len(words) < cover:
+        return False
+    clause = max(_CLAUSE.split(body.strip()), key=lambda part: len(words & content_words(part)))
+    return negated(clause) != negated(answer)
+
+
+def agreeing(pool: Pool, faqs: Sequence[tuple[str, str | None]], cover: float = 0.5) -> Pool:
+    """``pool`` with the choosable bodies that contradict a selected FAQ (:func:`contradicts`) moved to the voters."""
+    if not faqs or pool.choosable == 0:
+        return pool
+    head = range(pool.choosable)
+    ok = [j for j in head if not any(contradicts(pool.bodies[j], a, n, cover) for a, n in faqs)]
+    if len(ok) == pool.choosable:
+        return pool
+    order = ok + [j for j in head if j not in ok] + list(range(pool.choosable, len(pool.bodies)))
+    return Pool([pool.bodies[j] for j in order], [pool.weights[j] for j in order], len(ok))
+
+
 def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: float) -> str:
     """``body`` followed by each selected FAQ answer, ``(answer, entity name)``, of which it holds less than
     ``cover`` of the content words (the entity's name written as the responses write it). A training answer chosen

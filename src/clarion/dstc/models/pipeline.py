@@ -33,6 +33,7 @@ from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
     Pool,
+    agreeing,
     consensus_choice,
     consensus_pool,
     display_name,
@@ -92,6 +93,7 @@ _PIPELINE_BOUNDS = {
     "faq_fallback_memory": Bound("float", -1, 1, optional=True),
     "ask_entity": FLAG,
     "review_cues": FLAG,
+    "faq_agreement": FLAG,
     "max_contexts": Bound("int", 1, optional=True),
     "dense": FLAG,
 }
@@ -119,6 +121,7 @@ class PipelineConfig:
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
     faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
+    faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
@@ -159,6 +162,7 @@ class PipelineConfig:
             abstain_cosine=obj.get("abstain_cosine"),
             faq_fallback_memory=obj.get("faq_fallback_memory"),  # before it: the selector's confidence alone
             ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
+            faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
@@ -568,6 +572,9 @@ class DstcModel:
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence
             follow_up = follow_up_for(keys, config.entity_follow_up)
+            if config.faq_agreement and len({key[:2] for key in keys}) == 1:  # one place: a body restating a
+                # selected FAQ with the other polarity may only vote
+                evidence = agreeing(evidence, faq_answers(pool))
             no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
             fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
             response = consensus_choice(evidence, keys, follow_up, faq_answers(pool), config.faq_cover, fallback)
