@@ -34,6 +34,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -496,10 +497,23 @@ def consensus_choice(
 
 
 def content_words(text: str) -> set[str]:
-    """Lower-cased words of ``text`` without scikit-learn's English stop words."""
+    """Porter stems of the lower-cased words of ``text`` without scikit-learn's English stop words ("alcoholic" and
+    "alcohol", "seating" and "seat" are one word)."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # imported once; later calls find it loaded
 
-    return {w for w in _TOKEN.findall(text.lower()) if w not in ENGLISH_STOP_WORDS}
+    return {_stem(w) for w in _TOKEN.findall(text.lower()) if w not in ENGLISH_STOP_WORDS}
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _porter().stem(word)
+
+
+@lru_cache(maxsize=1)
+def _porter():
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
 
 
 def faq_answers(snippets: Sequence) -> list[tuple[str, str | None]]:
@@ -552,7 +566,7 @@ def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: f
     view is a parking lot" for "do they have outdoor seating?"); docs/dstc_generation.md has the measurements."""
     have, parts = content_words(body), [body]
     for answer, entity in faqs:
-        words = content_words(answer)
+        words = content_words(swap_entity(answer, entity, "") if entity else answer)  # the name is no content
         if words and len(words & have) / len(words) < cover:
             parts.append(swap_entity(answer, entity, display_name(entity)) if entity else answer)
             have |= words
