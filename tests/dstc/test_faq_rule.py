@@ -75,6 +75,7 @@ def test_entity_gate_matches_a_tracked_places_faq_at_a_lower_cosine():
     assert rule.matches_entity(turn, [review, faq], cosine=0.65)
     assert not rule.matches_entity(turn, [review, faq], cosine=0.75)
     assert not rule.matches_entity(turn, [review], cosine=0.65)  # the place has no such FAQ
+    assert rule.reaches(np.stack([turn, unit([[0, 0, 1]])[0]]), 0.65).tolist() == [True, False]  # the cheap test first
     parking = SimpleNamespace(doc_type="faq", title="parking")
     near_booking = unit([[0, 0.9, 0.436]])[0]  # close to the parking question, which a booking turn resembles
     assert not rule.matches_entity(near_booking, [parking], cosine=0.65)

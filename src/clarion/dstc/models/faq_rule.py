@@ -128,6 +128,19 @@ class FaqRule:
                 best, best_cosine = snippet, cosine
         return best
 
+    def reaches(self, query_emb: np.ndarray, cosine: float) -> np.ndarray:
+        """Gated rule: whether each turn is within ``cosine`` of *some* FAQ question of the knowledge base with the
+        rule's margin — what :meth:`matches_entity` needs of one of the tracked place's (a cheap test first)."""
+        out = np.zeros(len(query_emb), dtype=bool)
+        if self.penalties is None:
+            return out
+        for start in range(0, len(query_emb), CHUNK):
+            sims = query_emb[start : start + CHUNK] @ self.questions.T
+            out[start : start + CHUNK] = ((sims >= cosine) & (sims - self.penalties[None, :] >= self.margin)).any(
+                axis=1
+            )
+        return out
+
     def matches_entity(self, query: np.ndarray, snippets: Sequence[Snippet], cosine: float) -> bool:
         """Gated rule, for the FAQs among ``snippets`` (a tracked place's): whether the turn ``query`` (one
         embedding) is within ``cosine`` of one of their questions that is :attr:`margin` further from every

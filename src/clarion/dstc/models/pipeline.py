@@ -387,10 +387,11 @@ class DstcModel:
         lower cosine ``DetectConfig.entity_faq_cosine`` (:meth:`FaqRule.matches_entity`)."""
         out = np.zeros(len(known), dtype=bool)
         cosine = self.config.detect.entity_faq_cosine
-        for i in np.flatnonzero(~known):
+        rule = prepared.faq_rule
+        for i in np.flatnonzero(~known & rule.reaches(gate_emb, cosine)):  # tracking only where an FAQ is near
             entities = prepared.tracker.track(context_texts(dataset.contexts[i]))
             snippets = [s for entity in entities for s in prepared.index.snippets(entity)]
-            out[i] = prepared.faq_rule.matches_entity(gate_emb[i], snippets, cosine)
+            out[i] = rule.matches_entity(gate_emb[i], snippets, cosine)
         return out
 
     def _lm_responses(
