@@ -27,6 +27,7 @@ from clarion.dstc.models.generate import (
     entity_renames,
     faq_answers,
     follow_up_for,
+    foreign_details,
     lm_consensus_response,
     mbr_weighted,
     negated,
@@ -34,6 +35,7 @@ from clarion.dstc.models.generate import (
     split_follow_up,
     swap_entities,
     swap_entity,
+    with_detail_penalty,
     with_faq_answers,
 )
 from clarion.dstc.models.modeldir import load_model, save_model
@@ -107,10 +109,10 @@ def test_consensus_uses_same_knowledge_turns_and_appends_follow_up():
 def test_consensus_pool_is_what_consensus_chooses_from():
     bank = _bank()
     query = bank.query_emb[0]
-    bodies, weights, choosable = consensus_pool(
-        bank, query, query, "Gamma House", [("hotel", 2, 1)], k=1, exact_weight=10.0
-    )
+    pool = consensus_pool(bank, query, query, "Gamma House", [("hotel", 2, 1)], k=1, exact_weight=10.0)
+    bodies, weights, choosable = pool.bodies, pool.weights, pool.choosable
     assert weights == [1.0, 10.0, 10.0] and choosable == 3  # the nearest turn, then the two same-knowledge turns
+    assert pool.sources == [0, 2, 3] and pool.scale is None  # each body's training turn
     assert all("Would you like" not in b and "Anything else" not in b for b in bodies)  # closing questions cut
     assert bodies[0] == "Guests of Gamma House say the rooms are quiet."
     chosen = consensus_response(bank, query, query, "Gamma House", [("hotel", 2, 1)], k=1, exact_weight=10.0)
@@ -173,7 +175,7 @@ def test_a_comparison_answer_votes_but_is_not_chosen_for_one_entity():
     bank = _one_hot_bank(responses, ["ALPHA HOTEL"] * 3, keys)
     query = bank.query_emb.sum(axis=0) / np.sqrt(3)
     one = [("hotel", 1, 0, 0)]
-    bodies, weights, choosable = consensus_pool(bank, query, query, "Gamma House", one, k=3)
+    bodies, weights, choosable = consensus_pool(bank, query, query, "Gamma House", one, k=3)[:3]
     assert choosable == 1 and bodies[0] == "Gamma House has quiet rooms." and len(bodies) == 3
     assert consensus_response(bank, query, query, "Gamma House", one, k=3).startswith("Gamma House has quiet rooms.")
     two = [("hotel", 1, 0, 0), ("hotel", 4, 0, 0)]  # a comparison was selected: the comparisons may answer it
@@ -190,7 +192,7 @@ def test_an_answer_about_another_domain_votes_but_is_not_chosen():
     bank = _one_hot_bank(responses, ["ALPHA HOTEL", "ALPHA HOTEL", "BETA BISTRO"], keys)
     query = bank.query_emb.sum(axis=0) / np.sqrt(3)
     restaurant = [("restaurant", 7, 0, 0)]
-    _, _, choosable = consensus_pool(bank, query, query, "Gamma Grill", restaurant, k=3)
+    choosable = consensus_pool(bank, query, query, "Gamma Grill", restaurant, k=3).choosable
     assert choosable == 1
     text = consensus_response(bank, query, query, "Gamma Grill", restaurant, k=3)
     assert text == "Gamma Grill is good value. " + FOLLOW_UPS["restaurant"]
@@ -277,6 +279,22 @@ def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
     assert kept.weights == [1, 3, 1] and kept.choosable == 1  # the contradicting body still votes
     assert agreeing(pool, []) == pool
     assert PipelineConfig().faq_agreement and not PipelineConfig.from_json({}).faq_agreement  # models trained before
+
+
+def test_borrowed_details_lower_a_bodys_chance_and_keep_its_vote():
+    specific = frozenset({"lake", "oceanfront", "tuscany"})
+    source = frozenset({"lake", "outdoor", "seating", "tuscany"})  # the place the body was written for
+    body = "Yes, Meghna has an outdoor seating area that overlooks a beautiful lake."
+    assert foreign_details(body, source, {"outdoor", "seating"}, specific) == ["lake"]
+    assert foreign_details(body, source, {"lake"}, specific) == []  # the selected place's knowledge holds it
+    assert foreign_details(body, frozenset({"outdoor"}), set(), specific) == []  # not from its own place's knowledge
+    texts = ["the patio overlooks a lake", "the patio is nice", "the patio is nice and calm"]
+    assert mbr_weighted(texts, [1, 1, 1]) == 1
+    assert mbr_weighted(texts, [1, 1, 1], scale=[1.0, 0.1, 1.0]) == 2  # a prior on the expected utility
+    pool = Pool(texts, [1.0, 1.0, 1.0], 2)
+    scaled = with_detail_penalty(pool, [True, False], 0.2)
+    assert scaled.scale == [0.8, 1.0, 1.0] and scaled.weights == pool.weights  # it still votes at full weight
+    assert PipelineConfig().detail_penalty == 0.2 and PipelineConfig.from_json({}).detail_penalty is None
 
 
 def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():

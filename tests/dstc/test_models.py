@@ -441,3 +441,19 @@ def test_load_refuses_bank_arrays_without_a_row_per_response(tiny_model, tmp_pat
     np.savez(directory / "arrays.npz", **arrays)
     with pytest.raises(ModelError, match=r"incompatible DSTC model \(neighbour bank: knowledge_emb has shape"):
         load_model(directory)
+
+
+def test_specific_words_are_in_the_knowledge_of_few_places():
+    from clarion.dstc.io import parse_knowledge
+    from clarion.dstc.models.candidates import KnowledgeIndex
+
+    places = {
+        str(i): {"name": f"PLACE {i}", "faqs": {}, "reviews": {"0": {"sentences": {"0": "The food was good."}}}}
+        for i in range(40)
+    }
+    places["0"]["reviews"]["0"]["sentences"]["1"] = "It overlooks a lake."
+    places["1"]["reviews"]["0"]["sentences"]["1"] = "It overlooks a park."
+    index = KnowledgeIndex(parse_knowledge({"restaurant": places}), None, dense=False)
+    # "food" and "good" are in every place's knowledge; "overlooks" in 2 of 40 (5%); "it" is a stop word
+    assert index.specific_words() == frozenset({"lake", "park", "overlooks"})
+    assert index.words(("restaurant", 0)) >= {"lake", "overlooks", "food"}

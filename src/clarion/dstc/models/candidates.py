@@ -26,6 +26,35 @@ class KnowledgeIndex:
             self._by_entity.setdefault((snippet.domain, snippet.entity_id), []).append(snippet)
         self._emb: dict[tuple, np.ndarray] = {}
         self._tfidf: dict[tuple, object] = {}
+        self._specific: frozenset[str] | None = None
+        self._words: dict[tuple, frozenset[str]] = {}
+
+    def specific_words(self, share: float = 0.05) -> frozenset[str]:
+        """Words (4+ letters, no English stop word) found in the knowledge of at least one and at most ``share`` of
+        the entities: a dish, "oceanfront", "Tuscany" — details a response can only have from one place's knowledge
+        (computed once)."""
+        if self._specific is None:
+            from collections import Counter
+
+            from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+            from clarion.dstc.models.generate import words_of
+
+            df = Counter(w for e in self._by_entity for w in {w for s in self._by_entity[e] for w in words_of(s.text)})
+            limit = share * len(self._by_entity)
+            self._specific = frozenset(
+                w for w, n in df.items() if n <= limit and len(w) >= 4 and w not in ENGLISH_STOP_WORDS
+            )
+        return self._specific
+
+    def words(self, entity: tuple) -> frozenset[str]:
+        """The lower-cased words of ``entity``'s snippets (cached)."""
+        entity = tuple(entity)
+        if entity not in self._words:
+            from clarion.dstc.models.generate import words_of
+
+            self._words[entity] = frozenset(w for s in self.snippets(entity) for w in words_of(s.text))
+        return self._words[entity]
 
     def snippets(self, entity: tuple) -> list[Snippet]:
         return self._by_entity.get(tuple(entity), [])

@@ -330,10 +330,17 @@ def ngram_utility(texts: Sequence[str], order: int = 4) -> np.ndarray:
     return utility / order
 
 
-def mbr_weighted(texts: Sequence[str], weights: Sequence[float], order: int = 4, candidates: int | None = None) -> int:
+def mbr_weighted(
+    texts: Sequence[str],
+    weights: Sequence[float],
+    order: int = 4,
+    candidates: int | None = None,
+    scale: Sequence[float] | None = None,
+) -> int:
     """Index of the text with the highest weighted mean utility against the other texts (MBR).
 
-    ``candidates``: only the first ``candidates`` texts can be chosen; the rest are evidence only.
+    ``candidates``: only the first ``candidates`` texts can be chosen; the rest are evidence only. ``scale``: a
+    factor on each text's expected utility (a prior; None: 1 for every text).
     """
     weights = np.asarray(weights, dtype=float)
     if len(texts) < 2:
@@ -341,7 +348,14 @@ def mbr_weighted(texts: Sequence[str], weights: Sequence[float], order: int = 4,
     utility = ngram_utility(texts, order)
     np.fill_diagonal(utility, 0.0)
     expected = (utility @ weights) / np.maximum(weights.sum() - weights, 1e-9)
+    if scale is not None:
+        expected = expected * np.asarray(scale, dtype=float)
     return int(np.argmax(expected[:candidates]))
+
+
+def words_of(text: str) -> list[str]:
+    """Lower-cased word tokens of ``text``."""
+    return _TOKEN.findall(text.lower())
 
 
 class Pool(NamedTuple):
@@ -352,6 +366,10 @@ class Pool(NamedTuple):
     bodies: list[str]
     weights: list[float]
     choosable: int
+    scale: list[float] | None = None
+    """A factor on each body's MBR expected utility (None: 1 for every body)."""
+    sources: list[int] | None = None
+    """Each body's training turn (its index in the bank; None: unknown)."""
 
 
 def consensus_pool(
@@ -436,7 +454,7 @@ def consensus_pool(
         ok = [ok[j] and float(fits[j]) >= best - relevance for j in range(len(pool))]
     choosable = sum(ok) if tracker is not None and keys else max(sum(ok), 1)
     order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
-    return Pool([bodies[j] for j in order], [weights[j] for j in order], choosable)
+    return Pool([bodies[j] for j in order], [weights[j] for j in order], choosable, None, [pool[j] for j in order])
 
 
 def consensus_response(
@@ -488,12 +506,29 @@ def consensus_choice(
     if pool.choosable == 0 and fallback is not None:
         body = fallback
     else:
-        body = pool.bodies[mbr_weighted(pool.bodies, pool.weights, candidates=max(pool.choosable, 1))]
+        body = pool.bodies[mbr_weighted(pool.bodies, pool.weights, candidates=max(pool.choosable, 1), scale=pool.scale)]
         if faq_cover is not None:
             body = with_faq_answers(body, faqs, faq_cover)
     if follow_up is None:
         follow_up = follow_up_for(keys)
     return f"{body} {follow_up}".strip() if follow_up else body
+
+
+def foreign_details(body: str, source_words: frozenset[str], allowed: set[str], specific: frozenset[str]) -> list[str]:
+    """The words of a borrowed ``body`` its writer took from the knowledge of the place it was written for
+    (``source_words``) that are ``specific`` (in the knowledge of few places) and not ``allowed`` (the selected places'
+    knowledge and the user's turn): "chow mein" borrowed for an Indian restaurant, "oceanfront"."""
+    return [w for w in words_of(body) if w in specific and w in source_words and w not in allowed]
+
+
+def with_detail_penalty(pool: Pool, details: Sequence[bool], penalty: float) -> Pool:
+    """``pool`` with each choosable body that has foreign details (``details[j]``) scaled by ``1 - penalty`` in the MBR
+    choice; it still votes at full weight."""
+    scale = list(pool.scale) if pool.scale is not None else [1.0] * len(pool.bodies)
+    for j in range(pool.choosable):
+        if details[j]:
+            scale[j] *= 1.0 - penalty
+    return pool._replace(scale=scale)
 
 
 def content_words(text: str) -> set[str]:
@@ -556,7 +591,9 @@ def agreeing(pool: Pool, faqs: Sequence[tuple[str, str | None]], cover: float = 
     if len(ok) == pool.choosable:
         return pool
     order = ok + [j for j in head if j not in ok] + list(range(pool.choosable, len(pool.bodies)))
-    return Pool([pool.bodies[j] for j in order], [pool.weights[j] for j in order], len(ok))
+    scale = None if pool.scale is None else [pool.scale[j] for j in order]
+    sources = None if pool.sources is None else [pool.sources[j] for j in order]
+    return Pool([pool.bodies[j] for j in order], [pool.weights[j] for j in order], len(ok), scale, sources)
 
 
 def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: float) -> str:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
+from functools import cached_property
 from itertools import takewhile
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from clarion.bounds import FLAG, Bound, as_choice, check_fields
-from clarion.dstc.io import Dataset, Knowledge, Label, Snippet
+from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import DetectConfig, Detector
 from clarion.dstc.models.entities import EntityTracker
@@ -39,10 +40,13 @@ from clarion.dstc.models.generate import (
     display_name,
     faq_answers,
     follow_up_for,
+    foreign_details,
     lm_consensus_response,
     mean_embedding,
     neighbour_response,
     snippets_response,
+    with_detail_penalty,
+    words_of,
 )
 from clarion.dstc.models.lm import LmConfig, lm_prompt
 from clarion.dstc.models.memory import memory_features
@@ -94,6 +98,7 @@ _PIPELINE_BOUNDS = {
     "ask_entity": FLAG,
     "review_cues": FLAG,
     "faq_agreement": FLAG,
+    "detail_penalty": _SHARE,
     "max_contexts": Bound("int", 1, optional=True),
     "dense": FLAG,
 }
@@ -121,6 +126,7 @@ class PipelineConfig:
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
     faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
+    detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
     faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
@@ -162,6 +168,7 @@ class PipelineConfig:
             abstain_cosine=obj.get("abstain_cosine"),
             faq_fallback_memory=obj.get("faq_fallback_memory"),  # before it: the selector's confidence alone
             ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
+            detail_penalty=obj.get("detail_penalty"),  # before it: none
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             max_contexts=obj.get("max_contexts"),
@@ -372,6 +379,7 @@ class DstcModel:
                     gate_emb[i],
                     tracker,
                     bool(faq_turns[i]),
+                    texts[i],
                 )
                 if pool is not None:
                     pools[i] = pool
@@ -379,6 +387,29 @@ class DstcModel:
         if use_lm:
             self._lm_responses(dataset, out, pools, [i for i in positive if out[i].knowledge and i in pools], progress)
         return out
+
+    def _foreign_details(self, index: KnowledgeIndex, pool: Pool, keys, turn_text: str) -> list[list[str]]:
+        """Per choosable body of ``pool``, its :func:`~clarion.dstc.models.generate.foreign_details`."""
+        allowed = set(words_of(turn_text)).union(*(index.words(e) for e in key_entities(keys)))
+        specific = index.specific_words() - self._common_response_words
+        out = []
+        for j in range(pool.choosable):
+            source = frozenset().union(*(index.words(e) for e in key_entities(self.bank.keys[pool.sources[j]])))
+            out.append(foreign_details(pool.bodies[j], source, allowed, specific))
+        return out
+
+    @cached_property
+    def _common_response_words(self) -> frozenset[str]:
+        """Words of the training responses about more than 5% of their places ("according", "reviews"): how answers
+        are written, never a detail of one place."""
+        from collections import Counter
+
+        by_entity: dict[tuple, set[str]] = {}
+        for response, keys in zip(self.bank.responses, self.bank.keys or [], strict=False):
+            for entity in key_entities(keys):
+                by_entity.setdefault(entity, set()).update(words_of(response))
+        df = Counter(w for words in by_entity.values() for w in words)
+        return frozenset(w for w, n in df.items() if n > 0.05 * max(len(by_entity), 1))
 
     def _entity_faq_turns(
         self, dataset: Dataset, prepared: PreparedKnowledge, gate_emb: np.ndarray, known: np.ndarray
@@ -508,6 +539,7 @@ class DstcModel:
         gate_emb: np.ndarray | None = None,
         tracker: EntityTracker | None = None,
         fired: bool = True,
+        turn_text: str = "",
     ) -> tuple[Label, Pool | None]:
         """Select snippets and respond: ``(label, None)``; for the ``lm`` generator ``(label without response,
         the turn's consensus pool)``, the response is generated for the whole batch (:meth:`_lm_responses`).
@@ -573,6 +605,9 @@ class DstcModel:
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence
             follow_up = follow_up_for(keys, config.entity_follow_up)
+            if config.detail_penalty is not None and evidence.sources is not None and self.bank.keys:
+                details = self._foreign_details(index, evidence, keys, turn_text)
+                evidence = with_detail_penalty(evidence, [bool(d) for d in details], config.detail_penalty)
             if config.faq_agreement and len({key[:2] for key in keys}) == 1:  # one place: a body restating a
                 # selected FAQ with the other polarity may only vote
                 evidence = agreeing(evidence, faq_answers(pool))
