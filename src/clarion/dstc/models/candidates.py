@@ -26,14 +26,15 @@ class KnowledgeIndex:
             self._by_entity.setdefault((snippet.domain, snippet.entity_id), []).append(snippet)
         self._emb: dict[tuple, np.ndarray] = {}
         self._tfidf: dict[tuple, object] = {}
-        self._specific: frozenset[str] | None = None
+        self._specific: dict[tuple, frozenset[str]] = {}
         self._words: dict[tuple, frozenset[str]] = {}
 
-    def specific_words(self, share: float = 0.05) -> frozenset[str]:
+    def specific_words(self, share: float = 0.05, common: frozenset[str] = frozenset()) -> frozenset[str]:
         """Words (4+ letters, no English stop word) found in the knowledge of at least one and at most ``share`` of
-        the entities: a dish, "oceanfront", "Tuscany" — details a response can only have from one place's knowledge
-        (computed once)."""
-        if self._specific is None:
+        the entities: a dish, "oceanfront", "Tuscany" — details a response can only have from one place's knowledge;
+        without the ``common`` ones (computed once per argument)."""
+        key = (share, common)
+        if key not in self._specific:
             from collections import Counter
 
             from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -42,10 +43,12 @@ class KnowledgeIndex:
 
             df = Counter(w for e in self._by_entity for w in {w for s in self._by_entity[e] for w in words_of(s.text)})
             limit = share * len(self._by_entity)
-            self._specific = frozenset(
-                w for w, n in df.items() if n <= limit and len(w) >= 4 and w not in ENGLISH_STOP_WORDS
+            self._specific[key] = frozenset(
+                w
+                for w, n in df.items()
+                if n <= limit and len(w) >= 4 and w not in ENGLISH_STOP_WORDS and w not in common
             )
-        return self._specific
+        return self._specific[key]
 
     def words(self, entity: tuple) -> frozenset[str]:
         """The lower-cased words of ``entity``'s snippets (cached)."""

@@ -391,9 +391,12 @@ class DstcModel:
     def _foreign_details(self, index: KnowledgeIndex, pool: Pool, keys, turn_text: str) -> list[list[str]]:
         """Per choosable body of ``pool``, its :func:`~clarion.dstc.models.generate.foreign_details`."""
         allowed = set(words_of(turn_text)).union(*(index.words(e) for e in key_entities(keys)))
-        specific = index.specific_words() - self._common_response_words
+        specific = index.specific_words(common=self._common_response_words)
         out = []
         for j in range(pool.choosable):
+            if not any(w in specific and w not in allowed for w in words_of(pool.bodies[j])):
+                out.append([])  # the usual case: no rare word the selection lacks, no source to look up
+                continue
             source = frozenset().union(*(index.words(e) for e in key_entities(self.bank.keys[pool.sources[j]])))
             out.append(foreign_details(pool.bodies[j], source, allowed, specific))
         return out
