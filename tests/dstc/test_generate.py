@@ -267,10 +267,16 @@ def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
     assert not contradicts("Yes, they serve alcohol at Cocum, but I am not sure about specifics.", *alcohol)
     assert not contradicts("Cocum serves alcohol, while others say it was not worth the price.", *alcohol)
     assert contradicts("Cocum never serves alcohol.", *alcohol)
+    # with its question, the FAQ is about what it asks: a body about good breakfasts does not restate "not free"
+    free = ("Breakfast is not free.", "GONVILLE HOTEL")
+    good = "According to reviewers, the breakfast options at Gonville Hotel are very good."
+    assert contradicts(good, *free)  # the answer alone: {breakfast, free}, half held
+    assert not contradicts(good, *free, 0.5, "Is there a free breakfast available for guests?")
+    assert contradicts("Breakfast is free at Gonville Hotel.", *free, 0.5, "Is there a free breakfast available?")
     pool = Pool(
         ["Yes, Zizzi Cambridge has outdoor seating.", "Zizzi Cambridge has no outdoor seating.", "Voter."], [3, 1, 1], 2
     )
-    kept = agreeing(pool, [seating])
+    kept = agreeing(pool, [(*seating, "Do you provide any outdoor seating?")])
     assert kept.bodies == [
         "Zizzi Cambridge has no outdoor seating.",
         "Yes, Zizzi Cambridge has outdoor seating.",

@@ -568,32 +568,41 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text.lower().replace("\u2019", "'")))
 
 
-def contradicts(body: str, answer: str, name: str | None, cover: float = 0.5) -> bool:
-    """Whether ``body`` restates the FAQ ``answer`` with the other polarity: it holds at least ``cover`` of the
-    answer's content words once the entity's ``name`` is cut (a body that only shares the name or the topic word does
-    not restate it), and its clause holding most of them is negated where the answer is not, or the other way round
-    ("Yes, Zizzi Cambridge does have an outdoor seating area" against "Zizzi Cambridge does not offer outdoor
-    seating."). A negation in another clause ("they serve alcohol, but I am not sure about specifics", "... while
-    others say they were not worth the price") does not count."""
-    words = content_words(swap_entity(answer, name, "") if name else answer)
+def contradicts(body: str, answer: str, name: str | None, cover: float = 0.5, question: str | None = None) -> bool:
+    """Whether ``body`` restates the FAQ ``answer`` with the other polarity: it holds at least ``cover`` of the content
+    words of the FAQ's ``question`` (of the answer when no question is given) once the entity's ``name`` is cut — it
+    is about what the FAQ is about —, and its clause holding most of them is negated where the answer is not, or the
+    other way round ("Yes, Zizzi Cambridge does have an outdoor seating area" against "Do you provide any outdoor
+    seating?" / "Zizzi Cambridge does not offer outdoor seating."). A negation in another clause ("they serve alcohol,
+    but I am not sure about specifics", "... while others say they were not worth the price") does not count, nor a
+    body about another side of the topic ("the breakfast options are very good" against "Is there a free breakfast
+    available for guests?" / "Breakfast is not free.")."""
+    topic = question if question else answer
+    words = content_words(swap_entity(topic, name, "") if name else topic)
     if not words or len(words & content_words(body)) / len(words) < cover:
         return False
     clause = max(_CLAUSE.split(body.strip()), key=lambda part: len(words & content_words(part)))
     return negated(clause) != negated(answer)
 
 
-def agreeing(pool: Pool, faqs: Sequence[tuple[str, str | None]], cover: float = 0.5) -> Pool:
-    """``pool`` with the choosable bodies that contradict a selected FAQ (:func:`contradicts`) moved to the voters."""
+def agreeing(pool: Pool, faqs: Sequence[tuple[str, str | None, str]], cover: float = 0.5) -> Pool:
+    """``pool`` with the choosable bodies that contradict a selected FAQ, ``(answer, entity name, question)``
+    (:func:`contradicts`; :func:`faq_claims`), moved to the voters."""
     if not faqs or pool.choosable == 0:
         return pool
     head = range(pool.choosable)
-    ok = [j for j in head if not any(contradicts(pool.bodies[j], a, n, cover) for a, n in faqs)]
+    ok = [j for j in head if not any(contradicts(pool.bodies[j], a, n, cover, q) for a, n, q in faqs)]
     if len(ok) == pool.choosable:
         return pool
     order = ok + [j for j in head if j not in ok] + list(range(pool.choosable, len(pool.bodies)))
     scale = None if pool.scale is None else [pool.scale[j] for j in order]
     sources = None if pool.sources is None else [pool.sources[j] for j in order]
     return Pool([pool.bodies[j] for j in order], [pool.weights[j] for j in order], len(ok), scale, sources)
+
+
+def faq_claims(snippets: Sequence) -> list[tuple[str, str | None, str]]:
+    """``(answer, entity name, question)`` of the FAQs among ``snippets``, for :func:`agreeing`."""
+    return [(s.body, s.entity_name, s.title) for s in snippets if s.doc_type == "faq"]
 
 
 def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: float) -> str:

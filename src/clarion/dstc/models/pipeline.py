@@ -39,6 +39,7 @@ from clarion.dstc.models.generate import (
     consensus_pool,
     display_name,
     faq_answers,
+    faq_claims,
     follow_up_for,
     foreign_details,
     lm_consensus_response,
@@ -613,7 +614,7 @@ class DstcModel:
                 evidence = with_detail_penalty(evidence, [bool(d) for d in details], config.detail_penalty)
             if config.faq_agreement and len({key[:2] for key in keys}) == 1:  # one place: a body restating a
                 # selected FAQ with the other polarity may only vote
-                evidence = agreeing(evidence, faq_answers(pool))
+                evidence = agreeing(evidence, faq_claims(pool))
             no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
             fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
             response = consensus_choice(evidence, keys, follow_up, faq_answers(pool), config.faq_cover, fallback)
