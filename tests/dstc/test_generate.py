@@ -270,8 +270,10 @@ def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
     # with its question, the FAQ is about what it asks: a body about good breakfasts does not restate "not free"
     free = ("Breakfast is not free.", "GONVILLE HOTEL")
     good = "According to reviewers, the breakfast options at Gonville Hotel are very good."
-    assert contradicts(good, *free)  # the answer alone: {breakfast, free}, half held
     assert not contradicts(good, *free, 0.5, "Is there a free breakfast available for guests?")
+    # nor, read against the answer alone, a body that does not touch what the negation denies ("not free")
+    assert not contradicts(good, *free)
+    assert not contradicts("Breakfast is good.", "Breakfast is good.", None)
     assert contradicts("Breakfast is free at Gonville Hotel.", *free, 0.5, "Is there a free breakfast available?")
     pool = Pool(
         ["Yes, Zizzi Cambridge has outdoor seating.", "Zizzi Cambridge has no outdoor seating.", "Voter."], [3, 1, 1], 2

@@ -582,7 +582,20 @@ def contradicts(body: str, answer: str, name: str | None, cover: float = 0.5, qu
     if not words or len(words & content_words(body)) / len(words) < cover:
         return False
     clause = max(_CLAUSE.split(body.strip()), key=lambda part: len(words & content_words(part)))
-    return negated(clause) != negated(answer)
+    if negated(clause) == negated(answer):
+        return False
+    negative, positive = (answer, clause) if negated(answer) else (clause, answer)
+    return bool(negation_focus(negative) & content_words(positive))  # "not free" says nothing of how good it is
+
+
+def negation_focus(text: str, span: int = 3) -> set[str]:
+    """Content-word stems of the (up to) ``span`` content words after the first negation in ``text`` — what it
+    denies: "Breakfast is not free." -> {free}; "There is no outdoor seating." -> {outdoor, seat}."""
+    match = _NEGATION.search(text.lower().replace("\u2019", "'"))
+    if match is None:
+        return set()
+    after = [w for w in _TOKEN.findall(text.lower()[match.end() :]) if content_words(w)]
+    return set().union(*(content_words(w) for w in after[:span])) if after else set()
 
 
 def agreeing(pool: Pool, faqs: Sequence[tuple[str, str | None, str]], cover: float = 0.5) -> Pool:
@@ -614,7 +627,7 @@ def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: f
     for answer, entity in faqs:
         words = content_words(swap_entity(answer, entity, "") if entity else answer)  # the name is no content
         if words and len(words & have) / len(words) < cover:
-            parts.append(swap_entity(answer, entity, display_name(entity)) if entity else answer)
+            parts.append((swap_entity(answer, entity, display_name(entity)) if entity else answer).strip())
             have |= words
     return " ".join(parts)
 
