@@ -263,6 +263,10 @@ def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
     assert contradicts("I'm not sure. Zizzi Cambridge does have a nice outdoor seating area.", *seating)  # hedge apart
     assert not contradicts("No, Zizzi Cambridge lacks outdoor seating.", *seating)
     assert not contradicts("Zizzi Cambridge has nice decor.", *seating)  # shares the name only: no restatement
+    # one word of the question is enough when the negation's own words meet it
+    assert contradicts(
+        "Yes, Zizzi Cambridge has a very nice area for dining outdoors.", *seating, "Any outdoor seating?"
+    )
     alcohol = ("Yes, Cocum serves alcohol.", "COCUM")
     assert not contradicts("Yes, they serve alcohol at Cocum, but I am not sure about specifics.", *alcohol)
     assert not contradicts("Cocum serves alcohol, while others say it was not worth the price.", *alcohol)
@@ -270,11 +274,11 @@ def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
     # with its question, the FAQ is about what it asks: a body about good breakfasts does not restate "not free"
     free = ("Breakfast is not free.", "GONVILLE HOTEL")
     good = "According to reviewers, the breakfast options at Gonville Hotel are very good."
-    assert not contradicts(good, *free, 0.5, "Is there a free breakfast available for guests?")
+    assert not contradicts(good, *free, "Is there a free breakfast available for guests?")
     # nor, read against the answer alone, a body that does not touch what the negation denies ("not free")
     assert not contradicts(good, *free)
     assert not contradicts("Breakfast is good.", "Breakfast is good.", None)
-    assert contradicts("Breakfast is free at Gonville Hotel.", *free, 0.5, "Is there a free breakfast available?")
+    assert contradicts("Breakfast is free at Gonville Hotel.", *free, "Is there a free breakfast available?")
     pool = Pool(
         ["Yes, Zizzi Cambridge has outdoor seating.", "Zizzi Cambridge has no outdoor seating.", "Voter."], [3, 1, 1], 2
     )

@@ -568,18 +568,18 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text.lower().replace("\u2019", "'")))
 
 
-def contradicts(body: str, answer: str, name: str | None, cover: float = 0.5, question: str | None = None) -> bool:
-    """Whether ``body`` restates the FAQ ``answer`` with the other polarity: it holds at least ``cover`` of the content
-    words of the FAQ's ``question`` (of the answer when no question is given) once the entity's ``name`` is cut — it
-    is about what the FAQ is about —, and its clause holding most of them is negated where the answer is not, or the
-    other way round ("Yes, Zizzi Cambridge does have an outdoor seating area" against "Do you provide any outdoor
-    seating?" / "Zizzi Cambridge does not offer outdoor seating."). A negation in another clause ("they serve alcohol,
-    but I am not sure about specifics", "... while others say they were not worth the price") does not count, nor a
-    body about another side of the topic ("the breakfast options are very good" against "Is there a free breakfast
-    available for guests?" / "Breakfast is not free.")."""
+def contradicts(body: str, answer: str, name: str | None, question: str | None = None) -> bool:
+    """Whether ``body`` says the opposite of the FAQ ``answer``: its clause holding most of the content words of the
+    FAQ's ``question`` (of the answer when no question is given; the entity's ``name`` cut) holds at least one, is
+    negated where the answer is not or the other way round, and shares a word with what the negated side denies
+    (:func:`negation_focus`): "Yes, Zizzi Cambridge has a very nice area for dining outdoors" against "Do you provide
+    any outdoor seating?" / "Zizzi Cambridge does not offer outdoor seating.". A negation in another clause ("they
+    serve alcohol, but I am not sure about specifics", "... while others say they were not worth the price") does not
+    count, nor a body about another side of the topic ("the breakfast options are very good" against "Breakfast is
+    not free.")."""
     topic = question if question else answer
     words = content_words(swap_entity(topic, name, "") if name else topic)
-    if not words or len(words & content_words(body)) / len(words) < cover:
+    if not words or not words & content_words(body):
         return False
     clause = max(_CLAUSE.split(body.strip()), key=lambda part: len(words & content_words(part)))
     if negated(clause) == negated(answer):
@@ -598,13 +598,13 @@ def negation_focus(text: str, span: int = 3) -> set[str]:
     return set().union(*(content_words(w) for w in after[:span])) if after else set()
 
 
-def agreeing(pool: Pool, faqs: Sequence[tuple[str, str | None, str]], cover: float = 0.5) -> Pool:
+def agreeing(pool: Pool, faqs: Sequence[tuple[str, str | None, str]]) -> Pool:
     """``pool`` with the choosable bodies that contradict a selected FAQ, ``(answer, entity name, question)``
     (:func:`contradicts`; :func:`faq_claims`), moved to the voters."""
     if not faqs or pool.choosable == 0:
         return pool
     head = range(pool.choosable)
-    ok = [j for j in head if not any(contradicts(pool.bodies[j], a, n, cover, q) for a, n, q in faqs)]
+    ok = [j for j in head if not any(contradicts(pool.bodies[j], a, n, q) for a, n, q in faqs)]
     if len(ok) == pool.choosable:
         return pool
     order = ok + [j for j in head if j not in ok] + list(range(pool.choosable, len(pool.bodies)))
