@@ -159,6 +159,14 @@ def test_faq_only_knowledge_is_ranked_by_the_cosine(dense_model, tiny, tmp_path)
     assert not PipelineConfig.from_json({"select": {}}).select.faq_cosine  # models trained before it
 
 
+def _unlabelled(root, logs: list, kb: dict):
+    """A DSTC11-format data directory of ``logs`` and knowledge ``kb`` (no labels), read back."""
+    root.mkdir()
+    (root / "logs.json").write_text(json.dumps(logs))
+    (root / "knowledge.json").write_text(json.dumps(kb))
+    return load_dataset(root, labels=False)
+
+
 def test_dstc11_turn_on_an_faq_the_training_never_asks_is_answered_from_it(dense_model, tmp_path):
     """DSTC11-format knowledge: the gated rule flags "Are pets allowed?" and the entity's FAQ answers it; a booking
     request (like the training negatives) stays with the dialogue manager."""
@@ -177,11 +185,7 @@ def test_dstc11_turn_on_an_faq_the_training_never_asks_is_answered_from_it(dense
     logs = [opening + [{"speaker": "U", "text": text}] for text in texts] + [
         other + [{"speaker": "U", "text": "Is there a lift?"}]
     ]
-    root = tmp_path / "pets"
-    root.mkdir()
-    (root / "logs.json").write_text(json.dumps(logs))
-    (root / "knowledge.json").write_text(json.dumps(kb))
-    data = load_dataset(root, labels=False)
+    data = _unlabelled(tmp_path / "pets", logs, kb)
     pets = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title.startswith("Are pets"))
     threshold = model.detector.config.threshold
     model.detector.config.threshold = 2.0  # the detector says no to every turn
@@ -220,11 +224,7 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
             {"speaker": "U", "text": turn},
         ],
     ]
-    root = tmp_path / "checkin"
-    root.mkdir()
-    (root / "logs.json").write_text(json.dumps(logs))
-    (root / "knowledge.json").write_text(json.dumps(kb))
-    data = load_dataset(root, labels=False)
+    data = _unlabelled(tmp_path / "checkin", logs, kb)
     cosine = float(np.prod(encode([turn, "What time can I check in at the ?"]), axis=0).sum())
     assert 0.65 <= cosine < faq_rule.GATE_COSINE  # what the entity gate is for
     checkin = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title == question)
@@ -260,11 +260,7 @@ def test_the_outranking_faq_answers_turns_the_gated_rule_did_not_flag(dense_mode
             {"speaker": "U", "text": "Are pets allowed?"},
         ]
     ]
-    root = tmp_path / "outranked"
-    root.mkdir()
-    (root / "logs.json").write_text(json.dumps(logs))
-    (root / "knowledge.json").write_text(json.dumps(kb))
-    data = load_dataset(root, labels=False)
+    data = _unlabelled(tmp_path / "outranked", logs, kb)
     pets = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title.startswith("Are pets"))
     prepared = model.prepare(data.knowledge)
     monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.zeros(len(emb), dtype=bool))  # never fires
@@ -294,11 +290,7 @@ def test_the_outranking_faq_may_be_farther_than_the_rules_answers(dense_model, t
     question, turn = "What languages are spoken at this location?", "Do they speak French?"
     kb["hotel"]["0"]["faqs"]["1"] = {"question": question, "answer": "The staff speak English and French."}
     opening = [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Alpha Lodge is a good choice."}]
-    root = tmp_path / "french"
-    root.mkdir()
-    (root / "logs.json").write_text(json.dumps([opening + [{"speaker": "U", "text": turn}]]))
-    (root / "knowledge.json").write_text(json.dumps(kb))
-    data = load_dataset(root, labels=False)
+    data = _unlabelled(tmp_path / "french", [opening + [{"speaker": "U", "text": turn}]], kb)
     cosine = float(np.prod(encode([turn, question]), axis=0).sum())
     assert pipeline.OUTRANKING_FAQ_COSINE <= cosine < faq_rule.ENTITY_FAQ_COSINE
     offered = []

@@ -39,9 +39,7 @@ class KnowledgeIndex:
 
             from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-            from clarion.dstc.models.generate import words_of
-
-            df = Counter(w for e in self._by_entity for w in {w for s in self._by_entity[e] for w in words_of(s.text)})
+            df = Counter(w for e in self._by_entity for w in self.words(e))
             limit = share * len(self._by_entity)
             self._specific[key] = frozenset(
                 w

@@ -130,7 +130,8 @@ class FaqRule:
 
     def reaches(self, query_emb: np.ndarray, cosine: float) -> np.ndarray:
         """Gated rule: whether each turn is within ``cosine`` of *some* FAQ question of the knowledge base with the
-        rule's margin — what :meth:`matches_entity` needs of one of the tracked place's (a cheap test first)."""
+        rule's margin (:meth:`matches` at the rule's own cosine; what :meth:`matches_entity` needs of one of the
+        tracked place's, a cheap test first)."""
         out = np.zeros(len(query_emb), dtype=bool)
         if self.penalties is None:
             return out
@@ -160,9 +161,4 @@ class FaqRule:
         training data's non-knowledge turns)."""
         if self.penalties is None:
             return best_cosines(query_emb, self.questions) >= self.threshold
-        out = np.zeros(len(query_emb), dtype=bool)
-        for start in range(0, len(query_emb), CHUNK):
-            sims = query_emb[start : start + CHUNK] @ self.questions.T
-            gain = np.where(sims >= self.threshold, sims - self.penalties[None, :], -np.inf)
-            out[start : start + CHUNK] = gain.max(axis=1, initial=-np.inf) >= self.margin
-        return out
+        return self.reaches(query_emb, self.threshold)

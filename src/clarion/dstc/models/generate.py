@@ -536,7 +536,7 @@ def content_words(text: str) -> set[str]:
     "alcohol", "seating" and "seat" are one word)."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # imported once; later calls find it loaded
 
-    return {_stem(w) for w in _TOKEN.findall(text.lower()) if w not in ENGLISH_STOP_WORDS}
+    return {_stem(w) for w in words_of(text) if w not in ENGLISH_STOP_WORDS}
 
 
 @lru_cache(maxsize=65536)
@@ -594,7 +594,7 @@ def negation_focus(text: str, span: int = 3) -> set[str]:
     match = _NEGATION.search(text.lower().replace("\u2019", "'"))
     if match is None:
         return set()
-    after = [w for w in _TOKEN.findall(text.lower()[match.end() :]) if content_words(w)]
+    after = [w for w in words_of(text[match.end() :]) if content_words(w)]
     return set().union(*(content_words(w) for w in after[:span])) if after else set()
 
 
