@@ -35,7 +35,8 @@ def knowledge_key(item: dict[str, Any]) -> tuple:
     return (*base, item["sent_id"]) if item.get("doc_type") == "review" else base
 
 
-def _selected(obj: dict[str, Any]) -> set[tuple]:
+def selected_keys(obj: dict[str, Any]) -> set[tuple]:
+    """The scorer's snippet keys of one labels.json object (deduplicated; empty when it selects none)."""
     return {knowledge_key(k) for k in obj.get("knowledge") or []}
 
 
@@ -43,7 +44,7 @@ def selection_counts(refs: Sequence[dict[str, Any]], hyps: Sequence[dict[str, An
     """Micro counts over the turns where the gold or the predicted snippet set is non-empty."""
     counts = {"tp": 0, "fp": 0, "fn": 0, "exact": 0, "turns": 0}
     for ref, hyp in zip(refs, hyps, strict=True):
-        gold, pred = _selected(ref), _selected(hyp)
+        gold, pred = selected_keys(ref), selected_keys(hyp)
         if not gold and not pred:
             continue
         counts["tp"] += len(gold & pred)

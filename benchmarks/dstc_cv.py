@@ -1,0 +1,173 @@
+"""Train cross-validation of the DSTC pipeline: every train-split turn predicted by a model that never saw its dialogue.
+
+The dstc11_track5 train split's dialogues go into ``--folds`` folds (by a hash of the dialogue id, as
+``benchmarks/dstc_generate.py --part oof`` does); each fold is predicted (detection, entity, snippets, response) by a
+model trained on the other folds with the default configuration and the ``--config`` overrides. The out-of-fold
+predictions are written to ``--out`` (the track's labels format, one object per train-split turn) and scored with the
+official DSTC11 scorer against the train labels. No dev data is read: this is where a change is chosen.
+
+``--compare BASE.json`` pairs the predictions with an earlier run's: how many turns changed their detection, their
+snippets and their response, and per metric the paired difference with its bootstrap 95% interval over the turns
+(ROUGE per turn; BLEU and selection F1 recomputed per resample).
+
+Run: ``python benchmarks/dstc_cv.py --out oof_base.json`` (about 4 minutes on 2 cores), then e.g.
+``python benchmarks/dstc_cv.py --config '{"detail_penalty": 0.3}' --out oof_dp3.json --compare oof_base.json``.
+``--config`` takes a JSON object of ``PipelineConfig`` fields; ``detect``, ``select`` and ``lm`` take objects of
+their own fields, merged into the defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+
+import numpy as np
+
+
+def configured(overrides: dict):
+    """The default pipeline configuration with ``overrides`` merged in (nested one level for detect/select/lm)."""
+    from clarion.dstc.models.default import default_config
+    from clarion.dstc.models.pipeline import PipelineConfig
+
+    config = default_config().to_json()
+    for key, value in overrides.items():
+        if key not in config and key != "lm":
+            raise SystemExit(f"--config: PipelineConfig has no field {key!r}")
+        if isinstance(value, dict):
+            config[key] = {**config.get(key, {}), **value}
+        else:
+            config[key] = value
+    return PipelineConfig.from_json(config)
+
+
+def folds_of(data, folds: int) -> np.ndarray:
+    from clarion.dstc.split import dialogue_ids
+
+    return np.array([int(hashlib.md5(d.encode()).hexdigest(), 16) % folds for d in dialogue_ids(data.contexts)])
+
+
+def out_of_fold(data, config, folds: int) -> list:
+    """One prediction per context of ``data``, each from the model trained on the other folds."""
+    from clarion.dstc.models.train import train
+
+    fold = folds_of(data, folds)
+    predictions: list = [None] * len(data.contexts)
+    for k in range(folds):
+        start = time.perf_counter()
+        held_out = np.flatnonzero(fold == k)
+        model, _ = train(data.subset(np.flatnonzero(fold != k)), config)
+        for i, label in zip(held_out, model.predict(data.subset(held_out)), strict=True):
+            predictions[i] = label
+        print(f"  fold {k + 1}/{folds}: {len(held_out)} turns, {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    return predictions
+
+
+def print_scores(refs: list[dict], hyps: list[dict], meteor: bool) -> dict:
+    from clarion.evaluate.dstc11 import score
+
+    scores = score(refs, hyps, meteor=meteor)
+    for block, values in scores.items():
+        print(f"{block}: " + ", ".join(f"{k} {v:.4f}" for k, v in values.items()))
+    return scores
+
+
+def compare(refs: list[dict], hyps: list[dict], base: list[dict], resamples: int) -> None:
+    """Changed turns and paired bootstrap differences (variant - base) over the turns."""
+    from clarion.evaluate.dstc11 import corpus_bleu, rouge_turns, selected_keys
+    from clarion.evaluate.result import bootstrap
+
+    if len(base) != len(hyps):
+        raise SystemExit(f"--compare: {len(base)} predictions, this run has {len(hyps)}")
+    det = sum(h["target"] != b["target"] for h, b in zip(hyps, base, strict=True))
+    sel = sum(selected_keys(h) != selected_keys(b) for h, b in zip(hyps, base, strict=True))
+    both = [
+        i
+        for i, (r, h, b) in enumerate(zip(refs, hyps, base, strict=True))
+        if r["target"] and h["target"] and b["target"]
+    ]
+    said = sum(hyps[i].get("response") != base[i].get("response") for i in both)
+    print(f"changed: detection {det}, snippets {sel}, responses {said} (of {len(both)} turns both detect)")
+    if not both:
+        return
+    gold = [refs[i]["response"] for i in both]
+    new, old = [hyps[i]["response"] for i in both], [base[i]["response"] for i in both]
+    n = len(both)
+    out = [
+        (
+            "bleu",
+            bootstrap(
+                n,
+                lambda r: (
+                    corpus_bleu([new[i] for i in r], [gold[i] for i in r])
+                    - corpus_bleu([old[i] for i in r], [gold[i] for i in r])
+                ),
+                resamples,
+            ),
+        )
+    ]
+    a, b = rouge_turns(new, gold), rouge_turns(old, gold)
+    for key in a:
+        d = np.asarray(a[key]) - np.asarray(b[key])
+        out.append((key, bootstrap(n, lambda r, d=d: d[r].mean(axis=-1), resamples, vectorised=True)))
+    for key, interval in out:
+        print(f"  {key}: {interval.value:+.4f} (95% {interval.low:+.4f} to {interval.high:+.4f})")
+
+    def f1(rows, preds):
+        tp = fp = fn = 0
+        for i in rows:
+            g, p = selected_keys(refs[i]), selected_keys(preds[i])
+            tp, fp, fn = tp + len(g & p), fp + len(p - g), fn + len(g - p)
+        return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+    turns = [
+        i for i, (r, h, b) in enumerate(zip(refs, hyps, base, strict=True)) if r["target"] or h["target"] or b["target"]
+    ]
+    interval = bootstrap(
+        len(turns), lambda r: f1([turns[i] for i in r], hyps) - f1([turns[i] for i in r], base), resamples
+    )
+    print(f"  selection f1: {interval.value:+.4f} (95% {interval.low:+.4f} to {interval.high:+.4f})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="{}", help="JSON object of PipelineConfig overrides")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--out", required=True, help="where to write the out-of-fold predictions (JSON)")
+    parser.add_argument("--compare", default=None, help="an earlier run's --out to pair with")
+    parser.add_argument("--meteor", action="store_true", help="also run the METEOR 1.5 jar (Java)")
+    parser.add_argument("--resamples", type=int, default=1000, help="--compare: bootstrap resamples")
+    args = parser.parse_args()
+    if args.folds < 2:
+        parser.error("--folds must be at least 2")
+    try:
+        overrides = json.loads(args.config)
+    except json.JSONDecodeError as err:
+        parser.error(f"--config is not JSON: {err}")
+    if not isinstance(overrides, dict):
+        parser.error("--config must be a JSON object")
+
+    from threadpoolctl import threadpool_limits
+
+    from clarion.data.location import dataset_dir
+    from clarion.dstc.io import Format, load_dataset, predictions_to_json, write_predictions
+    from clarion.dstc.split import split_dataset
+
+    config = configured(overrides)
+    data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
+    print(f"train CV: {len(data.contexts)} train-split turns, {args.folds} dialogue folds, overrides {overrides}")
+    with threadpool_limits(2):
+        predictions = out_of_fold(data, config, args.folds)
+    write_predictions(args.out, predictions, data.format, n_contexts=len(data.contexts), knowledge=data.knowledge)
+    refs = predictions_to_json(data.labels, Format.DSTC11)
+    hyps = predictions_to_json(predictions, data.format)
+    print_scores(refs, hyps, args.meteor)
+    if args.compare:
+        with open(args.compare, encoding="utf-8") as handle:
+            compare(refs, hyps, json.load(handle), args.resamples)
+
+
+if __name__ == "__main__":
+    main()
