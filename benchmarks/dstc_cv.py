@@ -10,7 +10,9 @@ official DSTC11 scorer against the train labels. No dev data is read: this is wh
 snippets and their response, and per metric the paired difference with its bootstrap 95% interval over the turns
 (ROUGE per turn; BLEU and selection F1 recomputed per resample).
 
-Run: ``python benchmarks/dstc_cv.py --out oof_base.json`` (about 4 minutes on 2 cores), then e.g.
+``--pred FILE`` scores (and with ``--compare`` pairs) an earlier run's predictions without training anything.
+
+Run: ``python benchmarks/dstc_cv.py --out oof_base.json`` (about 7 minutes on 2 cores), then e.g.
 ``python benchmarks/dstc_cv.py --config '{"detail_penalty": 0.3}' --out oof_dp3.json --compare oof_base.json``.
 ``--config`` takes a JSON object of ``PipelineConfig`` fields; ``detect``, ``select`` and ``lm`` take objects of
 their own fields, merged into the defaults.
@@ -74,9 +76,10 @@ def print_scores(refs: list[dict], hyps: list[dict], meteor: bool) -> dict:
     return scores
 
 
-def compare(refs: list[dict], hyps: list[dict], base: list[dict], resamples: int) -> None:
-    """Changed turns and paired bootstrap differences (variant - base) over the turns."""
-    from clarion.evaluate.dstc11 import corpus_bleu, rouge_turns, selected_keys
+def compare(refs: list[dict], hyps: list[dict], base: list[dict], resamples: int, turns: list[str], show: int) -> None:
+    """Changed turns (the first ``show`` printed: the user's turn, the base's and this run's response, the gold) and
+    paired bootstrap differences (variant - base) over the turns."""
+    from clarion.evaluate.dstc11 import bleu_statistic, rouge_turns, selected_keys
     from clarion.evaluate.result import bootstrap
 
     if len(base) != len(hyps):
@@ -90,24 +93,17 @@ def compare(refs: list[dict], hyps: list[dict], base: list[dict], resamples: int
     ]
     said = sum(hyps[i].get("response") != base[i].get("response") for i in both)
     print(f"changed: detection {det}, snippets {sel}, responses {said} (of {len(both)} turns both detect)")
+    changed = [i for i in range(len(hyps)) if hyps[i] != base[i]]
+    for i in changed[:show]:
+        print(f"  [{i}] {turns[i]!r}\n    base: {base[i].get('response')}\n    this: {hyps[i].get('response')}")
+        print(f"    gold: {refs[i].get('response')}")
     if not both:
         return
     gold = [refs[i]["response"] for i in both]
     new, old = [hyps[i]["response"] for i in both], [base[i]["response"] for i in both]
     n = len(both)
-    out = [
-        (
-            "bleu",
-            bootstrap(
-                n,
-                lambda r: (
-                    corpus_bleu([new[i] for i in r], [gold[i] for i in r])
-                    - corpus_bleu([old[i] for i in r], [gold[i] for i in r])
-                ),
-                resamples,
-            ),
-        )
-    ]
+    bleu_new, bleu_old = bleu_statistic(new, gold), bleu_statistic(old, gold)
+    out = [("bleu", bootstrap(n, lambda r: bleu_new(r) - bleu_old(r), resamples))]
     a, b = rouge_turns(new, gold), rouge_turns(old, gold)
     for key in a:
         d = np.asarray(a[key]) - np.asarray(b[key])
@@ -135,13 +131,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="{}", help="JSON object of PipelineConfig overrides")
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--out", required=True, help="where to write the out-of-fold predictions (JSON)")
+    parser.add_argument("--out", help="where to write the out-of-fold predictions (JSON)")
+    parser.add_argument("--pred", help="score these out-of-fold predictions (an earlier --out) instead of running")
     parser.add_argument("--compare", default=None, help="an earlier run's --out to pair with")
     parser.add_argument("--meteor", action="store_true", help="also run the METEOR 1.5 jar (Java)")
     parser.add_argument("--resamples", type=int, default=1000, help="--compare: bootstrap resamples")
+    parser.add_argument("--show", type=int, default=0, metavar="N", help="--compare: print the first N changed turns")
     args = parser.parse_args()
     if args.folds < 2:
         parser.error("--folds must be at least 2")
+    if (args.out is None) == (args.pred is None):
+        parser.error("give one of --out (run the cross-validation) and --pred (score an earlier run)")
     try:
         overrides = json.loads(args.config)
     except json.JSONDecodeError as err:
@@ -155,18 +155,25 @@ def main() -> None:
     from clarion.dstc.io import Format, load_dataset, predictions_to_json, write_predictions
     from clarion.dstc.split import split_dataset
 
-    config = configured(overrides)
     data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
-    print(f"train CV: {len(data.contexts)} train-split turns, {args.folds} dialogue folds, overrides {overrides}")
-    with threadpool_limits(2):
-        predictions = out_of_fold(data, config, args.folds)
-    write_predictions(args.out, predictions, data.format, n_contexts=len(data.contexts), knowledge=data.knowledge)
     refs = predictions_to_json(data.labels, Format.DSTC11)
-    hyps = predictions_to_json(predictions, data.format)
+    if args.pred:
+        with open(args.pred, encoding="utf-8") as handle:
+            hyps = json.load(handle)
+        if len(hyps) != len(refs):
+            raise SystemExit(f"{args.pred}: {len(hyps)} predictions for {len(refs)} train-split turns")
+    else:
+        config = configured(overrides)
+        print(f"train CV: {len(data.contexts)} train-split turns, {args.folds} dialogue folds, overrides {overrides}")
+        with threadpool_limits(2):
+            predictions = out_of_fold(data, config, args.folds)
+        write_predictions(args.out, predictions, data.format, n_contexts=len(data.contexts), knowledge=data.knowledge)
+        hyps = predictions_to_json(predictions, data.format)
     print_scores(refs, hyps, args.meteor)
     if args.compare:
         with open(args.compare, encoding="utf-8") as handle:
-            compare(refs, hyps, json.load(handle), args.resamples)
+            base = json.load(handle)
+        compare(refs, hyps, base, args.resamples, [c.last_user_text for c in data.contexts], args.show)
 
 
 if __name__ == "__main__":

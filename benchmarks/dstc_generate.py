@@ -213,7 +213,7 @@ def spread(hyps, refs, meteor: bool, weight: float, resamples: int):
     """Per metric the bootstrap interval of the dev score over resampled true-positive turns."""
     from dataclasses import replace
 
-    from clarion.evaluate.dstc11 import corpus_bleu, meteor_statistic, rouge_turns
+    from clarion.evaluate.dstc11 import bleu_statistic, meteor_statistic, rouge_turns
     from clarion.evaluate.result import bootstrap
 
     def scaled(b):
@@ -222,7 +222,7 @@ def spread(hyps, refs, meteor: bool, weight: float, resamples: int):
     out = [
         (
             "bleu",
-            scaled(bootstrap(len(hyps), lambda r: corpus_bleu([hyps[i] for i in r], [refs[i] for i in r]), resamples)),
+            scaled(bootstrap(len(hyps), bleu_statistic(hyps, refs), resamples)),
         )
     ]
     if meteor:

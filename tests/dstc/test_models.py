@@ -418,6 +418,38 @@ def test_a_selection_unlike_the_turn_is_unrelated():
     assert PipelineConfig.from_json({}).abstain_cosine is None  # models trained before it keep answering
 
 
+def test_an_faq_aspect_the_place_has_no_faq_for_is_unknown():
+    from types import SimpleNamespace
+
+    from clarion.dstc.models.faq_rule import FaqRule
+    from clarion.dstc.models.pipeline import DstcModel
+
+    def unit(rows):
+        rows = np.asarray(rows, dtype=float)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+    # FAQ questions: "is there a gym?" (another place's), "is there outdoor seating?" (this place's)
+    questions = unit([[1, 0, 0, 0], [0, 1, 0, 0]])
+    rule = FaqRule.gated(["gym", "seating"], questions, unit([[0, 0, 0, 1]]), cosine=0.8, margin=0.1)
+    seating = SimpleNamespace(doc_type="faq", title="seating")
+    gym = SimpleNamespace(doc_type="faq", title="gym")
+    turn = unit([[0.9, 0.1, 0.42, 0]])[0]  # "Is there a gym?": 0.90 to the gym question, 0.10 to the seating one
+    chosen = unit([[0.1, 1, 0, 0]])  # the seating FAQ, cosine 0.19 to the turn
+    model = SimpleNamespace(config=PipelineConfig(unknown_aspect_cosine=0.3))
+    assert DstcModel._unknown_aspect(model, rule, turn, [seating], chosen)
+    assert not DstcModel._unknown_aspect(model, rule, turn, [seating, gym], chosen)  # the place has a gym FAQ
+    model.config.unknown_aspect_cosine = 0.15
+    assert not DstcModel._unknown_aspect(model, rule, turn, [seating], chosen)  # the choice is close enough
+    model.config.unknown_aspect_cosine = 0.3
+    vague = unit([[0.5, 0.1, 0.86, 0]])[0]  # near no FAQ question: the usual cosine abstention decides
+    assert not DstcModel._unknown_aspect(model, rule, vague, [seating], chosen)
+    assert not DstcModel._unknown_aspect(model, FaqRule(questions, 0.7), turn, [seating], chosen)  # ungated rule
+    assert not DstcModel._unknown_aspect(model, None, turn, [seating], chosen)
+    model.config.unknown_aspect_cosine = None
+    assert not DstcModel._unknown_aspect(model, rule, turn, [seating], chosen)  # off
+    assert PipelineConfig.from_json({}).unknown_aspect_cosine is None  # models trained before it keep answering
+
+
 def test_a_last_user_turn_without_words_is_not_knowledge_seeking(tiny_model, synthetic):
     """An empty ASR hypothesis or "..." asks nothing; the model answered it with "Which hotel ...?" before."""
     from dataclasses import replace as copy_with

@@ -218,3 +218,15 @@ def test_line_breaks_do_not_break_the_meteor_jar():
     """A carriage return used to desynchronise the jar's line protocol: a traceback, then a hang at exit."""
     broken = corpus_meteor(["Yes.\r\nIt is quiet."], ["The room\ris very quiet ||| at night."])
     assert broken == pytest.approx(corpus_meteor(["Yes. It is quiet."], ["The room is very quiet at night."]))
+
+
+def test_bleu_statistic_is_corpus_bleu_of_any_resample():
+    from clarion.evaluate.dstc11 import bleu_statistic, corpus_bleu
+
+    hyps = ["the hotel has free parking", "yes they serve wine and beer", "the rooms are clean", "no"]
+    refs = ["there is free parking at the hotel", "they serve beer and wine", "rooms are very clean", "no, sorry"]
+    statistic = bleu_statistic(hyps, refs)
+    for rows in ([0, 1, 2, 3], [1, 1, 2], [3, 0, 0, 2, 1]):
+        assert statistic(rows) == pytest.approx(corpus_bleu([hyps[i] for i in rows], [refs[i] for i in rows]))
+    with pytest.raises(InputError, match="one reference per hypothesis"):
+        bleu_statistic(hyps, refs[:2])

@@ -100,6 +100,7 @@ _PIPELINE_BOUNDS = {
     "review_cues": FLAG,
     "faq_agreement": FLAG,
     "detail_penalty": _SHARE,
+    "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
     "dense": FLAG,
 }
@@ -125,6 +126,7 @@ class PipelineConfig:
     relevance_gate: float | None = 0.1  # consensus, no exact-set answer: a body this much less on the turn only votes
     abstain_below: float | None = 0.1  # DSTC11 format: best snippet probability below it -> nothing fits, say so
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
+    unknown_aspect_cosine: float | None = 0.3  # DSTC11: an FAQ aspect the place has no FAQ for, no snippet this close
     faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
     detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
@@ -170,6 +172,7 @@ class PipelineConfig:
             faq_fallback_memory=obj.get("faq_fallback_memory"),  # before it: the selector's confidence alone
             ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
             detail_penalty=obj.get("detail_penalty"),  # before it: none
+            unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             max_contexts=obj.get("max_contexts"),
@@ -473,6 +476,19 @@ class DstcModel:
             return False
         return float((chosen_emb @ turn_emb).max()) < threshold
 
+    def _unknown_aspect(self, rule: FaqRule | None, turn_emb: np.ndarray, snippets, chosen_emb: np.ndarray) -> bool:
+        """Whether the turn asks about something places answer in an FAQ (it reaches a knowledge-base FAQ question at
+        the gated rule's own cosine, with its margin) that the tracked place has no FAQ about (none within
+        :data:`OUTRANKING_FAQ_COSINE`), and no chosen snippet is within ``unknown_aspect_cosine`` of the turn: "Is
+        there a gym at the Golden Curry?" was answered "Yes, the Golden Curry does have a great outdoor dining area"
+        from its outdoor-seating FAQ (cosine 0.33 to the turn)."""
+        threshold = self.config.unknown_aspect_cosine
+        if threshold is None or rule is None or rule.penalties is None or not self.config.dense or len(chosen_emb) == 0:
+            return False
+        if float((chosen_emb @ turn_emb).max()) >= threshold or not rule.reaches(turn_emb[None, :], rule.threshold)[0]:
+            return False
+        return rule.best_faq(turn_emb, snippets, OUTRANKING_FAQ_COSINE) is None
+
     def _outranked(self, group, scores: np.ndarray, snippets, faq) -> bool:
         """Whether the tracked entity's FAQ whose question the turn is closest to (``faq``, within cosine
         :data:`OUTRANKING_FAQ_COSINE`) should answer it over the selector's choice, on any
@@ -578,7 +594,11 @@ class DstcModel:
             if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
                 return self._no_answer(index, entities), None
         chosen = self.selector.choose(scores, ranked=ranked)
-        if not ranked and self._unrelated(group.snippets[chosen], q_emb if gate_emb is None else gate_emb):
+        view = q_emb if gate_emb is None else gate_emb
+        if not ranked and (
+            self._unrelated(group.snippets[chosen], view)
+            or self._unknown_aspect(faq_fallback, view, snippets, group.snippets[chosen])
+        ):
             return self._no_answer(index, entities), None
         picked = [snippets[j] for j in chosen]
         top = picked[0]
