@@ -1,0 +1,115 @@
+"""By-use probe of the DSTC assistant: questions a user might ask about Cambridge places, answered one at a time.
+
+Every question of :data:`QUESTIONS` is asked about every place of :data:`PLACES` through ``Grounder.respond`` (the
+default model, dstc11_track5's knowledge), each as a one-turn dialogue. There are no labels: the point is to read the
+answers as a user would ("Is there a gym at the Golden Curry?" -> "Yes, the Golden Curry does have a great outdoor
+dining area." is wrong whatever a metric says). ``--out`` keeps the answers as JSON; ``--compare`` prints only the
+answers that differ from an earlier ``--out`` (e.g. before and after a change, or with ``--set`` overrides).
+
+Run: ``python benchmarks/dstc_probe.py --out probe.json`` (about a minute once the default model is trained), then
+``python benchmarks/dstc_probe.py --set unknown_aspect_cosine=0.4 --compare probe.json``. ``--set FIELD=JSON``
+changes a prediction-time field of the model's ``PipelineConfig`` (dotted for ``detect.`` / ``select.``) for this run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+PLACES = [
+    "the Lensfield Hotel",
+    "Zizzi Cambridge",
+    "the Gonville Hotel",
+    "A and B Guest House",
+    "the Golden Curry",
+    "the Acorn Guest House",
+    "Pizza Hut City Centre",
+    "the Ashley Hotel",
+    "Curry Garden",
+    "the Cambridge Belfry",
+]
+QUESTIONS = [
+    "Is there a sauna at {p}?",
+    "Can I pay with Amex at {p}?",
+    "Would you recommend {p} for a business trip?",
+    "Can my kids stay too at {p}?",
+    "Is {p} good for kids?",
+    "Do they allow dogs at {p}?",
+    "Is there a gym at {p}?",
+    "Does {p} have vegan options?",
+    "Is {p} quiet at night?",
+    "How is the service at {p}?",
+    "Is {p} expensive?",
+    "Is there parking at {p}?",
+    "What do people say about the staff at {p}?",
+    "Is {p} romantic?",
+    "Does {p} have a bar?",
+    "Is {p} clean?",
+    "Can I smoke at {p}?",
+    "Do they have live music at {p}?",
+    "Is the food at {p} spicy?",
+    "Is {p} close to the train station?",
+]
+
+
+def override(config, setting: str) -> None:
+    """Apply one ``FIELD=JSON`` setting to ``config`` (``detect.`` / ``select.`` fields dotted)."""
+    field, sep, raw = setting.partition("=")
+    if not sep:
+        raise SystemExit(f"--set {setting!r}: expected FIELD=VALUE")
+    *path, name = field.split(".")
+    target = config
+    for part in path:
+        target = getattr(target, part, None)
+    if target is None or not hasattr(target, name):
+        raise SystemExit(f"--set {setting!r}: the model's config has no field {field!r}")
+    try:
+        setattr(target, name, json.loads(raw))
+    except json.JSONDecodeError:
+        raise SystemExit(f'--set {setting!r}: the value is not JSON (a number, true, null, "text")') from None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", help="write the answers here (JSON)")
+    parser.add_argument("--compare", help="print only the answers that differ from this earlier --out")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=JSON", help="a config override")
+    args = parser.parse_args()
+
+    from clarion.dstc.assistant import Grounder
+
+    grounder = Grounder.load()
+    for setting in args.set:
+        override(grounder.model.config, setting)
+    rows = []
+    for place in PLACES:
+        for question in QUESTIONS:
+            text = question.format(p=place)
+            reply = grounder.respond([text])
+            rows.append(
+                {
+                    "question": text,
+                    "knowledge_seeking": reply.knowledge_seeking,
+                    "snippets": [s.title or s.body for s in reply.snippets],
+                    "response": reply.response,
+                }
+            )
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            json.dump(rows, handle, indent=1, ensure_ascii=False)
+    if args.compare:
+        with open(args.compare, encoding="utf-8") as handle:
+            before = {row["question"]: row for row in json.load(handle)}
+        changed = [row for row in rows if before.get(row["question"], {}).get("response") != row["response"]]
+        for row in changed:
+            print(f"{row['question']}\n  before: {before.get(row['question'], {}).get('response')}")
+            print(f"  now:    {row['response']}")
+        print(f"{len(changed)} of {len(rows)} answers changed")
+        return
+    for row in rows:
+        flag = "KS" if row["knowledge_seeking"] else "--"
+        print(f"{flag} {row['question']}\n   {row['response'] or ''}")
+
+
+if __name__ == "__main__":
+    main()
