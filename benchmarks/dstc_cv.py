@@ -1,8 +1,8 @@
 """Train cross-validation of the DSTC pipeline: every train-split turn predicted by a model that never saw its dialogue.
 
-The dstc11_track5 train split's dialogues go into ``--folds`` folds (by a hash of the dialogue id, as
-``benchmarks/dstc_generate.py --part oof`` does); each fold is predicted (detection, entity, snippets, response) by a
-model trained on the other folds with the default configuration and the ``--config`` overrides. The out-of-fold
+The dstc11_track5 train split's dialogues go into ``--folds`` folds (``clarion.dstc.split.dialogue_folds``, as in
+``benchmarks/dstc_generate.py --part oof``); each fold is predicted (detection, entity, snippets, response) by a model
+trained on the other folds with the default configuration and the ``--config`` overrides. The out-of-fold
 predictions are written to ``--out`` (the track's labels format, one object per train-split turn) and scored with the
 official DSTC11 scorer against the train labels. No dev data is read: this is where a change is chosen.
 
@@ -21,7 +21,6 @@ their own fields, merged into the defaults.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import time
@@ -45,17 +44,12 @@ def configured(overrides: dict):
     return PipelineConfig.from_json(config)
 
 
-def folds_of(data, folds: int) -> np.ndarray:
-    from clarion.dstc.split import dialogue_ids
-
-    return np.array([int(hashlib.md5(d.encode()).hexdigest(), 16) % folds for d in dialogue_ids(data.contexts)])
-
-
 def out_of_fold(data, config, folds: int) -> list:
     """One prediction per context of ``data``, each from the model trained on the other folds."""
     from clarion.dstc.models.train import train
+    from clarion.dstc.split import dialogue_folds
 
-    fold = folds_of(data, folds)
+    fold = np.array(dialogue_folds(data.contexts, folds))
     predictions: list = [None] * len(data.contexts)
     for k in range(folds):
         start = time.perf_counter()

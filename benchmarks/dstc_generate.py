@@ -147,17 +147,15 @@ def val_part(model, meteor: bool) -> None:
 
 
 def oof_part(meteor: bool, folds: int = 5) -> None:
-    import hashlib
-
     from clarion.data.location import dataset_dir
     from clarion.dstc.io import load_dataset
     from clarion.dstc.models.default import default_config
     from clarion.dstc.models.generate import Generator
     from clarion.dstc.models.train import train
-    from clarion.dstc.split import dialogue_ids, split_dataset
+    from clarion.dstc.split import dialogue_folds, split_dataset
 
     data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
-    fold = np.array([int(hashlib.md5(d.encode()).hexdigest(), 16) % folds for d in dialogue_ids(data.contexts)])
+    fold = np.array(dialogue_folds(data.contexts, folds))
     generators = [g for g in Generator if g is not Generator.lm]
     hyps: dict[Generator, list[str]] = {g: [] for g in generators}
     refs: list[str] = []

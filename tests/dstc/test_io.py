@@ -17,7 +17,7 @@ from clarion.dstc.io import (
     write_predictions,
 )
 from clarion.dstc.schema import Format
-from clarion.dstc.split import Part, dialogue_ids, split_dataset, split_indices
+from clarion.dstc.split import Part, dialogue_folds, dialogue_ids, split_dataset, split_indices
 from clarion.errors import DataError, InputError
 
 # ------------------------------------------------------------------------------------------- real data
@@ -301,6 +301,22 @@ def test_split_is_deterministic_and_disjoint(dstc11_data):
     dev_data = split_dataset(dstc11_data, "dev")
     assert sum(label.target for label in dev_data.labels) == 299
     assert dev_data.knowledge is dstc11_data.knowledge
+
+
+def test_dialogue_folds_keep_a_dialogue_together(dstc11_data):
+    train = split_dataset(dstc11_data, "train")
+    folds = dialogue_folds(train.contexts, 5)
+    ids = dialogue_ids(train.contexts)
+    by_dialogue: dict[str, set[int]] = {}
+    for did, fold in zip(ids, folds, strict=True):
+        by_dialogue.setdefault(did, set()).add(fold)
+    assert all(len(f) == 1 for f in by_dialogue.values())
+    sizes = [folds.count(k) for k in range(5)]
+    assert sizes == [470, 516, 514, 471, 484]  # the train CV folds of benchmarks/dstc_cv.py, on every machine
+    assert dialogue_folds(train.contexts, 5) == folds
+    for bad in (1, 0, True, 2.5):
+        with pytest.raises(InputError, match="folds must be an integer of at least 2"):
+            dialogue_folds(train.contexts, bad)
 
 
 def test_split_bad_parameters(dstc11_data):

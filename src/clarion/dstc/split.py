@@ -11,6 +11,7 @@ gives 1,364 dialogues for 3,048 contexts (dev: 593 contexts, 299 knowledge-seeki
 
 :func:`split_indices` puts a dialogue in dev when ``int(sha1, 16) % 100 < dev_percent`` (default 20), in train
 otherwise: every context of a dialogue lands on the same side, and the split is the same on every machine.
+:func:`dialogue_folds` deals the dialogues into cross-validation folds the same way (the benchmarks' train CV).
 """
 
 from __future__ import annotations
@@ -57,6 +58,14 @@ def split_indices(contexts: Sequence[Context], dev_percent: int = 20) -> dict[Pa
     for i, did in enumerate(dialogue_ids(contexts)):
         parts[Part.DEV if int(did, 16) % 100 < dev_percent else Part.TRAIN].append(i)
     return parts
+
+
+def dialogue_folds(contexts: Sequence[Context], folds: int) -> list[int]:
+    """The cross-validation fold (0 to ``folds`` - 1) of every context, in input order: the MD5 of its dialogue id
+    modulo ``folds``, so a dialogue's contexts share a fold and the folds are the same on every machine."""
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        raise InputError(f"folds must be an integer of at least 2, got {folds!r}")
+    return [int(hashlib.md5(did.encode()).hexdigest(), 16) % folds for did in dialogue_ids(contexts)]
 
 
 def split_dataset(dataset: Dataset, part: Part | str, dev_percent: int = 20) -> Dataset:
