@@ -479,9 +479,9 @@ class DstcModel:
     def _unknown_aspect(self, rule: FaqRule | None, turn_emb: np.ndarray, snippets, chosen_emb: np.ndarray) -> bool:
         """Whether the turn asks about something places answer in an FAQ (it reaches a knowledge-base FAQ question at
         the gated rule's own cosine, with its margin) that the tracked place has no FAQ about (none within
-        :data:`OUTRANKING_FAQ_COSINE`), and no chosen snippet is within ``unknown_aspect_cosine`` of the turn: "Is
-        there a gym at the Golden Curry?" was answered "Yes, the Golden Curry does have a great outdoor dining area"
-        from its outdoor-seating FAQ (cosine 0.33 to the turn)."""
+        :data:`OUTRANKING_FAQ_COSINE`), and no chosen snippet is within ``unknown_aspect_cosine`` of the turn: "Do
+        they allow dogs at the Golden Curry?" was answered "Yes, the Golden Curry does have a great outdoor dining
+        area" from its outdoor-seating FAQ (cosine 0.28 to the turn)."""
         threshold = self.config.unknown_aspect_cosine
         if threshold is None or rule is None or rule.penalties is None or not self.config.dense or len(chosen_emb) == 0:
             return False
