@@ -24,24 +24,34 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import asdict
 
 import numpy as np
 
 
-def configured(overrides: dict):
-    """The default pipeline configuration with ``overrides`` merged in (nested one level for detect/select/lm)."""
-    from clarion.dstc.models.default import default_config
+def merged(config, overrides: dict, option: str = "--config"):
+    """A new ``PipelineConfig``: ``config`` with ``overrides`` merged in (``detect``, ``select`` and ``lm`` take
+    objects of their own fields) and checked as any configuration is; a bad field or value is a one-line exit naming
+    ``option``."""
     from clarion.dstc.models.pipeline import PipelineConfig
+    from clarion.errors import ClarionError
 
-    config = default_config().to_json()
+    fields = {**config.to_json(), "lm": asdict(config.lm)}
     for key, value in overrides.items():
-        if key not in config and key != "lm":
-            raise SystemExit(f"--config: PipelineConfig has no field {key!r}")
-        if isinstance(value, dict):
-            config[key] = {**config.get(key, {}), **value}
-        else:
-            config[key] = value
-    return PipelineConfig.from_json(config)
+        if key not in fields:
+            raise SystemExit(f"{option}: PipelineConfig has no field {key!r}")
+        fields[key] = {**fields[key], **value} if isinstance(value, dict) else value
+    try:
+        return PipelineConfig.from_json(fields)
+    except (ClarionError, TypeError, ValueError) as err:
+        raise SystemExit(f"{option}: {err}") from None
+
+
+def configured(overrides: dict):
+    """The default pipeline configuration with ``overrides`` merged in (:func:`merged`)."""
+    from clarion.dstc.models.default import default_config
+
+    return merged(default_config(), overrides)
 
 
 def out_of_fold(data, config, folds: int) -> list:

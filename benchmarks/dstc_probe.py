@@ -52,21 +52,24 @@ QUESTIONS = [
 ]
 
 
-def override(config, setting: str) -> None:
-    """Apply one ``FIELD=JSON`` setting to ``config`` (``detect.`` / ``select.`` fields dotted)."""
-    field, sep, raw = setting.partition("=")
-    if not sep:
-        raise SystemExit(f"--set {setting!r}: expected FIELD=VALUE")
-    *path, name = field.split(".")
-    target = config
-    for part in path:
-        target = getattr(target, part, None)
-    if target is None or not hasattr(target, name):
-        raise SystemExit(f"--set {setting!r}: the model's config has no field {field!r}")
-    try:
-        setattr(target, name, json.loads(raw))
-    except json.JSONDecodeError:
-        raise SystemExit(f'--set {setting!r}: the value is not JSON (a number, true, null, "text")') from None
+def overrides(settings: list[str]) -> dict:
+    """``FIELD=JSON`` settings as the nested overrides :func:`dstc_cv.merged` takes (``detect.`` / ``select.``
+    fields dotted)."""
+    out: dict = {}
+    for setting in settings:
+        field, sep, raw = setting.partition("=")
+        if not sep:
+            raise SystemExit(f"--set {setting!r}: expected FIELD=VALUE")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            raise SystemExit(f'--set {setting!r}: the value is not JSON (a number, true, null, "text")') from None
+        *path, name = field.split(".")
+        target = out
+        for part in path:
+            target = target.setdefault(part, {})
+        target[name] = value
+    return out
 
 
 def main() -> None:
@@ -76,11 +79,13 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=JSON", help="a config override")
     args = parser.parse_args()
 
+    from dstc_cv import merged
+
     from clarion.dstc.assistant import Grounder
 
     grounder = Grounder.load()
-    for setting in args.set:
-        override(grounder.model.config, setting)
+    if args.set:  # prediction-time fields: the model keeps what it learnt, the knowledge stays bound
+        grounder.model.config = merged(grounder.model.config, overrides(args.set), "--set")
     rows = []
     for place in PLACES:
         for question in QUESTIONS:
