@@ -9,6 +9,7 @@ answers that differ from an earlier ``--out`` (e.g. before and after a change, o
 Run: ``python benchmarks/dstc_probe.py --out probe.json`` (about a minute once the default model is trained), then
 ``python benchmarks/dstc_probe.py --set unknown_aspect_cosine=0.4 --compare probe.json``. ``--set FIELD=JSON``
 changes a prediction-time field of the model's ``PipelineConfig`` (dotted for ``detect.`` / ``select.``) for this run.
+``--model DIR`` probes another model directory (e.g. one trained before a change).
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ QUESTIONS = [
     "Do they have live music at {p}?",
     "Is the food at {p} spicy?",
     "Is {p} close to the train station?",
+    "Tell me about the staff at {p}.",
+    "I'd like to know about the location of {p}.",
 ]
 
 
@@ -77,13 +80,14 @@ def main() -> None:
     parser.add_argument("--out", help="write the answers here (JSON)")
     parser.add_argument("--compare", help="print only the answers that differ from this earlier --out")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=JSON", help="a config override")
+    parser.add_argument("--model", help="a model directory (default: the default model, trained when absent)")
     args = parser.parse_args()
 
     from dstc_cv import merged
 
     from clarion.dstc.assistant import Grounder
 
-    grounder = Grounder.load()
+    grounder = Grounder.load(args.model)
     if args.set:  # prediction-time fields: the model keeps what it learnt, the knowledge stays bound
         grounder.model.config = merged(grounder.model.config, overrides(args.set), "--set")
     rows = []

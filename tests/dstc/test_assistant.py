@@ -8,6 +8,7 @@ from dstc_synthetic import write_synthetic
 
 from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, after_clarifying, as_turns
 from clarion.dstc.io import Turn
+from clarion.dstc.models.detect import as_question
 from clarion.dstc.models.modeldir import save_model
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.errors import InputError, ModelError
@@ -94,6 +95,58 @@ def test_a_question_about_what_reviews_say_of_a_named_place_is_knowledge_seeking
     monkeypatch.setattr(grounder.model.config, "review_cues", False)
     assert not grounder.respond(asked).knowledge_seeking
     assert not PipelineConfig.from_json({}).review_cues  # models trained before it: the detector alone
+
+
+@pytest.mark.parametrize(
+    ("turn", "question"),
+    [
+        ("Tell me about the breakfast at the Alpha Lodge.", "How is the breakfast at the Alpha Lodge?"),
+        ("Thanks! Can you tell me a bit more about their drinks?", "Thanks! How is their drinks?"),
+        ("I'd like to know about the staff there.", "How is the staff there?"),
+        ("Do you have any information about their beer selection?", "How is their beer selection?"),
+        ("What about the view from the rooms?", "How is the view from the rooms?"),
+    ],
+)
+def test_a_request_about_an_aspect_is_read_as_a_question(turn, question):
+    assert as_question(turn, lambda head: False) == question
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [  # booking requests of dstc11_track5's train split, and what a user asks a booking system so
+        "Tell me about the Portuguese restaurant",
+        "What about the one in the north?",
+        "How about the moderate one? May I have their address, please?",
+        "Awesome, what about reference number?",
+        "Perfect. I am also looking to stay at the finches bed and breakfast. Can you tell me about it?",
+        "What about the price range of the Alpha Lodge?",
+        "How about the 15th?",
+        "Tell me about the cheap ones.",
+        "Is the breakfast good at the Alpha Lodge?",  # a question already
+    ],
+)
+def test_a_request_about_a_place_itself_or_a_booking_slot_is_not(turn):
+    assert as_question(turn, lambda head: False) is None
+
+
+def test_a_named_place_is_no_aspect():
+    assert as_question("Tell me about the Alpha Lodge.", lambda head: "alpha" in head.lower()) is None
+
+
+def test_a_request_about_an_aspect_of_a_tracked_place_is_detected_as_its_question(grounder, monkeypatch):
+    asked = np.array  # the detector says yes to the question form only
+    monkeypatch.setattr(
+        grounder.model.detector, "predict", lambda texts, emb=None: asked([t.startswith("How is") for t in texts])
+    )
+    monkeypatch.setattr(grounder.model.config, "review_cues", False)
+    reply = grounder.respond(["I want a hotel.", "Alpha Lodge is a good choice.", "Tell me about the view there."])
+    assert reply.knowledge_seeking and {s.entity_name for s in reply.snippets} == {"ALPHA LODGE"}
+    assert not grounder.respond(["Tell me about the view there."]).knowledge_seeking  # no place in the dialogue
+    monkeypatch.setattr(grounder.model.config, "aspect_requests", False)
+    assert not grounder.respond(
+        ["I want a hotel.", "Alpha Lodge is a good choice.", "Tell me about the view there."]
+    ).knowledge_seeking
+    assert not PipelineConfig.from_json({}).aspect_requests  # models trained before it: the turn as written alone
 
 
 def test_the_place_named_after_which_place_answers_the_question_asked_before_it(grounder):

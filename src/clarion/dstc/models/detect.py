@@ -7,7 +7,8 @@ Gurevych, 2019), which on our dstc11_track5 dev split removed most of the lexica
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -22,6 +23,44 @@ _DETECT_BOUNDS = {
     "strip_names": FLAG,
     "entity_faq_cosine": Bound("float", 0, 1, optional=True),
 }
+
+
+_REQUEST_OPENER = re.compile(
+    r"\b(?:what can you tell me about|(?:can|could|would) you (?:please )?tell me (?:a (?:bit|little) )?(?:more )?about"
+    r"|(?:please )?tell me (?:a (?:bit|little) )?(?:more )?about|(?:i'?d|i would|i want to|i wanna) (?:like to )?"
+    r"(?:know|hear|learn) (?:more |a bit |a little )?about|(?:(?:can|could|would) you (?:please )?(?:provide|give)"
+    r"(?: me)? |do you have )?(?:any|some) (?:more )?(?:info|information|details) (?:on|about)|what about|how about)"
+    r"\s+(?P<np>(?:the|their|its) (?P<head>.+?))[\s.?!]*$",
+    re.I,
+)
+"""A request for information followed by a noun phrase to the end of the turn: "Tell me about the breakfast at
+the Alexander B&B.", "What about their drinks?"."""
+_HEAD_END = re.compile(r"\s(?:at|of|in|from|for|on|there|here|they|you)\b.*$", re.I)
+_NOT_ASPECTS = re.compile(
+    r"\b(?:ones?|places?|options?|hotels?|restaurants?|guest ?houses?|b ?& ?b|bed and breakfast|lodges?|inns?|"
+    r"bars?|pubs?|cafes?|museums?|colleges?|attractions?|[a-z]*\d\w*|first|second|third|last|other|same|former|"
+    r"latter|cheap\w*|expensive|moderate\w*|north|south|east|west|centre|center|reference|booking|reservation|"
+    r"address|phone|postcode|post code|number|price range|area|stars?)\b",
+    re.I,
+)
+"""Heads that name a place, point at one, or ask a booking API's slot ("What about the one in the north?",
+"How about the moderate one?", "Tell me about the Portuguese restaurant", "What about the reference number?")."""
+MAX_ASPECT_WORDS = 3
+
+
+def as_question(text: str, names: Callable[[str], bool]) -> str | None:
+    """``text`` asked as a question when it requests information about an aspect of a place in another form:
+    "Tell me about the breakfast at the Alexander B&B." -> "How is the breakfast at the Alexander B&B?"; ``None``
+    for any other turn. The aspect is the noun phrase's head up to a preposition, at most three words, holding
+    no place word, no booking slot, no number and no entity name (``names(head)`` true when it holds one): a
+    request about a place itself ("Tell me about the Acorn Guest House.") is a booking request in DSTC."""
+    match = _REQUEST_OPENER.search(text)
+    if match is None:
+        return None
+    head = _HEAD_END.sub("", match.group("head")).strip()
+    if not head or len(head.split()) > MAX_ASPECT_WORDS or _NOT_ASPECTS.search(head) or names(head):
+        return None
+    return f"{text[: match.start()]}How is {match.group('np').rstrip(' .?!')}?"
 
 
 @dataclass

@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
 from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.detect import DetectConfig, Detector
+from clarion.dstc.models.detect import DetectConfig, Detector, as_question
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.faq_rule import FaqRule, faq_questions
 from clarion.dstc.models.generate import (
@@ -98,6 +98,7 @@ _PIPELINE_BOUNDS = {
     "faq_fallback_memory": Bound("float", -1, 1, optional=True),
     "ask_entity": FLAG,
     "review_cues": FLAG,
+    "aspect_requests": FLAG,
     "faq_agreement": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
@@ -132,6 +133,7 @@ class PipelineConfig:
     detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
     faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
+    aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -175,6 +177,7 @@ class PipelineConfig:
             unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
+            aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -328,6 +331,8 @@ class DstcModel:
                 ],
                 dtype=bool,
             )
+        if self.config.aspect_requests and dataset.format is Format.DSTC11:
+            detected = detected | self._aspect_requests(texts, dataset, prepared.tracker)
         faq_turns = np.zeros(len(texts), dtype=bool)
         gated = prepared.faq_rule if prepared.faq_rule is not None and prepared.faq_rule.penalties is not None else None
         strip_gate = gated is not None and self._strips_names()
@@ -390,6 +395,24 @@ class DstcModel:
                 advance(1)
         if use_lm:
             self._lm_responses(dataset, out, pools, [i for i in positive if out[i].knowledge and i in pools], progress)
+        return out
+
+    def _aspect_requests(self, texts: list[str], dataset: Dataset, tracker: EntityTracker) -> np.ndarray:
+        """Turns that request information about an aspect of a tracked place in another form than a question
+        ("Tell me about the breakfast at the Alexander B&B.", :func:`~clarion.dstc.models.detect.as_question`) and
+        that the detector finds knowledge-seeking when asked as one ("How is the breakfast at ...?"). In the train
+        split of dstc11_track5, 90 of the 101 last user turns opening so are booking requests about a place itself
+        ("Tell me about the Portuguese restaurant", "What about the one in the north?"), which the detector learnt;
+        its question forms of the same aspects it reads well."""
+        out = np.zeros(len(texts), dtype=bool)
+        asked = {}
+        for i, text in enumerate(texts):
+            question = as_question(text, lambda head: bool(tracker.mentions(head)))
+            if question is not None and tracker.track(context_texts(dataset.contexts[i])):
+                asked[i] = question
+        if asked:
+            questions = list(asked.values())
+            out[list(asked)] = self.detector.predict(questions, embed_queries(questions, self.config.dense))
         return out
 
     def _foreign_details(self, index: KnowledgeIndex, pool: Pool, keys, turn_text: str) -> list[list[str]]:
