@@ -200,6 +200,21 @@ def test_dstc11_turn_on_an_faq_the_training_never_asks_is_answered_from_it(dense
     assert not preds[2].target and preds[3].target and preds[3].response.startswith("Yes, a lift")
 
 
+def test_the_faq_the_entity_gate_fires_on_is_the_one_it_answers_from():
+    from types import SimpleNamespace
+
+    questions = unit([[1, 0, 0], [0, 1, 0]])  # "do you accept credit cards?", "is there parking?"
+    negatives = unit([[0, 1, 0.3]])  # a booking turn close to the parking question
+    rule = FaqRule.gated(["cards", "parking"], questions, negatives, cosine=0.8, margin=0.1)
+    cards, parking = (SimpleNamespace(doc_type="faq", title=t) for t in ("cards", "parking"))
+    turn = unit([[0.55, 0.58, 0.6]])[0]  # "can I pay by card?": 0.55 from cards, 0.58 from parking
+    assert rule.best_faq(turn, [cards, parking]) is None  # below the answering floor
+    assert rule.best_faq(turn, [cards, parking], 0.5) is parking  # the closest question
+    assert rule.best_faq(turn, [cards, parking], 0.5, gated=True) is cards  # the closest one the gate fires on
+    assert rule.best_faq(turn, [parking], 0.5, gated=True) is None
+    assert FaqRule(questions, 0.7).best_faq(turn, [cards, parking], 0.5, gated=True) is None  # the plain rule
+
+
 def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(dense_model, tmp_path):
     """``DetectConfig.entity_faq_cosine``: below the gated rule's cosine, a turn close to an FAQ of the place the
     dialogue is about is knowledge-seeking and answered from it; models trained before it leave the turn alone."""
@@ -211,13 +226,17 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
     kb = knowledge()
     question = "What time can I check in at Alpha Lodge?"
     kb["hotel"]["0"]["faqs"]["1"] = {"question": question, "answer": "Check-in is between 2 pm and 11 pm."}
-    turn = "Can I check in at 11 pm?"
+    cards = "Do you accept credit cards?"
+    kb["hotel"]["0"]["faqs"]["2"] = {"question": cards, "answer": "All major credit cards are accepted."}
+    turn, by_card = "Can I check in at 11 pm?", "Can I pay by card?"
     logs = [
         [
             {"speaker": "U", "text": "I want a hotel."},
             {"speaker": "S", "text": "Alpha Lodge is a good choice."},
-            {"speaker": "U", "text": turn},
-        ],
+            {"speaker": "U", "text": text},
+        ]
+        for text in (turn, by_card)
+    ] + [
         [
             {"speaker": "U", "text": "I want a hotel."},
             {"speaker": "S", "text": "Sure."},
@@ -227,19 +246,26 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
     data = _unlabelled(tmp_path / "checkin", logs, kb)
     cosine = float(np.prod(encode([turn, "What time can I check in at the ?"]), axis=0).sum())
     assert 0.65 <= cosine < faq_rule.GATE_COSINE  # what the entity gate is for
+    cosine = float(np.prod(encode([by_card, cards]), axis=0).sum())
+    assert 0.5 <= cosine < faq_rule.ENTITY_FAQ_COSINE  # taken by the gate at 0.5, below the rule's answering floor
     checkin = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title == question)
+    accepted = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title == cards)
     threshold = model.detector.config.threshold
     model.detector.config.threshold = 2.0  # the detector says no to every turn
     try:
-        assert model.config.detect.entity_faq_cosine == 0.65
-        named, unnamed = model.predict(data)
+        assert model.config.detect.entity_faq_cosine == 0.5
+        named, paid, unnamed = model.predict(data)
+        model.config.detect.entity_faq_cosine = 0.65
+        above = model.predict(data)
         model.config.detect.entity_faq_cosine = None
         before = model.predict(data)
     finally:
         model.detector.config.threshold = threshold
-        model.config.detect.entity_faq_cosine = 0.65
+        model.config.detect.entity_faq_cosine = 0.5
     assert named.target and named.knowledge == (checkin.key,) and named.response.startswith("Check-in is between")
+    assert paid.target and paid.knowledge == (accepted.key,) and "credit cards are accepted" in paid.response
     assert not unnamed.target  # no place tracked: nothing to match
+    assert above[0].target and not above[1].target  # the gate's cosine of 2026-11-26 evening
     assert not before[0].target
     assert PipelineConfig.from_json({"detect": {}}).detect.entity_faq_cosine is None  # models trained before it
 

@@ -76,10 +76,14 @@ class DetectConfig:
     strip_names: bool = True
     """The gated FAQ rule compares turns and FAQ questions with entity names removed (models trained with it keep
     their non-knowledge turns' embeddings without names as well)."""
-    entity_faq_cosine: float | None = 0.65
+    entity_faq_cosine: float | None = 0.5
     """The gated FAQ rule also fires, at this lower cosine, for an FAQ of a place the dialogue tracks (DSTC11-format
     knowledge; the margin as the rule's): "Can I check in at 11 pm?" after the Lensfield Hotel is 0.74 (names cut)
-    from its "What time can I check in at The Lensfield Hotel?". ``None``: off (models trained before it)."""
+    from its "What time can I check in at The Lensfield Hotel?", "Can I pay by card?" 0.57 from "Do you accept credit
+    cards?". Below :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE`, a turn only the gate took is answered from
+    the closest FAQ the gate fires on (``FaqRule.best_faq(..., gated=True)``). 0.5 since 2026-11-26, night (0.65
+    before; set with ``benchmarks/dstc_faq_probe.py``, docs/dstc_detection.md). ``None``: off (models trained before
+    it)."""
 
     def __post_init__(self) -> None:
         check_fields(self, _DETECT_BOUNDS)

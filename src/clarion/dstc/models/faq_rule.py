@@ -117,15 +117,17 @@ class FaqRule:
         return cls(questions, cosine, best_cosines(questions, negatives), margin, rows)
 
     def best_faq(
-        self, query: np.ndarray, snippets: Sequence[Snippet], floor: float = ENTITY_FAQ_COSINE
+        self, query: np.ndarray, snippets: Sequence[Snippet], floor: float = ENTITY_FAQ_COSINE, gated: bool = False
     ) -> Snippet | None:
         """The FAQ among ``snippets`` whose question is closest to the turn ``query`` (one embedding), if it
-        reaches ``floor``."""
+        reaches ``floor``; with ``gated``, only among the questions :attr:`margin` further from every non-knowledge
+        training turn (those :meth:`matches_entity` fires on)."""
         best, best_cosine = None, floor
         for snippet in snippets:
             row = self.rows.get(snippet.title.strip()) if snippet.doc_type == "faq" else None
             if row is not None and (cosine := float(self.questions[row] @ query)) >= best_cosine:
-                best, best_cosine = snippet, cosine
+                if not gated or (self.penalties is not None and cosine - float(self.penalties[row]) >= self.margin):
+                    best, best_cosine = snippet, cosine
         return best
 
     def reaches(self, query_emb: np.ndarray, cosine: float) -> np.ndarray:

@@ -29,7 +29,7 @@ from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import DetectConfig, Detector, as_question
 from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.faq_rule import FaqRule, faq_questions
+from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, faq_questions
 from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
@@ -606,6 +606,10 @@ class DstcModel:
             if faq_fallback is not None:
                 view = q_emb if gate_emb is None else gate_emb
                 faq = faq_fallback.best_faq(view, snippets)
+                entity_cosine = self.config.detect.entity_faq_cosine
+                if faq is None and fired and not detected and (entity_cosine or 1.0) < ENTITY_FAQ_COSINE:
+                    # the entity gate alone took the turn, below the answering floor: an FAQ it fires on answers
+                    faq = faq_fallback.best_faq(view, snippets, entity_cosine, gated=True)
                 unsure = fired and (not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE)
                 if not unsure and faq is None:  # the outranking test looks further than the rule's answers
                     faq = faq_fallback.best_faq(view, snippets, OUTRANKING_FAQ_COSINE)
