@@ -215,6 +215,26 @@ def test_the_faq_the_entity_gate_fires_on_is_the_one_it_answers_from():
     assert FaqRule(questions, 0.7).best_faq(turn, [cards, parking], 0.5, gated=True) is None  # the plain rule
 
 
+def test_an_faq_answer_gets_the_same_faq_of_every_other_tracked_place():
+    """``PipelineConfig.faq_every_place``: "Do the Gonville Hotel and the Lensfield Hotel have gyms?" had been answered
+    from the Lensfield's gym FAQ alone."""
+    from clarion.dstc.io import Snippet
+    from clarion.dstc.models.pipeline import DstcModel
+
+    questions = unit([[1, 0, 0], [0.9, 0.436, 0], [0, 1, 0]])  # one place's gym, the other's gym, its parking
+    rule = FaqRule.gated(["gym 1", "gym 2", "parking 2"], questions, unit([[0, 0, 1]]), cosine=0.8, margin=0.1)
+    gym1, gym2, parking2 = (
+        Snippet("hotel", e, d, None, "faq", title, "...", "")
+        for e, d, title in ((1, 0, "gym 1"), (2, 0, "gym 2"), (2, 1, "parking 2"))
+    )
+    review = Snippet("hotel", 3, 0, 0, "review", "", "Nice gym.", "")
+    turn = unit([[1, 0.05, 0]])[0]
+    found = DstcModel._other_places_faqs(rule, turn, [gym1, gym2, parking2, review], gym1, 0.6, False)
+    assert found == [gym2]  # the other place's closest FAQ; the place with reviews only adds nothing
+    assert DstcModel._other_places_faqs(rule, turn, [gym1, gym2], gym1, 0.95, False) == []  # below the floor
+    assert PipelineConfig().faq_every_place and not PipelineConfig.from_json({}).faq_every_place
+
+
 def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(dense_model, tmp_path):
     """``DetectConfig.entity_faq_cosine``: below the gated rule's cosine, a turn close to an FAQ of the place the
     dialogue is about is knowledge-seeking and answered from it; models trained before it leave the turn alone."""

@@ -286,8 +286,11 @@ def test_snippets_answer_each_entity_under_its_own_name():
         Snippet("hotel", 1, 1, 0, "review", "", "Our view was great!", "ASHLEY HOTEL"),
     ]
     assert snippets_response(snippets, NAMES) == (
-        "Guests of Ashley Hotel say that they loved the quiet room, and their view was great. Breakfast is free."
+        "Guests of Ashley Hotel say that they loved the quiet room, and their view was great. "
+        "Lovell Lodge: Breakfast is free."  # two places: an answer that does not say whose is named
     )
+    named = Snippet("hotel", 2, 4, None, "faq", "Is there a gym?", "The Lovell Lodge has no gym.", "LOVELL LODGE")
+    assert snippets_response([snippets[0], named], NAMES).endswith(" The Lovell Lodge has no gym.")
     assert snippets_response(snippets[1:2], NAMES) == template_response(
         Selected("Lovell Lodge", faqs=("Breakfast is free.",))
     )

@@ -126,10 +126,19 @@ def snippets_response(snippets: Sequence, names: Mapping, max_reviews: int = 2) 
     parts = []
     for entity in entities:
         own = [s for s in snippets if (s.domain, s.entity_id) == entity]
+        name = display_name(names.get(entity))
         reviews = tuple(s.body for s in own if s.doc_type == "review")
         faqs = tuple(s.body for s in own if s.doc_type != "review")
-        parts.append(template_response(Selected(display_name(names.get(entity)), reviews, faqs), max_reviews))
+        if len(entities) > 1:  # several places: an answer that does not say whose gets the name
+            faqs = tuple(f if _names(f, name) else f"{name}: {f}" for f in faqs)
+        parts.append(template_response(Selected(name, reviews, faqs), max_reviews))
     return " ".join(parts)
+
+
+def _names(text: str, name: str) -> bool:
+    """Whether ``text`` writes the place ``name`` (any case, with or without a leading "the")."""
+    bare = re.sub(r"^the ", "", name.lower())
+    return bare in text.lower()
 
 
 def _name_tail(old_name: str) -> str:

@@ -98,6 +98,7 @@ _PIPELINE_BOUNDS = {
     "faq_fallback_memory": Bound("float", -1, 1, optional=True),
     "ask_entity": FLAG,
     "review_cues": FLAG,
+    "faq_every_place": FLAG,
     "aspect_requests": FLAG,
     "faq_agreement": FLAG,
     "detail_penalty": _SHARE,
@@ -133,6 +134,7 @@ class PipelineConfig:
     detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
     faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
+    faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
     aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
@@ -177,6 +179,7 @@ class PipelineConfig:
             unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
+            faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
             aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
@@ -485,10 +488,24 @@ class DstcModel:
                 out[i] = Label(True, out[i].knowledge, response)
 
     @staticmethod
-    def _faq_label(index: KnowledgeIndex, faq: Snippet) -> Label:
-        """The answer from one FAQ: its answer text and the domain's follow-up question."""
-        response = f"{snippets_response([faq], index.knowledge.entity_names)} {follow_up_for([faq.key])}"
-        return Label(True, (faq.key,), response)
+    def _faq_label(index: KnowledgeIndex, faqs: Sequence[Snippet], by_entities: bool = False) -> Label:
+        """The answer from FAQs (one per place): their answer texts and the follow-up question (``by_entities``:
+        "... either of them?" for two places, :func:`~clarion.dstc.models.generate.follow_up_for`)."""
+        keys = [faq.key for faq in faqs]
+        response = f"{snippets_response(list(faqs), index.knowledge.entity_names)} {follow_up_for(keys, by_entities)}"
+        return Label(True, tuple(keys), response)
+
+    @staticmethod
+    def _other_places_faqs(rule: FaqRule, view: np.ndarray, snippets, faq: Snippet, floor: float, gated: bool):
+        """For a turn answered from ``faq``, the closest FAQ of each other tracked place at the same ``floor`` (and
+        gate): "Do the Gonville Hotel and the Lensfield Hotel have gyms?" had been answered from the Lensfield's
+        alone ("Yes, fitness center and gym are available onsite."); DSTC11 answers such a turn place by place."""
+        places: dict[tuple, list] = {}
+        for snippet in snippets:
+            places.setdefault((snippet.domain, snippet.entity_id), []).append(snippet)
+        answered = (faq.domain, faq.entity_id)
+        others = (rule.best_faq(view, own, floor, gated=gated) for place, own in places.items() if place != answered)
+        return [other for other in others if other is not None]
 
     def _unrelated(self, chosen_emb: np.ndarray, turn_emb: np.ndarray) -> bool:
         """Whether none of the chosen snippets is within cosine ``abstain_cosine`` of the turn (names cut): the
@@ -605,17 +622,23 @@ class DstcModel:
             scores = self.selector.scores(group)
             if faq_fallback is not None:
                 view = q_emb if gate_emb is None else gate_emb
+                floor, gated = ENTITY_FAQ_COSINE, False
                 faq = faq_fallback.best_faq(view, snippets)
                 entity_cosine = self.config.detect.entity_faq_cosine
                 if faq is None and fired and not detected and (entity_cosine or 1.0) < ENTITY_FAQ_COSINE:
                     # the entity gate alone took the turn, below the answering floor: an FAQ it fires on answers
-                    faq = faq_fallback.best_faq(view, snippets, entity_cosine, gated=True)
+                    floor, gated = entity_cosine, True
+                    faq = faq_fallback.best_faq(view, snippets, floor, gated=True)
                 unsure = fired and (not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE)
                 if not unsure and faq is None:  # the outranking test looks further than the rule's answers
-                    faq = faq_fallback.best_faq(view, snippets, OUTRANKING_FAQ_COSINE)
+                    floor = OUTRANKING_FAQ_COSINE
+                    faq = faq_fallback.best_faq(view, snippets, floor)
                 if unsure or self._outranked(group, scores, snippets, faq):
                     if faq is not None:
-                        return self._faq_label(index, faq), None
+                        faqs = [faq]
+                        if self.config.faq_every_place:
+                            faqs += self._other_places_faqs(faq_fallback, view, snippets, faq, floor, gated)
+                        return self._faq_label(index, faqs, self.config.entity_follow_up), None
                     if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                         return Label(False), None
             if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
