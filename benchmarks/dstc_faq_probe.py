@@ -14,7 +14,6 @@ changes (right -> wrong first). ``--set`` and ``--model`` as in dstc_probe.py.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from collections import Counter
@@ -65,22 +64,12 @@ def probe_items(knowledge) -> list[tuple[str, str, tuple, set]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", help="write the answers here (JSON)")
-    parser.add_argument("--compare", help="print the answers that differ from this earlier --out")
-    parser.add_argument("--set", action="append", default=[], metavar="FIELD=JSON", help="a config override")
-    parser.add_argument("--model", help="a model directory (default: the default model, trained when absent)")
+    from dstc_probe import probe_parser, probed_grounder
+
+    parser = probe_parser(__doc__.splitlines()[0])
     parser.add_argument("--show", type=int, default=3, help="wrong answers printed per question")
     args = parser.parse_args()
-
-    from dstc_cv import merged
-    from dstc_probe import overrides
-
-    from clarion.dstc.assistant import Grounder
-
-    grounder = Grounder.load(args.model)
-    if args.set:
-        grounder.model.config = merged(grounder.model.config, overrides(args.set), "--set")
+    grounder = probed_grounder(args)
     items = probe_items(grounder.knowledge)
     replies = grounder.respond_many([[question] for _, question, _, _ in items])
     rows, right, asked = [], Counter(), Counter()
@@ -88,10 +77,10 @@ def main() -> None:
         ok = reply.knowledge_seeking and any(s.key in hits for s in reply.snippets)
         right[template] += ok
         asked[template] += 1
-        rows.append({"question": question, "right": ok, "response": reply.response})
+        rows.append({"template": template, "question": question, "right": ok, "response": reply.response})
     for template in asked:
         print(f"{right[template]:4d} / {asked[template]:4d} right | {template}")
-        wrong = [r for r in rows if not r["right"] and template.split("{p}")[0] in r["question"]][: args.show]
+        wrong = [r for r in rows if not r["right"] and r["template"] == template][: args.show]
         for row in wrong:
             print(f"       {row['question']} -> {row['response']}")
     print(f"all: {sum(right.values())} / {len(rows)} right")

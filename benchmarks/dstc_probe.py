@@ -75,14 +75,18 @@ def overrides(settings: list[str]) -> dict:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def probe_parser(description: str) -> argparse.ArgumentParser:
+    """The options every probe takes: ``--out``, ``--compare``, ``--set`` and ``--model``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", help="write the answers here (JSON)")
     parser.add_argument("--compare", help="print only the answers that differ from this earlier --out")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=JSON", help="a config override")
     parser.add_argument("--model", help="a model directory (default: the default model, trained when absent)")
-    args = parser.parse_args()
+    return parser
 
+
+def probed_grounder(args: argparse.Namespace):
+    """The ``Grounder`` a probe asks: ``--model`` (default: the default model) with the ``--set`` overrides."""
     from dstc_cv import merged
 
     from clarion.dstc.assistant import Grounder
@@ -90,6 +94,12 @@ def main() -> None:
     grounder = Grounder.load(args.model)
     if args.set:  # prediction-time fields: the model keeps what it learnt, the knowledge stays bound
         grounder.model.config = merged(grounder.model.config, overrides(args.set), "--set")
+    return grounder
+
+
+def main() -> None:
+    args = probe_parser(__doc__.splitlines()[0]).parse_args()
+    grounder = probed_grounder(args)
     rows = []
     for place in PLACES:
         for question in QUESTIONS:
