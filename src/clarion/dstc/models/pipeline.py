@@ -625,7 +625,8 @@ class DstcModel:
                 floor, gated = ENTITY_FAQ_COSINE, False
                 faq = faq_fallback.best_faq(view, snippets)
                 entity_cosine = self.config.detect.entity_faq_cosine
-                if faq is None and fired and not detected and (entity_cosine or 1.0) < ENTITY_FAQ_COSINE:
+                below = entity_cosine is not None and entity_cosine < ENTITY_FAQ_COSINE
+                if faq is None and fired and not detected and below:
                     # the entity gate alone took the turn, below the answering floor: an FAQ it fires on answers
                     floor, gated = entity_cosine, True
                     faq = faq_fallback.best_faq(view, snippets, floor, gated=True)
