@@ -14,7 +14,6 @@ changes (right -> wrong first). ``--set`` and ``--model`` as in dstc_probe.py.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 
@@ -64,7 +63,7 @@ def probe_items(knowledge) -> list[tuple[str, str, tuple, set]]:
 
 
 def main() -> None:
-    from dstc_probe import probe_parser, probed_grounder
+    from dstc_probe import earlier_answers, probe_parser, probed_grounder, save_answers
 
     parser = probe_parser(__doc__.splitlines()[0])
     parser.add_argument("--show", type=int, default=3, help="wrong answers printed per question")
@@ -84,12 +83,9 @@ def main() -> None:
         for row in wrong:
             print(f"       {row['question']} -> {row['response']}")
     print(f"all: {sum(right.values())} / {len(rows)} right")
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            json.dump(rows, handle, indent=1, ensure_ascii=False)
+    save_answers(args.out, rows)
     if args.compare:
-        with open(args.compare, encoding="utf-8") as handle:
-            before = {row["question"]: row for row in json.load(handle)}
+        before = earlier_answers(args.compare)
         changed = [r for r in rows if r["question"] in before and before[r["question"]]["response"] != r["response"]]
         changed.sort(key=lambda r: (before[r["question"]]["right"] <= r["right"], r["right"]))
         for row in changed:

@@ -97,6 +97,19 @@ def probed_grounder(args: argparse.Namespace):
     return grounder
 
 
+def save_answers(path: str | None, rows: list[dict]) -> None:
+    """Write a probe's answers (``--out``) when a path is given."""
+    if path:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(rows, handle, indent=1, ensure_ascii=False)
+
+
+def earlier_answers(path: str) -> dict[str, dict]:
+    """An earlier probe's answers (``--compare``), by question."""
+    with open(path, encoding="utf-8") as handle:
+        return {row["question"]: row for row in json.load(handle)}
+
+
 def main() -> None:
     args = probe_parser(__doc__.splitlines()[0]).parse_args()
     grounder = probed_grounder(args)
@@ -113,12 +126,9 @@ def main() -> None:
                     "response": reply.response,
                 }
             )
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            json.dump(rows, handle, indent=1, ensure_ascii=False)
+    save_answers(args.out, rows)
     if args.compare:
-        with open(args.compare, encoding="utf-8") as handle:
-            before = {row["question"]: row for row in json.load(handle)}
+        before = earlier_answers(args.compare)
         changed = [row for row in rows if before.get(row["question"], {}).get("response") != row["response"]]
         for row in changed:
             print(f"{row['question']}\n  before: {before.get(row['question'], {}).get('response')}")
