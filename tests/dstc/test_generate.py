@@ -473,6 +473,29 @@ def test_the_relevance_gate_keeps_the_bodies_about_the_turn_choosable():
     assert consensus_pool(bank, turn, knowledge, "Gamma Grill", novel, k=4, relevance=0.1).choosable == 4
 
 
+def test_with_an_exact_set_answer_the_other_bodies_must_be_as_close_to_the_turn_as_it():
+    bank = _aspect_bank()
+    turn = np.zeros(384, dtype=np.float32)
+    turn[1] = 1.0  # "is the food authentic?"
+    knowledge = bank.knowledge_emb.sum(axis=0) / 2.0
+    food = [("restaurant", 1, 0, 3)]  # the food answer's own snippet set: an exact-set answer
+    off = consensus_pool(bank, turn, knowledge, "Gamma Grill", food, k=4, exact_weight=1.0)
+    assert off.choosable == 4 and "portion" in consensus_choice(off, food)  # the many portion answers win
+    on = consensus_pool(bank, turn, knowledge, "Gamma Grill", food, k=4, exact_weight=1.0, exact_relevance=0.1)
+    assert on.choosable == 1 and consensus_choice(on, food).startswith("Guests say the food at Gamma Grill")
+    assert sorted(on.bodies) == sorted(off.bodies) and sorted(on.weights) == sorted(off.weights)  # all still vote
+    # the exact-set answer is the yardstick, not the closest body: a portion set keeps every body choosable
+    portion = [("restaurant", 1, 0, 0)]
+    assert consensus_pool(bank, turn, knowledge, "Gamma Grill", portion, k=4, exact_relevance=0.1).choosable == 4
+    bank.body_emb = None  # a model trained before the bodies were embedded
+    assert consensus_pool(bank, turn, knowledge, "Gamma Grill", food, k=4, exact_relevance=0.1).choosable == 4
+
+
+def test_the_exact_set_relevance_gate_is_on_by_default_and_off_for_older_models():
+    assert PipelineConfig().relevance_exact == 0.1
+    assert PipelineConfig.from_json({}).relevance_exact is None
+
+
 def test_the_relevance_gate_is_on_by_default_and_off_for_older_models():
     assert PipelineConfig().relevance_gate == 0.1
     assert PipelineConfig.from_json({}).relevance_gate is None

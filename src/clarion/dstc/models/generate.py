@@ -393,6 +393,7 @@ def consensus_pool(
     entity_names: Mapping | None = None,
     tracker: EntityTracker | None = None,
     relevance: float | None = None,
+    exact_relevance: float | None = None,
 ) -> Pool:
     """The ``consensus`` pool (steps 1-3 above). A training answer still votes but cannot be chosen when it is
     about another domain than the selected ``keys`` (a hotel answer, "the rooms provide good value", for a
@@ -417,6 +418,11 @@ def consensus_pool(
     whose cosine to the turn (``query_emb``) is more than this below the best choosable body's votes but cannot be
     chosen. Such a pool gathers answers about the same knowledge, and its MBR centre can be about another aspect of
     it ("the portion sizes" for "Is the food authentic?"); docs/dstc_generation.md has the measurements.
+
+    ``exact_relevance`` (None: off; needs ``body_emb``): when training turns answered exactly ``keys``, their bodies
+    stay choosable and any other body whose cosine to the turn is more than this below the best of theirs votes but
+    cannot be chosen (four bed reviews selected, the exact-set answer about the beds, and the pool's centre among its
+    many answers about the same place's rooms: "Most guest reviews have spoken of large rooms").
     """
     pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
     weights = [1.0] * len(pool)
@@ -461,6 +467,12 @@ def consensus_pool(
         fits = bank.body_emb[pool] @ query_emb
         best = max(float(fits[j]) for j in range(len(pool)) if ok[j])
         ok = [ok[j] and float(fits[j]) >= best - relevance for j in range(len(pool))]
+    if exact_relevance is not None and bank.body_emb is not None and same and sum(ok) > 1:
+        fits, exact = bank.body_emb[pool] @ query_emb, set(same)
+        anchors = [float(fits[j]) for j in range(len(pool)) if ok[j] and pool[j] in exact]
+        if anchors:
+            best = max(anchors)
+            ok = [ok[j] and (pool[j] in exact or float(fits[j]) >= best - exact_relevance) for j in range(len(pool))]
     choosable = sum(ok) if tracker is not None and keys else max(sum(ok), 1)
     order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
     return Pool([bodies[j] for j in order], [weights[j] for j in order], choosable, None, [pool[j] for j in order])

@@ -93,6 +93,7 @@ _PIPELINE_BOUNDS = {
     "comparisons": FLAG,
     "faithful": FLAG,
     "relevance_gate": Bound("float", 0, 2, optional=True),
+    "relevance_exact": Bound("float", 0, 2, optional=True),
     "abstain_below": _SHARE,
     "abstain_cosine": Bound("float", -1, 1, optional=True),
     "faq_fallback_memory": Bound("float", -1, 1, optional=True),
@@ -126,6 +127,7 @@ class PipelineConfig:
     comparisons: bool = True  # consensus: a selection about several entities answered by a comparison, names swapped
     faithful: bool = True  # consensus: a body naming an unselected entity only votes; none fits -> the template
     relevance_gate: float | None = 0.1  # consensus, no exact-set answer: a body this much less on the turn only votes
+    relevance_exact: float | None = 0.1  # consensus, exact-set answers: another body this much less on the turn votes
     abstain_below: float | None = 0.1  # DSTC11 format: best snippet probability below it -> nothing fits, say so
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
     unknown_aspect_cosine: float | None = 0.3  # DSTC11: an FAQ aspect the place has no FAQ for, no snippet this close
@@ -171,6 +173,7 @@ class PipelineConfig:
             comparisons=bool(obj.get("comparisons", False)),  # before it: one name swapped, any answer choosable
             faithful=bool(obj.get("faithful", False)),  # before it: any name choosable; else another domain's
             relevance_gate=obj.get("relevance_gate"),  # models trained before it chose the MBR centre of any pool
+            relevance_exact=obj.get("relevance_exact"),  # before it: pools with an exact-set answer left alone
             abstain_below=obj.get("abstain_below"),  # models trained before it answered from the best snippets
             abstain_cosine=obj.get("abstain_cosine"),
             faq_fallback_memory=obj.get("faq_fallback_memory"),  # before it: the selector's confidence alone
@@ -676,6 +679,7 @@ class DstcModel:
                 names,
                 faithful,
                 config.relevance_gate,
+                config.relevance_exact,
             )
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence
