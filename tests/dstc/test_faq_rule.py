@@ -341,7 +341,7 @@ def test_the_outranking_faq_may_be_farther_than_the_rules_answers(dense_model, t
     assert pipeline.OUTRANKING_FAQ_COSINE <= cosine < faq_rule.ENTITY_FAQ_COSINE
     offered = []
     monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.zeros(len(emb), dtype=bool))  # never fires
-    monkeypatch.setattr(DstcModel, "_outranked", lambda self, group, scores, snippets, faq: offered.append(faq) or True)
+    monkeypatch.setattr(DstcModel, "_outranked", lambda self, _g, _s, _n, faq, *_: offered.append(faq) or True)
     monkeypatch.setattr(model.detector.config, "threshold", -1.0)  # every turn is knowledge-seeking
     answered = model.predict(data)[0]
     assert [faq.title for faq in offered] == [question]
@@ -382,3 +382,34 @@ def test_an_unremembered_choice_farther_than_the_faq_yields_to_it():
     assert not model._outranked(group([-1, 0.4, -1]), scores, snippets, None)  # the rule found no FAQ
     assert PipelineConfig().faq_fallback_memory == 0.7
     assert PipelineConfig.from_json({}).faq_fallback_memory is None  # models trained before it
+
+
+def test_a_memory_of_another_question_does_not_keep_the_faq_from_outranking():
+    """``PipelineConfig.memory_elsewhere``: "Do they offer room service?" remembered "Do they offer big rooms?", whose
+    gold was a room-size review; the room-service FAQ's question is far closer to the turn than to that question."""
+    from types import SimpleNamespace
+
+    from clarion.dstc.io import Snippet
+    from clarion.dstc.models.pipeline import DstcModel
+    from clarion.dstc.models.select_keys import KeyMemory
+
+    review = Snippet("hotel", 1, 8, 0, "review", "", "The room was large.", "")
+    faq = Snippet("hotel", 1, 35, None, "faq", "room service", "No room service.", "")
+    big_rooms, service_rooms = unit([[0.7, 0.714, 0]]), unit([[0.9, 0.1, 0.42]])  # two training questions
+    questions = unit([[1, 0, 0]])  # the FAQ's question
+    rule = FaqRule.gated(["room service"], questions, unit([[0, 0, 1]]), cosine=0.8, margin=0.1)
+    turn = unit([[0.87, 0.49, 0]])[0]  # 0.87 from the FAQ's question, 0.96 from "big rooms"
+    memory = KeyMemory(big_rooms, [(review.key,)])
+    assert len(memory.remembered(turn, review.key, 0.7)) == 1
+    assert len(memory.remembered(turn, review.key, 0.99)) == 0 and len(memory.remembered(turn, faq.key, 0.0)) == 0
+    model = SimpleNamespace(
+        config=PipelineConfig(), selector=SimpleNamespace(memory=memory)
+    )  # memory_elsewhere 0.15, faq_fallback_memory 0.7
+    elsewhere = DstcModel._memory_elsewhere
+    assert elsewhere(model, [0], [review, faq], faq, rule, turn, turn)  # "big rooms" is 0.7 from the FAQ: elsewhere
+    model.selector.memory = KeyMemory(np.vstack([big_rooms, service_rooms]), [(review.key,), (review.key,)])
+    assert float(service_rooms[0] @ turn) >= 0.7 and float(service_rooms[0] @ questions[0]) >= 0.87 - 0.15
+    assert not elsewhere(model, [0], [review, faq], faq, rule, turn, turn)  # a remembered question about it
+    model.config.memory_elsewhere = None
+    assert not elsewhere(model, [0], [review, faq], faq, rule, turn, turn)  # off: every memory counts
+    assert PipelineConfig().memory_elsewhere == 0.15 and PipelineConfig.from_json({}).memory_elsewhere is None

@@ -97,6 +97,7 @@ _PIPELINE_BOUNDS = {
     "abstain_below": _SHARE,
     "abstain_cosine": Bound("float", -1, 1, optional=True),
     "faq_fallback_memory": Bound("float", -1, 1, optional=True),
+    "memory_elsewhere": Bound("float", 0, 2, optional=True),
     "ask_entity": FLAG,
     "review_cues": FLAG,
     "faq_every_place": FLAG,
@@ -132,6 +133,7 @@ class PipelineConfig:
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
     unknown_aspect_cosine: float | None = 0.3  # DSTC11: an FAQ aspect the place has no FAQ for, no snippet this close
     faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
+    memory_elsewhere: float | None = 0.15  # ... a memory of questions this much farther from that FAQ does not count
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
     detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
     faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
@@ -177,6 +179,7 @@ class PipelineConfig:
             abstain_below=obj.get("abstain_below"),  # models trained before it answered from the best snippets
             abstain_cosine=obj.get("abstain_cosine"),
             faq_fallback_memory=obj.get("faq_fallback_memory"),  # before it: the selector's confidence alone
+            memory_elsewhere=obj.get("memory_elsewhere"),  # before it: any remembered choice kept
             ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
             detail_penalty=obj.get("detail_penalty"),  # before it: none
             unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
@@ -532,7 +535,7 @@ class DstcModel:
             return False
         return rule.best_faq(turn_emb, snippets, OUTRANKING_FAQ_COSINE) is None
 
-    def _outranked(self, group, scores: np.ndarray, snippets, faq) -> bool:
+    def _outranked(self, group, scores: np.ndarray, snippets, faq, rule=None, query=None, view=None) -> bool:
         """Whether the tracked entity's FAQ whose question the turn is closest to (``faq``, within cosine
         :data:`OUTRANKING_FAQ_COSINE`) should answer it over the selector's choice, on any
         detected turn: it is not chosen, no chosen snippet was the gold of a training turn within cosine
@@ -540,16 +543,41 @@ class DstcModel:
         chosen snippet by :data:`FAQ_OUTRANKS`. "Does Charlie Chan have high chairs?" chose the outdoor-seating FAQ
         (cosine 0.38, never chosen for such a question) over the high-chairs FAQ (0.67), "Is Charlie Chan halal?" drink
         reviews over the halal FAQ: DSTC11's dialogues never ask about high chairs, halal food, a gym or a lift, and the
-        selector learnt to trust its memory of what they ask."""
+        selector learnt to trust its memory of what they ask.
+
+        With ``memory_elsewhere`` (and the gated ``rule``, the turn's selection embedding ``query`` and the rule's
+        ``view`` of it), a memory counts only when one of its training questions is about as close to the FAQ's
+        question as this turn (within ``memory_elsewhere``): "Do they offer room service?" remembered "Do they offer
+        big rooms?" (cosine 0.76), whose gold was a room-size review, though the room-service FAQ's question is 0.87
+        from the turn and 0.69 from that question."""
         floor = self.config.faq_fallback_memory
         if floor is None or faq is None or group.key_memory is None:
             return False
         chosen = self.selector.choose(scores)
         at = next(j for j, s in enumerate(snippets) if s.key == faq.key)
-        if at in chosen or float(group.key_memory[chosen, 0].max()) >= floor:
+        if at in chosen:
+            return False
+        remembered = [j for j in chosen if float(group.key_memory[j, 0]) >= floor]
+        if remembered and not self._memory_elsewhere(remembered, snippets, faq, rule, query, view):
             return False
         cosines = group.snippets @ group.query
         return float(cosines[chosen].max()) < float(cosines[at]) - FAQ_OUTRANKS
+
+    def _memory_elsewhere(self, remembered, snippets, faq, rule, query, view) -> bool:
+        """Whether every training question remembered for the chosen snippets ``remembered`` is more than
+        ``memory_elsewhere`` farther from ``faq``'s question than the turn is (see :meth:`_outranked`)."""
+        margin, memory = self.config.memory_elsewhere, self.selector.memory
+        row = rule.rows.get(faq.title.strip()) if rule is not None and rule.rows else None
+        if margin is None or memory is None or row is None or query is None or view is None:
+            return False
+        question = rule.questions[row]
+        bar = float(question @ view) - margin
+        floor = self.config.faq_fallback_memory
+        for j in remembered:
+            found = memory.remembered(query, snippets[j].key, floor)
+            if len(found) and float((found @ question).max()) >= bar:
+                return False
+        return True
 
     @staticmethod
     def _no_answer(index: KnowledgeIndex, entities: list[tuple]) -> Label:
@@ -637,7 +665,7 @@ class DstcModel:
                 if not unsure and faq is None:  # the outranking test looks further than the rule's answers
                     floor = OUTRANKING_FAQ_COSINE
                     faq = faq_fallback.best_faq(view, snippets, floor)
-                if unsure or self._outranked(group, scores, snippets, faq):
+                if unsure or self._outranked(group, scores, snippets, faq, faq_fallback, q_emb, view):
                     if faq is not None:
                         faqs = [faq]
                         if self.config.faq_every_place:
