@@ -463,16 +463,13 @@ def consensus_pool(
         bodies.append(split_follow_up(text)[0])
     if tracker is not None and keys:
         ok = [ok[j] and not tracker.outside(bodies[j], selected) for j in range(len(pool))]
-    if relevance is not None and bank.body_emb is not None and not same and sum(ok) > 1:
-        fits = bank.body_emb[pool] @ query_emb
-        best = max(float(fits[j]) for j in range(len(pool)) if ok[j])
-        ok = [ok[j] and float(fits[j]) >= best - relevance for j in range(len(pool))]
-    if exact_relevance is not None and bank.body_emb is not None and same and sum(ok) > 1:
+    gate = exact_relevance if same else relevance  # the yardstick: the exact-set bodies, else every choosable one
+    if gate is not None and bank.body_emb is not None and sum(ok) > 1:
         fits, exact = bank.body_emb[pool] @ query_emb, set(same)
-        anchors = [float(fits[j]) for j in range(len(pool)) if ok[j] and pool[j] in exact]
-        if anchors:
-            best = max(anchors)
-            ok = [ok[j] and (pool[j] in exact or float(fits[j]) >= best - exact_relevance) for j in range(len(pool))]
+        yardstick = [float(fits[j]) for j in range(len(pool)) if ok[j] and (not exact or pool[j] in exact)]
+        if yardstick:
+            best = max(yardstick)
+            ok = [ok[j] and (pool[j] in exact or float(fits[j]) >= best - gate) for j in range(len(pool))]
     choosable = sum(ok) if tracker is not None and keys else max(sum(ok), 1)
     order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
     return Pool([bodies[j] for j in order], [weights[j] for j in order], choosable, None, [pool[j] for j in order])
