@@ -453,6 +453,41 @@ def test_an_faq_aspect_the_place_has_no_faq_for_is_unknown():
     assert PipelineConfig.from_json({}).unknown_aspect_cosine is None  # models trained before it keep answering
 
 
+def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers():
+    from types import SimpleNamespace
+
+    from clarion.dstc.io import Snippet
+    from clarion.dstc.models.faq_rule import FaqRule
+    from clarion.dstc.models.pipeline import DstcModel
+
+    def unit(rows):
+        rows = np.asarray(rows, dtype=float)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+    # the Lensfield Hotel's FAQ "Can I bring my dog?"; "Do they allow pets?" is 0.53 from it, below the 0.6 floor
+    dog = Snippet("hotel", 29, 5, None, "faq", "Can I bring my dog?", "Pets are not allowed here.", "THE LENSFIELD")
+    rule = FaqRule.gated([dog.title], unit([[1, 0, 0]]), unit([[0, 0, 1]]), cosine=0.8, margin=0.1)
+    review = Snippet("hotel", 29, 0, 1, "review", "", "The room was quiet.", "THE LENSFIELD")
+    index = SimpleNamespace(knowledge=SimpleNamespace(entity_names={("hotel", 29): "THE LENSFIELD"}))
+    model = SimpleNamespace(
+        config=PipelineConfig(),
+        _faq_label=DstcModel._faq_label,
+        _other_places_faqs=DstcModel._other_places_faqs,
+        _no_answer=DstcModel._no_answer,
+    )
+    pets = unit([[0.53, 0.848, 0]])[0]
+    label, pool = DstcModel._apology(model, index, [("hotel", 29)], rule, pets, [review, dog])
+    assert label.target and label.knowledge == (dog.key,) and pool is None
+    assert label.response.startswith("Pets are not allowed here.")
+    sauna = unit([[0.4, 0.917, 0]])[0]  # nothing within 0.5: the apology
+    label, _ = DstcModel._apology(model, index, [("hotel", 29)], rule, sauna, [review, dog])
+    assert label.knowledge == () and label.response.startswith("I'm sorry, I could not find any information")
+    assert DstcModel._apology(model, index, [("hotel", 29)], None, pets, [review, dog])[0].knowledge == ()  # no rule
+    model.config.last_resort_faq = False
+    assert DstcModel._apology(model, index, [("hotel", 29)], rule, pets, [review, dog])[0].knowledge == ()  # off
+    assert not PipelineConfig.from_json({}).last_resort_faq  # models trained before it keep the apology
+
+
 def test_a_last_user_turn_without_words_is_not_knowledge_seeking(tiny_model, synthetic):
     """An empty ASR hypothesis or "..." asks nothing; the model answered it with "Which hotel ...?" before."""
     from dataclasses import replace as copy_with

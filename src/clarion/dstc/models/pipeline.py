@@ -103,6 +103,7 @@ _PIPELINE_BOUNDS = {
     "faq_every_place": FLAG,
     "aspect_requests": FLAG,
     "faq_agreement": FLAG,
+    "last_resort_faq": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
@@ -137,6 +138,7 @@ class PipelineConfig:
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
     detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
     faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
+    last_resort_faq: bool = True  # DSTC11: before "no information", the place's FAQ within OUTRANKING_FAQ_COSINE
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
     aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
@@ -184,6 +186,7 @@ class PipelineConfig:
             detail_penalty=obj.get("detail_penalty"),  # before it: none
             unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
+            last_resort_faq=bool(obj.get("last_resort_faq", False)),  # before it: the apology
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
             aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
@@ -579,6 +582,21 @@ class DstcModel:
                 return False
         return True
 
+    def _apology(self, index: KnowledgeIndex, entities: list[tuple], rule: FaqRule | None, view, snippets):
+        """``(label, None)`` for a turn no selected snippet fits: the tracked place's FAQ whose question is closest to
+        the turn within :data:`OUTRANKING_FAQ_COSINE` answers it (with ``last_resort_faq``; each other tracked place's
+        too, as ``faq_every_place`` does), else :meth:`_no_answer`. "Do they allow pets?" at the Lensfield Hotel had
+        been told "I could not find any information about that": the selector was unsure, its FAQ "Can I bring my
+        dog?" (cosine 0.53) below the answering floor, and the chosen reviews unrelated to the turn."""
+        if self.config.last_resort_faq and rule is not None:
+            faq = rule.best_faq(view, snippets, OUTRANKING_FAQ_COSINE)
+            if faq is not None:
+                faqs = [faq]
+                if self.config.faq_every_place:
+                    faqs += self._other_places_faqs(rule, view, snippets, faq, OUTRANKING_FAQ_COSINE, False)
+                return self._faq_label(index, faqs, self.config.entity_follow_up), None
+        return self._no_answer(index, entities), None
+
     @staticmethod
     def _no_answer(index: KnowledgeIndex, entities: list[tuple]) -> Label:
         """Knowledge-seeking, but no snippet of the tracked entities answers it (the selector's best probability is
@@ -674,14 +692,14 @@ class DstcModel:
                     if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                         return Label(False), None
             if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
-                return self._no_answer(index, entities), None
+                return self._apology(index, entities, faq_fallback, q_emb if gate_emb is None else gate_emb, snippets)
         chosen = self.selector.choose(scores, ranked=ranked)
         view = q_emb if gate_emb is None else gate_emb
         if not ranked and (
             self._unrelated(group.snippets[chosen], view)
             or self._unknown_aspect(faq_fallback, view, snippets, group.snippets[chosen])
         ):
-            return self._no_answer(index, entities), None
+            return self._apology(index, entities, faq_fallback, view, snippets)
         picked = [snippets[j] for j in chosen]
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
