@@ -582,7 +582,9 @@ class DstcModel:
                 return False
         return True
 
-    def _apology(self, index: KnowledgeIndex, entities: list[tuple], rule: FaqRule | None, view, snippets):
+    def _apology(
+        self, index: KnowledgeIndex, entities: list[tuple], rule: FaqRule | None, view, snippets
+    ) -> tuple[Label, None]:
         """``(label, None)`` for a turn no selected snippet fits: the tracked place's FAQ whose question is closest to
         the turn within :data:`OUTRANKING_FAQ_COSINE` answers it (with ``last_resort_faq``; each other tracked place's
         too, as ``faq_every_place`` does), else :meth:`_no_answer`. "Do they allow pets?" at the Lensfield Hotel had
@@ -662,6 +664,7 @@ class DstcModel:
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
+        view = q_emb if gate_emb is None else gate_emb  # the turn as the FAQ rule sees it
         if ranked and self.config.select.faq_cosine and self.config.dense:  # FAQ-only knowledge: zero-shot
             scores = group.snippets @ group.query
         else:
@@ -670,7 +673,6 @@ class DstcModel:
                 group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
             scores = self.selector.scores(group)
             if faq_fallback is not None:
-                view = q_emb if gate_emb is None else gate_emb
                 floor, gated = ENTITY_FAQ_COSINE, False
                 faq = faq_fallback.best_faq(view, snippets)
                 entity_cosine = self.config.detect.entity_faq_cosine
@@ -692,9 +694,8 @@ class DstcModel:
                     if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                         return Label(False), None
             if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
-                return self._apology(index, entities, faq_fallback, q_emb if gate_emb is None else gate_emb, snippets)
+                return self._apology(index, entities, faq_fallback, view, snippets)
         chosen = self.selector.choose(scores, ranked=ranked)
-        view = q_emb if gate_emb is None else gate_emb
         if not ranked and (
             self._unrelated(group.snippets[chosen], view)
             or self._unknown_aspect(faq_fallback, view, snippets, group.snippets[chosen])
