@@ -279,6 +279,10 @@ def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
     assert not contradicts(good, *free)
     assert not contradicts("Breakfast is good.", "Breakfast is good.", None)
     assert contradicts("Breakfast is free at Gonville Hotel.", *free, "Is there a free breakfast available?")
+    # a denial of availability alone denies the topic: the body's outdoor seating area is what "not available" denies
+    dojo = "Yes, Dojo Noodle Bar has an outdoor seating area if you would prefer to sit outside."
+    assert contradicts(dojo, "Outdoor seating is not available.", "DOJO NOODLE BAR", "Do you have outdoor seating?")
+    assert not contradicts(good, *free, "Is there a free breakfast available for guests?")  # "not free" is no such
     pool = Pool(
         ["Yes, Zizzi Cambridge has outdoor seating.", "Zizzi Cambridge has no outdoor seating.", "Voter."], [3, 1, 1], 2
     )

@@ -594,7 +594,7 @@ def contradicts(body: str, answer: str, name: str | None, question: str | None =
     any outdoor seating?" / "Zizzi Cambridge does not offer outdoor seating.". A negation in another clause ("they
     serve alcohol, but I am not sure about specifics", "... while others say they were not worth the price") does not
     count, nor a body about another side of the topic ("the breakfast options are very good" against "Breakfast is
-    not free.")."""
+    not free."). A negation of availability alone ("Outdoor seating is not available.") denies the topic itself."""
     topic = question if question else answer
     words = content_words(swap_entity(topic, name, "") if name else topic)
     if not words or not words & content_words(body):
@@ -603,7 +603,16 @@ def contradicts(body: str, answer: str, name: str | None, question: str | None =
     if negated(clause) == negated(answer):
         return False
     negative, positive = (answer, clause) if negated(answer) else (clause, answer)
-    return bool(negation_focus(negative) & content_words(positive))  # "not free" says nothing of how good it is
+    focus = negation_focus(negative)
+    if focus and focus <= _availability():  # "Outdoor seating is not available.": the topic itself is denied
+        focus |= words
+    return bool(focus & content_words(positive))  # "not free" says nothing of how good it is
+
+
+@lru_cache(maxsize=1)
+def _availability() -> frozenset[str]:
+    """Stems of the words with which an FAQ denies that a thing exists at all ("not available", "not offered")."""
+    return frozenset(content_words("available offered provided allowed permitted served accepted"))
 
 
 def negation_focus(text: str, span: int = 3) -> set[str]:
