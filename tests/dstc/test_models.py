@@ -475,6 +475,7 @@ def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers()
         _other_places_faqs=DstcModel._other_places_faqs,
         _no_answer=DstcModel._no_answer,
     )
+    model._faq_answer = lambda *args: DstcModel._faq_answer(model, *args)
     pets = unit([[0.53, 0.848, 0]])[0]
     label, pool = DstcModel._apology(model, index, [("hotel", 29)], rule, pets, [review, dog])
     assert label.target and label.knowledge == (dog.key,) and pool is None

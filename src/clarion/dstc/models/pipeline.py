@@ -593,11 +593,18 @@ class DstcModel:
         if self.config.last_resort_faq and rule is not None:
             faq = rule.best_faq(view, snippets, OUTRANKING_FAQ_COSINE)
             if faq is not None:
-                faqs = [faq]
-                if self.config.faq_every_place:
-                    faqs += self._other_places_faqs(rule, view, snippets, faq, OUTRANKING_FAQ_COSINE, False)
-                return self._faq_label(index, faqs, self.config.entity_follow_up), None
+                return self._faq_answer(index, rule, view, snippets, faq, OUTRANKING_FAQ_COSINE), None
         return self._no_answer(index, entities), None
+
+    def _faq_answer(
+        self, index: KnowledgeIndex, rule: FaqRule, view, snippets, faq: Snippet, floor: float, gated: bool = False
+    ) -> Label:
+        """The answer from ``faq``, with each other tracked place's closest FAQ at the same ``floor`` and gate when
+        ``faq_every_place`` (:meth:`_other_places_faqs`)."""
+        faqs = [faq]
+        if self.config.faq_every_place:
+            faqs += self._other_places_faqs(rule, view, snippets, faq, floor, gated)
+        return self._faq_label(index, faqs, self.config.entity_follow_up)
 
     @staticmethod
     def _no_answer(index: KnowledgeIndex, entities: list[tuple]) -> Label:
@@ -687,10 +694,7 @@ class DstcModel:
                     faq = faq_fallback.best_faq(view, snippets, floor)
                 if unsure or self._outranked(group, scores, snippets, faq, faq_fallback, q_emb, view):
                     if faq is not None:
-                        faqs = [faq]
-                        if self.config.faq_every_place:
-                            faqs += self._other_places_faqs(faq_fallback, view, snippets, faq, floor, gated)
-                        return self._faq_label(index, faqs, self.config.entity_follow_up), None
+                        return self._faq_answer(index, faq_fallback, view, snippets, faq, floor, gated), None
                     if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                         return Label(False), None
             if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
