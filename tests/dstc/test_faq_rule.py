@@ -248,14 +248,16 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
     kb["hotel"]["0"]["faqs"]["1"] = {"question": question, "answer": "Check-in is between 2 pm and 11 pm."}
     cards = "Do you accept credit cards?"
     kb["hotel"]["0"]["faqs"]["2"] = {"question": cards, "answer": "All major credit cards are accepted."}
+    forms = "What forms of payment do you accept?"
+    kb["hotel"]["1"]["faqs"]["1"] = {"question": forms, "answer": "Beta House takes Visa and Mastercard."}
     turn, by_card = "Can I check in at 11 pm?", "Can I pay by card?"
     logs = [
         [
             {"speaker": "U", "text": "I want a hotel."},
-            {"speaker": "S", "text": "Alpha Lodge is a good choice."},
+            {"speaker": "S", "text": f"{place} is a good choice."},
             {"speaker": "U", "text": text},
         ]
-        for text in (turn, by_card)
+        for place, text in (("Alpha Lodge", turn), ("Alpha Lodge", by_card), ("Beta House Hotel", by_card))
     ] + [
         [
             {"speaker": "U", "text": "I want a hotel."},
@@ -268,23 +270,30 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
     assert 0.65 <= cosine < faq_rule.GATE_COSINE  # what the entity gate is for
     cosine = float(np.prod(encode([by_card, cards]), axis=0).sum())
     assert 0.5 <= cosine < faq_rule.ENTITY_FAQ_COSINE  # taken by the gate at 0.5, below the rule's answering floor
+    cosine = float(np.prod(encode([by_card, forms]), axis=0).sum())
+    assert 0.4 <= cosine < 0.5  # taken by the gate since 2026-11-27
     checkin = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title == question)
     accepted = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title == cards)
+    payment = next(s for s in data.knowledge.entity_snippets("hotel", 1) if s.title == forms)
     threshold = model.detector.config.threshold
     model.detector.config.threshold = 2.0  # the detector says no to every turn
     try:
-        assert model.config.detect.entity_faq_cosine == 0.5
-        named, paid, unnamed = model.predict(data)
+        assert model.config.detect.entity_faq_cosine == 0.4
+        named, paid, forms_of_payment, unnamed = model.predict(data)
+        model.config.detect.entity_faq_cosine = 0.5
+        half = model.predict(data)
         model.config.detect.entity_faq_cosine = 0.65
         above = model.predict(data)
         model.config.detect.entity_faq_cosine = None
         before = model.predict(data)
     finally:
         model.detector.config.threshold = threshold
-        model.config.detect.entity_faq_cosine = 0.5
+        model.config.detect.entity_faq_cosine = 0.4
     assert named.target and named.knowledge == (checkin.key,) and named.response.startswith("Check-in is between")
     assert paid.target and paid.knowledge == (accepted.key,) and "credit cards are accepted" in paid.response
+    assert forms_of_payment.target and forms_of_payment.knowledge == (payment.key,)
     assert not unnamed.target  # no place tracked: nothing to match
+    assert half[1].target and not half[2].target  # the gate's cosine of 2026-11-26 night
     assert above[0].target and not above[1].target  # the gate's cosine of 2026-11-26 evening
     assert not before[0].target
     assert PipelineConfig.from_json({"detect": {}}).detect.entity_faq_cosine is None  # models trained before it

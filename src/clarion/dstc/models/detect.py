@@ -76,14 +76,15 @@ class DetectConfig:
     strip_names: bool = True
     """The gated FAQ rule compares turns and FAQ questions with entity names removed (models trained with it keep
     their non-knowledge turns' embeddings without names as well)."""
-    entity_faq_cosine: float | None = 0.5
+    entity_faq_cosine: float | None = 0.4
     """The gated FAQ rule also fires, at this lower cosine, for an FAQ of a place the dialogue tracks (DSTC11-format
     knowledge; the margin as the rule's): "Can I check in at 11 pm?" after the Lensfield Hotel is 0.74 (names cut)
     from its "What time can I check in at The Lensfield Hotel?", "Can I pay by card?" 0.57 from "Do you accept credit
-    cards?". Below :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE`, a turn only the gate took is answered from
-    the closest FAQ the gate fires on (``FaqRule.best_faq(..., gated=True)``). 0.5 since 2026-11-26, night (0.65
-    before; set with ``benchmarks/dstc_faq_probe.py``, docs/dstc_detection.md). ``None``: off (models trained before
-    it)."""
+    cards?", 0.43 from "What forms of payment do you accept?". Below
+    :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE`, a turn only the gate took is answered from the closest
+    FAQ the gate fires on (``FaqRule.best_faq(..., gated=True)``). 0.4 since 2026-11-27 (0.65, then 0.5 before; set
+    with ``benchmarks/dstc_faq_probe.py`` and train cross-validation, docs/dstc_detection.md). ``None``: off (models
+    trained before it)."""
 
     def __post_init__(self) -> None:
         check_fields(self, _DETECT_BOUNDS)
