@@ -12,6 +12,7 @@ from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import (
     FOLLOW_UP,
     FOLLOW_UP_MANY,
+    FOLLOW_UP_OTHER,
     FOLLOW_UP_TWO,
     FOLLOW_UPS,
     Generator,
@@ -19,6 +20,7 @@ from clarion.dstc.models.generate import (
     Pool,
     agreeing,
     body_texts,
+    closed,
     consensus_choice,
     consensus_pool,
     consensus_response,
@@ -32,6 +34,8 @@ from clarion.dstc.models.generate import (
     mbr_weighted,
     negated,
     ngram_utility,
+    refuses_reservations,
+    snippets_response,
     split_follow_up,
     swap_entities,
     swap_entity,
@@ -547,3 +551,30 @@ def test_a_comparison_of_more_places_than_the_selection_only_votes():
     names[("restaurant", 9)] = "OMEGA CAFE"
     pool = consensus_pool(bank, query, query, "Gamma Grill", three_selected, k=2, entity_names=names)
     assert pool.choosable == 2
+
+
+def _faq(title: str, body: str, entity_id: int = 1) -> Snippet:
+    return Snippet("restaurant", entity_id, 0, None, "faq", title, body, "Gamma Grill")
+
+
+def test_an_answer_that_says_no_reservations_offers_none():
+    assert refuses_reservations("Gamma Grill does not take reservations.")
+    assert refuses_reservations("It is lovely. You can't make reseravtions at Gamma Grill.")
+    assert not refuses_reservations("Yes, Gamma Grill takes reservations.")
+    assert not refuses_reservations("Reservations are not needed at Gamma Grill.")
+    assert not refuses_reservations("No reservation is needed for parking.")
+    assert not refuses_reservations("Not all seats have a view. Shall I make a reservation?")
+    body = "Gamma Grill does not take reservations."
+    assert closed(body, FOLLOW_UPS["restaurant"]) == f"{body} {FOLLOW_UP_OTHER}"
+    assert closed(body, FOLLOW_UP_TWO) == f"{body} {FOLLOW_UP_TWO}"
+    assert closed("Gamma Grill takes reservations.", FOLLOW_UP) == f"Gamma Grill takes reservations. {FOLLOW_UP}"
+    assert closed(body, "") == body
+
+
+def test_an_faq_answer_without_a_full_stop_gets_one():
+    faq = _faq("Are pets allowed?", "Pets are not allowed at Gamma Grill")
+    names = {("restaurant", 1): "GAMMA GRILL"}
+    assert snippets_response([faq], names) == "Pets are not allowed at Gamma Grill."
+    body = "Gamma Grill is lovely."
+    assert with_faq_answers(body, [(faq.body, "GAMMA GRILL")], 0.5) == f"{body} Pets are not allowed at Gamma Grill."
+    assert snippets_response([_faq("Parking?", "Yes, there is parking!")], names) == "Yes, there is parking!"

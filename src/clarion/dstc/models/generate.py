@@ -109,9 +109,16 @@ class Selected:
     faqs: tuple[str, ...] = ()  # FAQ answers
 
 
+def as_sentence(text: str) -> str:
+    """``text`` stripped, with a full stop when it does not end as a sentence does ("Pets are not allowed at
+    avalon" is one of 58 DSTC11 FAQ answers written without one)."""
+    text = text.strip()
+    return text if not text or re.search(r"[.!?][\"')\]]*$", text) else f"{text}."
+
+
 def template_response(selected: Selected, max_reviews: int = 2) -> str:
     """The extractive template (see the module docstring)."""
-    parts = list(selected.faqs[:1])
+    parts = [as_sentence(f) for f in selected.faqs[:1]]
     reviews = [third_person(r).rstrip(".!? ") for r in selected.reviews[:max_reviews]]
     if reviews:
         parts.append(f"Guests of {selected.name} say that " + ", and ".join(reviews) + ".")
@@ -294,9 +301,13 @@ def neighbour_response(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 FOLLOW_UP = "Would you like to make a reservation?"
 FOLLOW_UPS = {"hotel": "Would you like to book a room?", "restaurant": FOLLOW_UP}
+_BOOKING_OFFERS = frozenset(FOLLOW_UPS.values()) | {FOLLOW_UP}
 """The appended question by domain (else :data:`FOLLOW_UP`): the best of the five most frequent closing
 questions of the train responses, then a per-domain variant, on a validation slice of the train split
 (docs/dstc_generation.md)."""
+FOLLOW_UP_OTHER = "Do you have any other questions?"
+"""The appended question after an answer that says the place takes no reservations (:func:`closed`): the most
+frequent closing question of the train responses that offers no booking."""
 FOLLOW_UP_TWO = "Would you like to know more about either of them?"
 FOLLOW_UP_MANY = "Would you like to know more about any of them?"
 """The appended question when the selected snippets are about two / more entities (a comparison: there is no one
@@ -529,7 +540,7 @@ def consensus_choice(
             body = with_faq_answers(body, faqs, faq_cover)
     if follow_up is None:
         follow_up = follow_up_for(keys)
-    return f"{body} {follow_up}".strip() if follow_up else body
+    return closed(body, follow_up)
 
 
 def foreign_details(body: str, source_words: frozenset[str], allowed: set[str], specific: frozenset[str]) -> list[str]:
@@ -654,7 +665,7 @@ def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: f
     for answer, entity in faqs:
         words = content_words(swap_entity(answer, entity, "") if entity else answer)  # the name is no content
         if words and len(words & have) / len(words) < cover:
-            parts.append((swap_entity(answer, entity, display_name(entity)) if entity else answer).strip())
+            parts.append(as_sentence(swap_entity(answer, entity, display_name(entity)) if entity else answer))
             have |= words
     return " ".join(parts)
 
@@ -667,6 +678,37 @@ def follow_up_for(keys: Sequence[tuple], by_entities: bool = False) -> str:
         if entities > 1:
             return FOLLOW_UP_TWO if entities == 2 else FOLLOW_UP_MANY
     return FOLLOW_UPS.get(keys[0][0], FOLLOW_UP) if keys else FOLLOW_UP
+
+
+def closed(body: str, follow_up: str) -> str:
+    """``body`` with the appended question ``follow_up``, except a booking offer after a body that says the place
+    takes no reservations (:func:`refuses_reservations`), which gets :data:`FOLLOW_UP_OTHER`: "Pizza Hut City Centre
+    does not take reservations. Would you like to make a reservation?" had been the answer to "Can I make a
+    reservation for a large group?"."""
+    if follow_up in _BOOKING_OFFERS and refuses_reservations(body):
+        follow_up = FOLLOW_UP_OTHER
+    return f"{body} {follow_up}".strip() if follow_up else body
+
+
+def refuses_reservations(text: str) -> bool:
+    """Whether a sentence of ``text`` says that reservations are not taken: a negation beside a word for them, not
+    of a need and not about another thing booked ("Panahar does not take reservations.", "You cannot make a
+    reservation at Ask Restaurant."; not "Reservations are not needed.", "No reservation is needed for parking.")."""
+    for sentence in _SENTENCE_END.split(text.strip()):
+        if _RESERVATION.search(sentence) and not content_words(sentence) & _not_refusals() and negated(sentence):
+            return True
+    return False
+
+
+_RESERVATION = re.compile(r"\b(?:reser|resr|resa)\w*v", re.IGNORECASE)
+"""A word for reservations, as the knowledge spells it ("reservations", "reseravtions", "reservatiions")."""
+
+
+@lru_cache(maxsize=1)
+def _not_refusals() -> frozenset[str]:
+    """Stems that make a negated sentence about reservations something other than a refusal of bookings at the
+    place: another thing booked ("... for parking", "... seats outside") or a need denied ("not needed")."""
+    return frozenset(content_words("parking outdoor outside needed required necessary"))
 
 
 def lm_consensus_response(
@@ -690,7 +732,7 @@ def lm_consensus_response(
 def with_follow_up(response: str, keys: Sequence[tuple], follow_up: str | None = None) -> str:
     """``response``'s own closing question replaced by ``follow_up`` (None: :func:`follow_up_for` of ``keys``; used on
     the ``lm`` generator's output)."""
-    return f"{split_follow_up(response)[0]} {follow_up_for(keys) if follow_up is None else follow_up}".strip()
+    return closed(split_follow_up(response)[0], follow_up_for(keys) if follow_up is None else follow_up)
 
 
 def mean_embedding(rows: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:

@@ -35,6 +35,7 @@ from clarion.dstc.models.generate import (
     NeighbourBank,
     Pool,
     agreeing,
+    closed,
     consensus_choice,
     consensus_pool,
     display_name,
@@ -501,7 +502,7 @@ class DstcModel:
         """The answer from FAQs (one per place): their answer texts and the follow-up question (``by_entities``:
         "... either of them?" for two places, :func:`~clarion.dstc.models.generate.follow_up_for`)."""
         keys = [faq.key for faq in faqs]
-        response = f"{snippets_response(list(faqs), index.knowledge.entity_names)} {follow_up_for(keys, by_entities)}"
+        response = closed(snippets_response(list(faqs), index.knowledge.entity_names), follow_up_for(keys, by_entities))
         return Label(True, tuple(keys), response)
 
     @staticmethod
