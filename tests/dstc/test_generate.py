@@ -19,6 +19,7 @@ from clarion.dstc.models.generate import (
     NeighbourBank,
     Pool,
     agreeing,
+    asks_open,
     body_texts,
     closed,
     consensus_choice,
@@ -41,6 +42,7 @@ from clarion.dstc.models.generate import (
     swap_entity,
     with_detail_penalty,
     with_faq_answers,
+    without_polar_opener,
 )
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
@@ -578,3 +580,19 @@ def test_an_faq_answer_without_a_full_stop_gets_one():
     body = "Gamma Grill is lovely."
     assert with_faq_answers(body, [(faq.body, "GAMMA GRILL")], 0.5) == f"{body} Pets are not allowed at Gamma Grill."
     assert snippets_response([_faq("Parking?", "Yes, there is parking!")], names) == "Yes, there is parking!"
+
+
+def test_an_open_question_gets_no_yes_or_no_opener():
+    assert asks_open("How's the interior at the restaurant?")
+    assert asks_open("Thanks. What do people say about the wifi?")
+    assert not asks_open("Is it good for kids?")
+    assert not asks_open("I'd like to know if they have clean rooms or not.")
+    assert not asks_open("How are the beds? Are they comfy?")  # the last question is a yes/no one
+    assert without_polar_opener("It does. Guests enjoyed the decor.") == "Guests enjoyed the decor."
+    assert without_polar_opener("Yes, the service is great.") == "The service is great."
+    assert without_polar_opener("They do not. But the food is good.") == "They do not. But the food is good."
+    assert without_polar_opener("Yesterday was fine.") == "Yesterday was fine."
+    pool = Pool(["Yes, the service at Gamma Grill is great."], [1.0], 1)
+    keys = [("restaurant", 1, 0, 0)]
+    assert consensus_choice(pool, keys, "", turn="How is the service?") == "The service at Gamma Grill is great."
+    assert consensus_choice(pool, keys, "", turn="Is the service good?") == pool.bodies[0]

@@ -527,20 +527,54 @@ def consensus_choice(
     faqs: Sequence[tuple[str, str | None]] = (),
     faq_cover: float | None = None,
     fallback: str | None = None,
+    turn: str | None = None,
 ) -> str:
     """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
     :func:`consensus_response`); with ``faq_cover``, the selected ``faqs`` it misses are added before the question
     (:func:`with_faq_answers`). When no body is choosable, ``fallback`` is the body (the selected snippets'
-    :func:`template_response`: no training answer fits); without one, the pool's first body."""
+    :func:`template_response`: no training answer fits); without one, the pool's first body. A ``turn`` that asks an
+    open question gets the body without a yes/no opener (:func:`without_polar_opener`)."""
     if pool.choosable == 0 and fallback is not None:
         body = fallback
     else:
         body = pool.bodies[mbr_weighted(pool.bodies, pool.weights, candidates=max(pool.choosable, 1), scale=pool.scale)]
+        if turn is not None and asks_open(turn):
+            body = without_polar_opener(body)
         if faq_cover is not None:
             body = with_faq_answers(body, faqs, faq_cover)
     if follow_up is None:
         follow_up = follow_up_for(keys)
     return closed(body, follow_up)
+
+
+_OPEN_QUESTION = re.compile(r"^\W*(?:how|what|which|where|when|who|whom|whose|why)(?:'s|'re|\b)", re.IGNORECASE)
+_POLAR_SENTENCE = re.compile(
+    r"^(?:(?:yes|no)\b[,!]?\s*)?(?:(?:it|they|you|we|i)\s+(?:do|does|did|can|is|are|will|have|has)(?:n't|\s+not)?"
+    r"|yes|no)[.!]\s+(?=\S)",
+    re.IGNORECASE,
+)
+_POLAR_WORD = re.compile(r"^(?:yes|no)\b[,!]?\s+(?=\w)", re.IGNORECASE)
+
+
+def asks_open(turn: str) -> bool:
+    """Whether the last question of ``turn`` (its last sentence ending with "?", else its last sentence) opens with
+    a wh-word: "How's the interior at the restaurant?", not "Is it good for kids?" nor "I'd like to know if ..."."""
+    sentences = [s for s in _SENTENCE_END.split(turn.strip()) if s]
+    asked = [s for s in sentences if s.rstrip().endswith("?")] or sentences
+    return bool(asked) and bool(_OPEN_QUESTION.match(asked[-1]))
+
+
+def without_polar_opener(body: str) -> str:
+    """``body`` without an opening sentence that only says yes or no ("It does.", "Yes you can.") or, else, without
+    an opening "Yes," / "No," (the next letter capitalised): a borrowed answer to a yes/no question does not answer
+    "How good is the service at Kohinoor?" with "Yes, the service at Kohinoor is great and friendly."."""
+    match = _POLAR_SENTENCE.match(body)
+    if match is None or re.match(r"(?:but|however|although|though|and|yet)\b", body[match.end() :], re.IGNORECASE):
+        match = _POLAR_WORD.match(body)  # "They do not. But the food is good." keeps its first sentence
+    if match is None:
+        return body
+    rest = body[match.end() :]
+    return rest[:1].upper() + rest[1:]
 
 
 def foreign_details(body: str, source_words: frozenset[str], allowed: set[str], specific: frozenset[str]) -> list[str]:

@@ -744,7 +744,8 @@ class DstcModel:
                 evidence = agreeing(evidence, faq_claims(pool))
             no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
             fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
-            response = consensus_choice(evidence, keys, follow_up, faq_answers(pool), config.faq_cover, fallback)
+            faqs = faq_answers(pool)
+            response = consensus_choice(evidence, keys, follow_up, faqs, config.faq_cover, fallback, turn_text or None)
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
         return Label(True, tuple(s.key for s in picked), response), None
