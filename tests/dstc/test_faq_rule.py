@@ -422,3 +422,34 @@ def test_a_memory_of_another_question_does_not_keep_the_faq_from_outranking():
     model.config.memory_elsewhere = None
     assert not elsewhere(model, [0], [review, faq], faq, rule, turn, turn)  # off: every memory counts
     assert PipelineConfig().memory_elsewhere == 0.15 and PipelineConfig.from_json({}).memory_elsewhere is None
+
+
+def test_a_question_about_two_things_gets_the_faq_of_each(dense_model, tmp_path):
+    """``PipelineConfig.coordinated_faqs``: "Do they have a pool and a gym?" had been answered from the pool FAQ alone;
+    each part of the question now gets the place's closest FAQ; models trained before it leave the turn alone."""
+    from dstc_synthetic import knowledge
+
+    from clarion.dstc.models.detect import coordinated_parts
+
+    model, _ = dense_model
+    kb = knowledge()
+    kb["hotel"]["0"]["faqs"]["1"] = {"question": "Is there a pool at Alpha Lodge?", "answer": "There is no pool."}
+    kb["hotel"]["0"]["faqs"]["2"] = {"question": "Is there a gym at Alpha Lodge?", "answer": "The gym opens at 6 am."}
+    context = [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Alpha Lodge is a good choice."}]
+    turns = ("Do they have a pool and a gym?", "Is there a gym?")
+    logs = [context + [{"speaker": "U", "text": text}] for text in turns]
+    data = _unlabelled(tmp_path / "two", logs, kb)
+    faqs = {s.title: s.key for s in data.knowledge.entity_snippets("hotel", 0) if s.doc_type == "faq"}
+    assert coordinated_parts("Do they have a pool and a gym?") == ["Do they have a pool", "Do they have a gym?"]
+    both, gym = model.predict(data)
+    model.config.coordinated_faqs = False
+    try:
+        before = model.predict(data)
+    finally:
+        model.config.coordinated_faqs = True
+    pool_key, gym_key = faqs["Is there a pool at Alpha Lodge?"], faqs["Is there a gym at Alpha Lodge?"]
+    assert set(both.knowledge) == {pool_key, gym_key}
+    assert "There is no pool." in both.response and "The gym opens at 6 am." in both.response
+    assert gym.knowledge == (gym_key,) and "pool" not in gym.response  # one thing asked: one FAQ
+    assert len(before[0].knowledge) == 1 and before[1] == gym
+    assert PipelineConfig().coordinated_faqs and not PipelineConfig.from_json({}).coordinated_faqs

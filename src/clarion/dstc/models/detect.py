@@ -63,6 +63,35 @@ def as_question(text: str, names: Callable[[str], bool]) -> str | None:
     return f"{text[: match.start()]}How is {match.group('np').rstrip(' .?!')}?"
 
 
+_COORDINATION = re.compile(r"\s*,?\s+\band\b\s+|\s*,?\s+\bas well as\b\s+", re.IGNORECASE)
+_ASKED = re.compile(r"[^.!?]*\?|[^.!?]+$")
+_QUESTION_OPENER = re.compile(
+    r"^(?:is|are|was|were|do|does|did|can|could|will|would|should|may|have|has|how|what|which|where|when|who|why)\b",
+    re.IGNORECASE,
+)
+_FRAME_END = re.compile(
+    r"\b(?:is|are|have|has|there|serve|serves|offer|offers|allow|allows|provide|provides|take|takes|accept|accepts|"
+    r"get|bring|need)\b",
+    re.IGNORECASE,
+)
+
+
+def coordinated_parts(text: str) -> list[str]:
+    """The last question of ``text`` (its last sentence ending with "?", else its last sentence) asked once per thing
+    it joins with "and": "Do they have a pool and a gym?" -> ["Do they have a pool", "Do they have a gym?"] (a later
+    part that is no question of its own gets the first part's opening up to its verb); one part without an "and"
+    (entity names should be cut first: "A and B Guest House")."""
+    asked = [m.group(0).strip() for m in _ASKED.finditer(text) if m.group(0).strip()]
+    if not asked:
+        return []
+    parts = [part for part in _COORDINATION.split(asked[-1]) if re.search(r"[A-Za-z]{3}", part)]
+    if len(parts) < 2:
+        return parts
+    frame = next((m for m in _FRAME_END.finditer(parts[0]) if m.start() > 0), None)
+    opening = parts[0][: frame.end()] if frame is not None and _QUESTION_OPENER.match(parts[0]) else ""
+    return parts[:1] + [p if _QUESTION_OPENER.match(p) or not opening else f"{opening} {p}" for p in parts[1:]]
+
+
 @dataclass
 class DetectConfig:
     """Options of the detector (part of the model's config in meta.json)."""

@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
 from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.detect import DetectConfig, Detector, as_question
+from clarion.dstc.models.detect import DetectConfig, Detector, as_question, coordinated_parts
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, faq_questions
 from clarion.dstc.models.generate import (
@@ -47,7 +47,9 @@ from clarion.dstc.models.generate import (
     mean_embedding,
     neighbour_response,
     snippets_response,
+    split_follow_up,
     with_detail_penalty,
+    with_faq_answers,
     words_of,
 )
 from clarion.dstc.models.lm import LmConfig, lm_prompt
@@ -102,6 +104,7 @@ _PIPELINE_BOUNDS = {
     "ask_entity": FLAG,
     "review_cues": FLAG,
     "faq_every_place": FLAG,
+    "coordinated_faqs": FLAG,
     "aspect_requests": FLAG,
     "faq_agreement": FLAG,
     "last_resort_faq": FLAG,
@@ -142,6 +145,7 @@ class PipelineConfig:
     last_resort_faq: bool = True  # DSTC11: before "no information", the place's FAQ within OUTRANKING_FAQ_COSINE
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
+    coordinated_faqs: bool = True  # DSTC11: "Do they have a pool and a gym?" gets the place's FAQ for each part
     aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
@@ -190,6 +194,7 @@ class PipelineConfig:
             last_resort_faq=bool(obj.get("last_resort_faq", False)),  # before it: the apology
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
+            coordinated_faqs=bool(obj.get("coordinated_faqs", False)),  # before it: one part answered
             aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
@@ -403,6 +408,8 @@ class DstcModel:
                     bool(faq_turns[i]),
                     texts[i],
                 )
+                if gated is not None and self.config.coordinated_faqs and not ranked:
+                    out[i] = self._coordinated_faqs(index, gated, tracker, texts[i], out[i])
                 if pool is not None:
                     pools[i] = pool
                 advance(1)
@@ -606,6 +613,37 @@ class DstcModel:
         if self.config.faq_every_place:
             faqs += self._other_places_faqs(rule, view, snippets, faq, floor, gated)
         return self._faq_label(index, faqs, self.config.entity_follow_up)
+
+    def _coordinated_faqs(
+        self, index: KnowledgeIndex, rule: FaqRule, tracker: EntityTracker, text: str, label: Label
+    ) -> Label:
+        """``label`` with, for a turn asking about two things of one place ("Do they have a pool and a gym?", which
+        had been answered from the pool FAQ alone) and answered from an FAQ, the place's FAQ closest to each part of
+        the question
+        (:func:`~clarion.dstc.models.detect.coordinated_parts`, names cut) within
+        :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE` that is not selected yet: its key joins the snippets
+        and its answer the response unless the response holds all of its words (check-in's answer is not covered by
+        check-out's, though they share half their stems)."""
+        places = key_entities(label.knowledge)
+        if not label.target or len(places) != 1 or label.response is None:
+            return label
+        if not any(index.knowledge.snippet(key).doc_type == "faq" for key in label.knowledge):
+            return label  # a review answer: "the bed and breakfast", "beds and mattress" are one thing asked
+        parts = coordinated_parts(tracker.strip_names(text))
+        if len(parts) < 2:
+            return label
+        snippets = index.snippets(places[0])
+        keys, added = list(label.knowledge), []
+        for part in embed_queries(parts, self.config.dense):
+            faq = rule.best_faq(part, snippets)
+            if faq is not None and faq.key not in keys:
+                keys.append(faq.key)
+                added.append((faq.body, faq.entity_name))
+        if not added:
+            return label
+        body, follow_up = split_follow_up(label.response)
+        body = with_faq_answers(body, added, 1.0)
+        return Label(True, tuple(keys), closed(body, follow_up or ""))
 
     @staticmethod
     def _no_answer(index: KnowledgeIndex, entities: list[tuple]) -> Label:
