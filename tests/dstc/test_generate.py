@@ -3,6 +3,8 @@ lm generator's choice among its candidates."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
@@ -43,6 +45,7 @@ from clarion.dstc.models.generate import (
     with_detail_penalty,
     with_faq_answers,
     without_polar_opener,
+    yes_to_the_opposite,
 )
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
@@ -596,3 +599,16 @@ def test_an_open_question_gets_no_yes_or_no_opener():
     keys = [("restaurant", 1, 0, 0)]
     assert consensus_choice(pool, keys, "", turn="How is the service?") == "The service at Gamma Grill is great."
     assert consensus_choice(pool, keys, "", turn="Is the service good?") == pool.bodies[0]
+
+
+@pytest.mark.skipif(not Path("/usr/share/wordnet/data.noun").is_file(), reason="apt-get install wordnet-base")
+def test_a_yes_to_the_opposite_of_the_question_is_cut():
+    assert yes_to_the_opposite("Is it noisy at night?", "Yes, Acorn Guest House is quiet. Guests relax.")
+    assert not yes_to_the_opposite("Is it peaceful and quiet?", "Yes, Acorn Guest House is quiet.")  # asked too
+    assert not yes_to_the_opposite("Are nonalcoholic drinks served?", "Yes, there are non-alcoholic drinks.")
+    assert not yes_to_the_opposite("Is it quiet?", "Yes, Acorn Guest House is quiet.")
+    assert not yes_to_the_opposite("Is it noisy at night?", "Acorn Guest House is quiet.")  # no yes to cut
+    pool = Pool(["Yes, Acorn Guest House is quiet."], [1.0], 1)
+    keys = [("hotel", 1, 0, 0)]
+    assert consensus_choice(pool, keys, "", turn="Is it noisy at night?") == "Acorn Guest House is quiet."
+    assert consensus_choice(pool, keys, "", turn="Is it quiet at night?") == pool.bodies[0]

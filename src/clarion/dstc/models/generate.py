@@ -533,12 +533,13 @@ def consensus_choice(
     :func:`consensus_response`); with ``faq_cover``, the selected ``faqs`` it misses are added before the question
     (:func:`with_faq_answers`). When no body is choosable, ``fallback`` is the body (the selected snippets'
     :func:`template_response`: no training answer fits); without one, the pool's first body. A ``turn`` that asks an
-    open question gets the body without a yes/no opener (:func:`without_polar_opener`)."""
+    open question, or a "Yes" to the opposite of what it asks (:func:`yes_to_the_opposite`), gets the body without
+    its yes/no opener (:func:`without_polar_opener`)."""
     if pool.choosable == 0 and fallback is not None:
         body = fallback
     else:
         body = pool.bodies[mbr_weighted(pool.bodies, pool.weights, candidates=max(pool.choosable, 1), scale=pool.scale)]
-        if turn is not None and asks_open(turn):
+        if turn is not None and (asks_open(turn) or yes_to_the_opposite(turn, body)):
             body = without_polar_opener(body)
         if faq_cover is not None:
             body = with_faq_answers(body, faqs, faq_cover)
@@ -562,6 +563,34 @@ def asks_open(turn: str) -> bool:
     sentences = [s for s in _SENTENCE_END.split(turn.strip()) if s]
     asked = [s for s in sentences if s.rstrip().endswith("?")] or sentences
     return bool(asked) and bool(_OPEN_QUESTION.match(asked[-1]))
+
+
+def yes_to_the_opposite(turn: str, body: str) -> bool:
+    """Whether ``body`` opens with "Yes" and its first sentence says the opposite of an adjective of ``turn``: a
+    WordNet antonym of it that the turn does not hold, and not the adjective itself ("Is it noisy at night?" / "Yes,
+    Acorn Guest House is quiet."). Hyphenated words stay whole ("non-alcoholic" holds no "alcoholic")."""
+    if not re.match(r"\W*yes\b", body, re.IGNORECASE):
+        return False
+    asked = set(_HYPHENATED.findall(turn.lower()))
+    said = set(_HYPHENATED.findall(_SENTENCE_END.split(body.strip())[0].lower()))
+    return any(w not in said and (antonyms(w) & said) - asked for w in asked)
+
+
+_HYPHENATED = re.compile(r"[a-z]+(?:-[a-z]+)*")
+
+
+@lru_cache(maxsize=4096)
+def antonyms(word: str) -> frozenset[str]:
+    """The WordNet antonyms of ``word`` as an adjective (also those of the heads its satellite senses are similar to:
+    "noisy" -> {"quiet"}, "dirty" -> {"clean"}); Debian's WordNet (:func:`clarion.evaluate.dstc9.debian_wordnet`)."""
+    from clarion.evaluate.dstc9 import debian_wordnet
+
+    wordnet = debian_wordnet()
+    out = set()
+    for synset in wordnet.synsets(word, pos="a") + wordnet.synsets(word, pos="s"):
+        for sense in [synset, *synset.similar_tos()]:
+            out.update(a.name().lower() for lemma in sense.lemmas() for a in lemma.antonyms())
+    return frozenset(out)
 
 
 def without_polar_opener(body: str) -> str:
