@@ -77,10 +77,10 @@ _FRAME_END = re.compile(
 
 
 def coordinated_parts(text: str) -> list[str]:
-    """The last question of ``text`` (its last sentence ending with "?", else its last sentence) asked once per thing
-    it joins with "and": "Do they have a pool and a gym?" -> ["Do they have a pool", "Do they have a gym?"] (a later
-    part that is no question of its own gets the first part's opening up to its verb); one part without an "and"
-    (entity names should be cut first: "A and B Guest House")."""
+    """The last question of ``text`` (its last stretch ending with "?", else an unterminated last stretch; none for a
+    text ending with "." or "!") asked once per thing it joins with "and": "Do they have a pool and a gym?" -> ["Do
+    they have a pool", "Do they have a gym?"] (a later part that is no question of its own gets the first part's
+    opening up to its verb); one part without an "and" (entity names should be cut first: "A and B Guest House")."""
     asked = [m.group(0).strip() for m in _ASKED.finditer(text) if m.group(0).strip()]
     if not asked:
         return []

@@ -619,8 +619,7 @@ class DstcModel:
     ) -> Label:
         """``label`` with, for a turn asking about two things of one place ("Do they have a pool and a gym?", which
         had been answered from the pool FAQ alone) and answered from an FAQ, the place's FAQ closest to each part of
-        the question
-        (:func:`~clarion.dstc.models.detect.coordinated_parts`, names cut) within
+        the question (:func:`~clarion.dstc.models.detect.coordinated_parts`, names cut) within
         :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE` that is not selected yet: its key joins the snippets
         and its answer the response unless the response holds all of its words (check-in's answer is not covered by
         check-out's, though they share half their stems)."""
