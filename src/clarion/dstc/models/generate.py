@@ -301,7 +301,7 @@ def neighbour_response(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 FOLLOW_UP = "Would you like to make a reservation?"
 FOLLOW_UPS = {"hotel": "Would you like to book a room?", "restaurant": FOLLOW_UP}
-_BOOKING_OFFERS = frozenset(FOLLOW_UPS.values()) | {FOLLOW_UP}
+_BOOKING_OFFERS = frozenset(FOLLOW_UPS.values())  # FOLLOW_UP is the restaurants' offer
 """The appended question by domain (else :data:`FOLLOW_UP`): the best of the five most frequent closing
 questions of the train responses, then a per-domain variant, on a validation slice of the train split
 (docs/dstc_generation.md)."""
