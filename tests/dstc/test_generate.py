@@ -28,6 +28,7 @@ from clarion.dstc.models.generate import (
     consensus_pool,
     consensus_response,
     contradicts,
+    dishes,
     display_name,
     entity_renames,
     faq_answers,
@@ -612,3 +613,12 @@ def test_a_yes_to_the_opposite_of_the_question_is_cut():
     keys = [("hotel", 1, 0, 0)]
     assert consensus_choice(pool, keys, "", turn="Is it noisy at night?") == "Acorn Guest House is quiet."
     assert consensus_choice(pool, keys, "", turn="Is it quiet at night?") == pool.bodies[0]
+
+
+def test_dishes_are_specific_words_wordnet_reads_as_food_or_drink():
+    specific = frozenset({"biryani", "mussels", "fondue", "cocktails", "lake", "delicious"})
+    assert dishes("Are the mussels and the fondue good?", specific) == {"mussels", "fondue"}
+    assert dishes("How are the cocktails?", specific) == {"cocktails"}  # drinks count
+    assert dishes("Is the lake view nice?", specific) == set()  # not a food
+    assert dishes("Is it delicious?", specific) == set()  # an adjective ("Golden Delicious" is its only noun)
+    assert dishes("Is the chicken good?", specific) == set()  # a food, but in the knowledge of too many places

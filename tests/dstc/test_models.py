@@ -489,6 +489,26 @@ def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers()
     assert not PipelineConfig.from_json({}).last_resort_faq  # models trained before it keep the apology
 
 
+def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it():
+    from types import SimpleNamespace
+
+    from clarion.dstc.models.pipeline import DISH_SHARE, DstcModel
+
+    specific = frozenset({"biryani", "korma", "lake"})
+    index = SimpleNamespace(
+        specific_words=lambda share: specific if share == DISH_SHARE else frozenset(),
+        knowledge=SimpleNamespace(entity_names={("restaurant", 7): "THE NIRALA"}),
+    )
+    dishes = Snippet("restaurant", 7, 1, 2, "review", "", "I ordered the korma and biryani.", "THE NIRALA")
+    portions = Snippet("restaurant", 7, 2, 0, "review", "", "The portions are good too.", "THE NIRALA")
+    answer = DstcModel._dish_answer(index, [portions, dishes], "Is the biryani good at ?")
+    assert answer == "Guests of The Nirala say that they ordered the korma and biryani."  # the portions left out
+    assert DstcModel._dish_answer(index, [portions], "Is the biryani good?") is None  # no selected snippet names it
+    assert DstcModel._dish_answer(index, [dishes], "Is the food good?") is None  # no dish asked
+    assert DstcModel._dish_answer(index, [dishes], "Is the lake nice?") is None  # a specific word, not a food
+    assert PipelineConfig().dish_answers and not PipelineConfig.from_json({}).dish_answers  # older models: off
+
+
 def test_a_last_user_turn_without_words_is_not_knowledge_seeking(tiny_model, synthetic):
     """An empty ASR hypothesis or "..." asks nothing; the model answered it with "Which hotel ...?" before."""
     from dataclasses import replace as copy_with

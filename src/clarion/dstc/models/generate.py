@@ -714,6 +714,25 @@ def agreeing(pool: Pool, faqs: Sequence[tuple[str, str | None, str]]) -> Pool:
     return Pool([pool.bodies[j] for j in order], [pool.weights[j] for j in order], len(ok), scale, sources)
 
 
+def dishes(text: str, specific: frozenset[str]) -> set[str]:
+    """The words of ``text`` that name a dish or a drink: ``specific`` (in the knowledge of few places: "biryani",
+    "fondue", "mussels"; not "food", "meal", "dishes") and a food in WordNet (:func:`is_food`)."""
+    return {w for w in words_of(text) if w in specific and is_food(w)}
+
+
+@lru_cache(maxsize=4096)
+def is_food(word: str) -> bool:
+    """Whether a noun sense of ``word`` is a food or a drink in WordNet (food.n.01 or food.n.02 among its
+    hypernyms) and ``word`` has no adjective sense ("delicious", "sweet" are read as adjectives)."""
+    from clarion.evaluate.dstc9 import debian_wordnet
+
+    wordnet = debian_wordnet()
+    if wordnet.synsets(word, pos="a") or wordnet.synsets(word, pos="s"):
+        return False
+    roots = {wordnet.synset("food.n.01"), wordnet.synset("food.n.02")}
+    return any(roots & {synset, *synset.closure(lambda s: s.hypernyms())} for synset in wordnet.synsets(word, pos="n"))
+
+
 def faq_claims(snippets: Sequence) -> list[tuple[str, str | None, str]]:
     """``(answer, entity name, question)`` of the FAQs among ``snippets``, for :func:`agreeing`."""
     return [(s.body, s.entity_name, s.title) for s in snippets if s.doc_type == "faq"]

@@ -38,6 +38,7 @@ from clarion.dstc.models.generate import (
     closed,
     consensus_choice,
     consensus_pool,
+    dishes,
     display_name,
     faq_answers,
     faq_claims,
@@ -59,6 +60,9 @@ from clarion.dstc.models.select import N_DENSE, SelectConfig, SelectModel, Selec
 from clarion.dstc.schema import Format
 from clarion.errors import InputError, ModelError
 
+DISH_SHARE = 0.2
+"""A dish the user names (:meth:`DstcModel._naming_dishes`) is a word in the knowledge of at most this share of the
+places ("biryani", "mussels", "risotto"; not "chicken", in 35% of them, nor "meal", in half)."""
 FAQ_FALLBACK_CONFIDENCE = 0.5
 """DSTC11-format knowledge: a turn that paraphrases an FAQ question (the gated rule) is answered from that FAQ when
 the detector did not flag it or the selector's best score (a probability) is below this. The selector learnt
@@ -108,6 +112,7 @@ _PIPELINE_BOUNDS = {
     "aspect_requests": FLAG,
     "faq_agreement": FLAG,
     "last_resort_faq": FLAG,
+    "dish_answers": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
@@ -143,6 +148,7 @@ class PipelineConfig:
     detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
     faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
     last_resort_faq: bool = True  # DSTC11: before "no information", the place's FAQ within OUTRANKING_FAQ_COSINE
+    dish_answers: bool = True  # consensus: a dish the turn names and the selection holds is in the answer
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
     coordinated_faqs: bool = True  # DSTC11: "Do they have a pool and a gym?" gets the place's FAQ for each part
@@ -192,6 +198,7 @@ class PipelineConfig:
             unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
             last_resort_faq=bool(obj.get("last_resort_faq", False)),  # before it: the apology
+            dish_answers=bool(obj.get("dish_answers", False)),  # before it: any body choosable
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
             coordinated_faqs=bool(obj.get("coordinated_faqs", False)),  # before it: one part answered
@@ -447,6 +454,17 @@ class DstcModel:
             source = frozenset().union(*(index.words(e) for e in key_entities(self.bank.keys[pool.sources[j]])))
             out.append(foreign_details(pool.bodies[j], source, allowed, specific))
         return out
+
+    @staticmethod
+    def _dish_answer(index: KnowledgeIndex, picked: Sequence[Snippet], turn: str) -> str | None:
+        """For a turn that names a dish (:func:`~clarion.dstc.models.generate.dishes`, names cut) that a selected
+        snippet names: those snippets in reported speech (:func:`snippets_response`); else None. A borrowed answer
+        about the drinks or the portions had answered "Does the Royal Standard have delicious Leeks Vinaigrette on
+        their menu?", and one about another place's dish ("... only a few cocktails") "How are the cocktails at Zizzi
+        Cambridge?"."""
+        asked = dishes(turn, index.specific_words(DISH_SHARE))
+        naming_it = [s for s in picked if not asked.isdisjoint(words_of(s.text))]
+        return snippets_response(naming_it, index.knowledge.entity_names) if naming_it else None
 
     @cached_property
     def _common_response_words(self) -> frozenset[str]:
@@ -781,6 +799,10 @@ class DstcModel:
                 evidence = agreeing(evidence, faq_claims(pool))
             no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
             fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
+            turn = tracker.strip_names(turn_text) if tracker is not None else turn_text
+            dish = self._dish_answer(index, pool, turn) if config.dish_answers else None
+            if dish is not None:  # the selected reviews naming the dish asked about answer, no borrowed body
+                evidence, fallback = evidence._replace(choosable=0), dish
             faqs = faq_answers(pool)
             response = consensus_choice(evidence, keys, follow_up, faqs, config.faq_cover, fallback, turn_text or None)
         else:
