@@ -20,6 +20,7 @@ from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
     Pool,
+    Selected,
     agreeing,
     asks_open,
     body_texts,
@@ -43,6 +44,7 @@ from clarion.dstc.models.generate import (
     split_follow_up,
     swap_entities,
     swap_entity,
+    template_response,
     with_detail_penalty,
     with_faq_answers,
     without_polar_opener,
@@ -622,3 +624,16 @@ def test_dishes_are_specific_words_wordnet_reads_as_food_or_drink():
     assert dishes("Is the lake view nice?", specific) == set()  # not a food
     assert dishes("Is it delicious?", specific) == set()  # an adjective ("Golden Delicious" is its only noun)
     assert dishes("Is the chicken good?", specific) == set()  # a food, but in the knowledge of too many places
+    unknown = frozenset({"gimbap", "lensfield"})  # words WordNet does not know: a dish, and a name's
+    assert dishes("How is the gimbap?", unknown) == {"gimbap"}
+    assert dishes("Are the rooms at lensfield big?", unknown, names=frozenset({"lensfield"})) == set()
+
+
+def test_the_template_keeps_the_capital_of_a_place_name_opening_a_review():
+    selected = Selected("Bloomsbury Restaurant", ("Bloomsbury Restaurant was a great choice.", "I loved it."))
+    assert template_response(selected) == (
+        "Guests of Bloomsbury Restaurant say that Bloomsbury Restaurant was a great choice, and they loved it."
+    )
+    assert template_response(Selected("The Nirala", ("The food was good.",))) == (
+        "Guests of The Nirala say that the food was good."  # "The" is no part of the name to keep
+    )

@@ -497,6 +497,7 @@ def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it()
     specific = frozenset({"biryani", "korma", "lake"})
     index = SimpleNamespace(
         specific_words=lambda share: specific if share == DISH_SHARE else frozenset(),
+        name_words=lambda: frozenset({"nirala"}),
         knowledge=SimpleNamespace(entity_names={("restaurant", 7): "THE NIRALA"}),
     )
     dishes = Snippet("restaurant", 7, 1, 2, "review", "", "I ordered the korma and biryani.", "THE NIRALA")

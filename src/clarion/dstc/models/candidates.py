@@ -28,6 +28,7 @@ class KnowledgeIndex:
         self._tfidf: dict[tuple, object] = {}
         self._specific: dict[tuple, frozenset[str]] = {}
         self._words: dict[tuple, frozenset[str]] = {}
+        self._name_words: frozenset[str] | None = None
 
     def specific_words(self, share: float = 0.05, common: frozenset[str] = frozenset()) -> frozenset[str]:
         """Words (4+ letters, no English stop word) found in the knowledge of at least one and at most ``share`` of
@@ -47,6 +48,15 @@ class KnowledgeIndex:
                 if n <= limit and len(w) >= 4 and w not in ENGLISH_STOP_WORDS and w not in common
             )
         return self._specific[key]
+
+    def name_words(self) -> frozenset[str]:
+        """The lower-cased words of every entity's name (cached)."""
+        if self._name_words is None:
+            from clarion.dstc.models.generate import words_of
+
+            names = self.knowledge.entity_names.values()
+            self._name_words = frozenset(w for name in names if name for w in words_of(name))
+        return self._name_words
 
     def words(self, entity: tuple) -> frozenset[str]:
         """The lower-cased words of ``entity``'s snippets (cached)."""

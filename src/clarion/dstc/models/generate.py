@@ -119,10 +119,18 @@ def as_sentence(text: str) -> str:
 def template_response(selected: Selected, max_reviews: int = 2) -> str:
     """The extractive template (see the module docstring)."""
     parts = [as_sentence(f) for f in selected.faqs[:1]]
-    reviews = [third_person(r).rstrip(".!? ") for r in selected.reviews[:max_reviews]]
+    reviews = [_name_kept(r, third_person(r), selected.name).rstrip(".!? ") for r in selected.reviews[:max_reviews]]
     if reviews:
         parts.append(f"Guests of {selected.name} say that " + ", and ".join(reviews) + ".")
     return " ".join(parts) if parts else f"I'm sorry, I have no information about that for {selected.name}."
+
+
+def _name_kept(review: str, reported: str, name: str) -> str:
+    """``reported`` (:func:`third_person` of ``review``) with its first letter as ``review`` wrote it when the review
+    opens with the place's name: "Bloomsbury Restaurant was a great choice" is not "bloomsbury Restaurant was ..."."""
+    first = next((w for w in name.lower().split() if w not in _SMALL_WORDS), None)
+    opening = review.split(maxsplit=1)[0].lower().strip(",.!?'\"") if review.strip() else ""
+    return review.strip()[:1] + reported[1:] if first is not None and opening == first else reported
 
 
 def snippets_response(snippets: Sequence, names: Mapping, max_reviews: int = 2) -> str:
@@ -714,10 +722,19 @@ def agreeing(pool: Pool, faqs: Sequence[tuple[str, str | None, str]]) -> Pool:
     return Pool([pool.bodies[j] for j in order], [pool.weights[j] for j in order], len(ok), scale, sources)
 
 
-def dishes(text: str, specific: frozenset[str]) -> set[str]:
+def dishes(text: str, specific: frozenset[str], names: frozenset[str] = frozenset()) -> set[str]:
     """The words of ``text`` that name a dish or a drink: ``specific`` (in the knowledge of few places: "biryani",
-    "fondue", "mussels"; not "food", "meal", "dishes") and a food in WordNet (:func:`is_food`)."""
-    return {w for w in words_of(text) if w in specific and is_food(w)}
+    "fondue", "mussels"; not "food", "meal", "dishes") and a food in WordNet (:func:`is_food`) or a word WordNet does
+    not know ("gimbap", "korma", "noir") that no place's name holds (``names``: "lensfield" of a misspelt name)."""
+    return {w for w in words_of(text) if w in specific and (is_food(w) or (unknown_word(w) and w not in names))}
+
+
+@lru_cache(maxsize=4096)
+def unknown_word(word: str) -> bool:
+    """Whether WordNet has no synset for ``word`` in any part of speech."""
+    from clarion.evaluate.dstc9 import debian_wordnet
+
+    return not debian_wordnet().synsets(word)
 
 
 @lru_cache(maxsize=4096)

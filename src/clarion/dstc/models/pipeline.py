@@ -462,7 +462,7 @@ class DstcModel:
         about the drinks or the portions had answered "Does the Royal Standard have delicious Leeks Vinaigrette on
         their menu?", and one about another place's dish ("... only a few cocktails") "How are the cocktails at Zizzi
         Cambridge?"."""
-        asked = dishes(turn, index.specific_words(DISH_SHARE))
+        asked = dishes(turn, index.specific_words(DISH_SHARE), index.name_words())
         naming_it = [s for s in picked if not asked.isdisjoint(words_of(s.text))]
         return snippets_response(naming_it, index.knowledge.entity_names) if naming_it else None
 
