@@ -453,3 +453,30 @@ def test_a_question_about_two_things_gets_the_faq_of_each(dense_model, tmp_path)
     assert gym.knowledge == (gym_key,) and "pool" not in gym.response  # one thing asked: one FAQ
     assert len(before[0].knowledge) == 1 and before[1] == gym
     assert PipelineConfig().coordinated_faqs and not PipelineConfig.from_json({}).coordinated_faqs
+
+
+def test_an_accessibility_faq_gives_way_to_the_places_faq_within_the_answering_floor():
+    """``PipelineConfig.accessibility_apart``: "Do they have parking?" had been answered "Accessible parking is not
+    available at Limehouse." though Limehouse's "What type of parking is available?" answers it."""
+    from clarion.dstc.io import Snippet
+    from clarion.dstc.models.faq_rule import answering_faqs, asks_accessibility
+
+    assert asks_accessibility("Is there a lift available for wheelchairs?")
+    assert asks_accessibility("Do you have accessible parking?") and asks_accessibility("Any disabled access?")
+    assert not asks_accessibility("Do they have parking?")
+    titles = ["Is there accessible parking available?", "What type of parking is available?", "Is there a lift?"]
+    questions = unit([[1, 0, 0], [0.9, 0.436, 0], [0, 0, 1]])
+    rule = FaqRule.gated(titles, questions, unit([[0, 1, 0]]), cosine=0.8, margin=0.1)
+    accessible, parking, lift = (
+        Snippet("hotel", 25, d, None, "faq", t, "...", "LIMEHOUSE") for d, t in enumerate(titles)
+    )
+    review = Snippet("hotel", 25, 9, 0, "review", "", "Accessible rooms.", "LIMEHOUSE")
+    turn = unit([[1, -0.1, 0]])[0]  # "Do they have parking?": 0.99 from the accessible question, 0.85 from the other
+    every = [accessible, parking, lift, review]
+    assert rule.best_faq(turn, every) is accessible  # the closest question
+    choices = answering_faqs(rule, turn, every, "Do they have parking?")
+    assert choices == [parking, lift, review] and rule.best_faq(turn, choices) is parking
+    assert answering_faqs(rule, turn, every, "Is there accessible parking?") == every  # asked about it
+    far = unit([[1, -0.8, 0]])[0]  # the other FAQ at 0.43, below the answering floor: the accessible one stays
+    assert answering_faqs(rule, far, every, "Do they have parking?") == every
+    assert PipelineConfig().accessibility_apart and not PipelineConfig.from_json({}).accessibility_apart

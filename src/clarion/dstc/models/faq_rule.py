@@ -26,6 +26,7 @@ cross-validation over the dstc11_track5 train split (docs/dstc_detection.md).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -47,6 +48,34 @@ ENTITY_FAQ_COSINE = 0.6
 from. An entity's own wording sits below :data:`GATE_COSINE` ("Can I bring my dog?" is 0.66 from "Are pets allowed
 at the ?"); on the train turns the rule fires on, the gold entity's closest FAQ is in the gold snippets for 1 of 14
 turns at cosine 0.5-0.6, 9 of 15 at 0.6-0.7 and 40 of 50 above (docs/dstc_detection.md)."""
+
+
+_ACCESSIBILITY = re.compile(r"\b(?:accessib|wheel\s*-?\s*chair|disab|handicap)", re.IGNORECASE)
+
+
+def asks_accessibility(text: str) -> bool:
+    """Whether ``text`` asks about access for disabled guests ("accessible parking", "wheelchair", "disabilities")."""
+    return bool(_ACCESSIBILITY.search(text))
+
+
+def answering_faqs(rule: FaqRule, turn_emb: np.ndarray, snippets: Sequence[Snippet], turn: str) -> list[Snippet]:
+    """``snippets`` without a place's FAQs about accessibility when ``turn`` does not ask about it and another FAQ
+    of the place is within :data:`ENTITY_FAQ_COSINE` of the turn (``turn_emb``): "Accessible parking is not available
+    at Limehouse." had answered "Do they have parking?" (0.78 from its question), though Limehouse's "What type of
+    parking is available?" (0.73) answers it. A place whose lift FAQ asks "Is there a lift available for
+    wheelchairs?" keeps it for "Is there a lift?"."""
+    if asks_accessibility(turn):
+        return list(snippets)
+    about = [s.doc_type == "faq" and asks_accessibility(s.title) for s in snippets]
+    if not any(about):
+        return list(snippets)
+    answered = {
+        (s.domain, s.entity_id)
+        for s, access in zip(snippets, about, strict=True)
+        if not access and rule.best_faq(turn_emb, [s]) is not None
+    }
+    kept = zip(snippets, about, strict=True)
+    return [s for s, access in kept if not access or (s.domain, s.entity_id) not in answered]
 
 
 def faq_questions(knowledge: Knowledge) -> list[str]:

@@ -29,7 +29,7 @@ from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import DetectConfig, Detector, as_question, coordinated_parts
 from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, faq_questions
+from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, answering_faqs, faq_questions
 from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
@@ -113,6 +113,7 @@ _PIPELINE_BOUNDS = {
     "faq_agreement": FLAG,
     "last_resort_faq": FLAG,
     "dish_answers": FLAG,
+    "accessibility_apart": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
@@ -149,6 +150,7 @@ class PipelineConfig:
     faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
     last_resort_faq: bool = True  # DSTC11: before "no information", the place's FAQ within OUTRANKING_FAQ_COSINE
     dish_answers: bool = True  # consensus: a dish the turn names and the selection holds is in the answer
+    accessibility_apart: bool = True  # DSTC11: an FAQ about accessibility answers only a turn asking about it
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
     coordinated_faqs: bool = True  # DSTC11: "Do they have a pool and a gym?" gets the place's FAQ for each part
@@ -199,6 +201,7 @@ class PipelineConfig:
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
             last_resort_faq=bool(obj.get("last_resort_faq", False)),  # before it: the apology
             dish_answers=bool(obj.get("dish_answers", False)),  # before it: any body choosable
+            accessibility_apart=bool(obj.get("accessibility_apart", False)),  # before it: any FAQ answered
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
             coordinated_faqs=bool(obj.get("coordinated_faqs", False)),  # before it: one part answered
@@ -652,7 +655,8 @@ class DstcModel:
         snippets = index.snippets(places[0])
         keys, added = list(label.knowledge), []
         for part in embed_queries(parts, self.config.dense):
-            faq = rule.best_faq(part, snippets)
+            choices = answering_faqs(rule, part, snippets, text) if self.config.accessibility_apart else snippets
+            faq = rule.best_faq(part, choices)
             if faq is not None and faq.key not in keys:
                 keys.append(faq.key)
                 added.append((faq.body, faq.entity_name))
@@ -728,6 +732,9 @@ class DstcModel:
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
         view = q_emb if gate_emb is None else gate_emb  # the turn as the FAQ rule sees it
+        faq_choices = snippets  # the FAQs the gated rule's answers choose from
+        if faq_fallback is not None and self.config.accessibility_apart:
+            faq_choices = answering_faqs(faq_fallback, view, snippets, turn_text)
         if ranked and self.config.select.faq_cosine and self.config.dense:  # FAQ-only knowledge: zero-shot
             scores = group.snippets @ group.query
         else:
@@ -737,30 +744,30 @@ class DstcModel:
             scores = self.selector.scores(group)
             if faq_fallback is not None:
                 floor, gated = ENTITY_FAQ_COSINE, False
-                faq = faq_fallback.best_faq(view, snippets)
+                faq = faq_fallback.best_faq(view, faq_choices)
                 entity_cosine = self.config.detect.entity_faq_cosine
                 below = entity_cosine is not None and entity_cosine < ENTITY_FAQ_COSINE
                 if faq is None and fired and not detected and below:
                     # the entity gate alone took the turn, below the answering floor: an FAQ it fires on answers
                     floor, gated = entity_cosine, True
-                    faq = faq_fallback.best_faq(view, snippets, floor, gated=True)
+                    faq = faq_fallback.best_faq(view, faq_choices, floor, gated=True)
                 unsure = fired and (not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE)
                 if not unsure and faq is None:  # the outranking test looks further than the rule's answers
                     floor = OUTRANKING_FAQ_COSINE
-                    faq = faq_fallback.best_faq(view, snippets, floor)
+                    faq = faq_fallback.best_faq(view, faq_choices, floor)
                 if unsure or self._outranked(group, scores, snippets, faq, faq_fallback, q_emb, view):
                     if faq is not None:
-                        return self._faq_answer(index, faq_fallback, view, snippets, faq, floor, gated), None
+                        return self._faq_answer(index, faq_fallback, view, faq_choices, faq, floor, gated), None
                     if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                         return Label(False), None
             if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
-                return self._apology(index, entities, faq_fallback, view, snippets)
+                return self._apology(index, entities, faq_fallback, view, faq_choices)
         chosen = self.selector.choose(scores, ranked=ranked)
         if not ranked and (
             self._unrelated(group.snippets[chosen], view)
-            or self._unknown_aspect(faq_fallback, view, snippets, group.snippets[chosen])
+            or self._unknown_aspect(faq_fallback, view, faq_choices, group.snippets[chosen])
         ):
-            return self._apology(index, entities, faq_fallback, view, snippets)
+            return self._apology(index, entities, faq_fallback, view, faq_choices)
         picked = [snippets[j] for j in chosen]
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
