@@ -266,6 +266,10 @@ def test_domain_wide_docs_by_keyword(tracker):
 def test_third_person_and_display_name():
     assert third_person("I loved my room and we slept well.") == "they loved their room and they slept well."
     assert third_person("I was happy.") == "they were happy."
+    assert third_person("My wife and I had the Ma Po Tofu.") == "they and their wife had the Ma Po Tofu."
+    assert third_person("My best friends and I come here.") == "they and their best friends come here."
+    assert third_person("Me and my wife loved it.") == "they and their wife loved it."
+    assert third_person("We ate, and my wife and I left.") == "they ate, and they and their wife left."
     assert display_name("ROSA'S BED AND BREAKFAST") == "Rosa's Bed and Breakfast"
     assert display_name("Good Hotel") == "Good Hotel"
     assert display_name(None) == "this place"

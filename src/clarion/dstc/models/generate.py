@@ -97,7 +97,13 @@ def third_person(sentence: str) -> str:
         return _PRONOUNS.get(word.lower(), word)
 
     text = _WORD.sub(swap, sentence.strip()).replace("they was", "they were")
+    text = _THEIR_X_AND_THEY.sub(r"\1hey and their \2", text)  # "my wife and I" -> "they and their wife"
+    text = _THEM_AND_THEIR.sub(r"\1hey and their", text)  # "Me and my wife loved it" -> "they and their wife ..."
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+_THEIR_X_AND_THEY = re.compile(r"(?:^|(?<=, )|(?<=\band ))([Tt])heir (\w+(?: \w+)?) and they\b")  # a subject
+_THEM_AND_THEIR = re.compile(r"^([Tt])hem and their\b")
 
 
 @dataclass(frozen=True)
