@@ -506,11 +506,17 @@ def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it()
     )
     dishes = Snippet("restaurant", 7, 1, 2, "review", "", "I ordered the korma and biryani.", "THE NIRALA")
     portions = Snippet("restaurant", 7, 2, 0, "review", "", "The portions are good too.", "THE NIRALA")
-    answer = DstcModel._dish_answer(index, [portions, dishes], "Is the biryani good at ?")
-    assert answer == "Guests of The Nirala say that they ordered the korma and biryani."  # the portions left out
-    assert DstcModel._dish_answer(index, [portions], "Is the biryani good?") is None  # no selected snippet names it
-    assert DstcModel._dish_answer(index, [dishes], "Is the food good?") is None  # no dish asked
-    assert DstcModel._dish_answer(index, [dishes], "Is the lake nice?") is None  # a specific word, not a food
+    assert DstcModel._dish_snippets(index, [portions, dishes], "Is the biryani good at ?") == [dishes]
+    assert DstcModel._dish_snippets(index, [portions], "Is the biryani good?") == []  # no snippet names it
+    assert DstcModel._dish_snippets(index, [dishes], "Is the food good?") == []  # no dish asked
+    assert DstcModel._dish_snippets(index, [dishes], "Is the lake nice?") == []  # a specific word, not a food
+    # instead of "I could not find any information about that": the place's reviews naming the dish
+    model = SimpleNamespace(config=PipelineConfig(), _dish_snippets=DstcModel._dish_snippets)
+    label, _ = DstcModel._apology(model, index, [("restaurant", 7)], None, None, [portions, dishes], "Is the korma ok?")
+    assert label.knowledge == (dishes.key,)
+    assert label.response == (
+        "Guests of The Nirala say that they ordered the korma and biryani. Would you like to make a reservation?"
+    )
     assert PipelineConfig().dish_answers and not PipelineConfig.from_json({}).dish_answers  # older models: off
 
 

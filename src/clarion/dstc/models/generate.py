@@ -131,6 +131,22 @@ def template_response(selected: Selected, max_reviews: int = 2) -> str:
     return " ".join(parts) if parts else f"I'm sorry, I have no information about that for {selected.name}."
 
 
+def snippets_used(snippets: Sequence, max_reviews: int = 2) -> list:
+    """The ``snippets`` :func:`snippets_response` puts into words: per entity, its first FAQ and its first
+    ``max_reviews`` reviews, in the order given."""
+    used, faqs, reviews = [], {}, {}
+    for s in snippets:
+        entity = (s.domain, s.entity_id)
+        if s.doc_type == "review":
+            reviews[entity] = reviews.get(entity, 0) + 1
+            if reviews[entity] <= max_reviews:
+                used.append(s)
+        elif entity not in faqs:
+            faqs[entity] = s
+            used.append(s)
+    return used
+
+
 def _name_kept(review: str, reported: str, name: str) -> str:
     """``reported`` (:func:`third_person` of ``review``) with its first letter as ``review`` wrote it when the review
     opens with the place's name: "Bloomsbury Restaurant was a great choice" is not "bloomsbury Restaurant was ..."."""

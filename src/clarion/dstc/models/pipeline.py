@@ -48,6 +48,7 @@ from clarion.dstc.models.generate import (
     mean_embedding,
     neighbour_response,
     snippets_response,
+    snippets_used,
     split_follow_up,
     with_detail_penalty,
     with_faq_answers,
@@ -459,15 +460,14 @@ class DstcModel:
         return out
 
     @staticmethod
-    def _dish_answer(index: KnowledgeIndex, picked: Sequence[Snippet], turn: str) -> str | None:
-        """For a turn that names a dish (:func:`~clarion.dstc.models.generate.dishes`, names cut) that a selected
-        snippet names: those snippets in reported speech (:func:`snippets_response`); else None. A borrowed answer
-        about the drinks or the portions had answered "Does the Royal Standard have delicious Leeks Vinaigrette on
-        their menu?", and one about another place's dish ("... only a few cocktails") "How are the cocktails at Zizzi
-        Cambridge?"."""
+    def _dish_snippets(index: KnowledgeIndex, snippets: Sequence[Snippet], turn: str) -> list[Snippet]:
+        """The ``snippets`` that name a dish the turn names (:func:`~clarion.dstc.models.generate.dishes`; ``turn``
+        with entity names cut). A borrowed answer about the drinks or the portions had answered "Does the Royal
+        Standard have delicious Leeks Vinaigrette on their menu?", and one about another place's dish ("... only a few
+        cocktails") "How are the cocktails at Zizzi Cambridge?"; the selected snippets naming the dish answer instead
+        (``PipelineConfig.dish_answers``)."""
         asked = dishes(turn, index.specific_words(DISH_SHARE), index.name_words())
-        naming_it = [s for s in picked if not asked.isdisjoint(words_of(s.text))]
-        return snippets_response(naming_it, index.knowledge.entity_names) if naming_it else None
+        return [s for s in snippets if not asked.isdisjoint(words_of(s.text))] if asked else []
 
     @cached_property
     def _common_response_words(self) -> frozenset[str]:
@@ -612,13 +612,20 @@ class DstcModel:
         return True
 
     def _apology(
-        self, index: KnowledgeIndex, entities: list[tuple], rule: FaqRule | None, view, snippets
+        self, index: KnowledgeIndex, entities: list[tuple], rule: FaqRule | None, view, snippets, turn: str = ""
     ) -> tuple[Label, None]:
-        """``(label, None)`` for a turn no selected snippet fits: the tracked place's FAQ whose question is closest to
-        the turn within :data:`OUTRANKING_FAQ_COSINE` answers it (with ``last_resort_faq``; each other tracked place's
-        too, as ``faq_every_place`` does), else :meth:`_no_answer`. "Do they allow pets?" at the Lensfield Hotel had
-        been told "I could not find any information about that": the selector was unsure, its FAQ "Can I bring my
-        dog?" (cosine 0.53) below the answering floor, and the chosen reviews unrelated to the turn."""
+        """``(label, None)`` for a turn no selected snippet fits: the tracked places' snippets naming a dish the turn
+        (``turn``, names cut) names answer it (with ``dish_answers``: "How are the spring rolls at HK Fusion?" had been
+        told "I could not find any information about that", though a review names them), else the tracked place's FAQ
+        whose question is closest to the turn within :data:`OUTRANKING_FAQ_COSINE` (with ``last_resort_faq``; each
+        other tracked place's too, as ``faq_every_place`` does), else :meth:`_no_answer`. "Do they allow pets?" at the
+        Lensfield Hotel had been told "I could not find any information about that": the selector was unsure, its FAQ
+        "Can I bring my dog?" (cosine 0.53) below the answering floor, and the chosen reviews unrelated to the turn."""
+        dish = snippets_used(self._dish_snippets(index, snippets, turn)) if self.config.dish_answers and turn else []
+        if dish:
+            keys = [s.key for s in dish]
+            answer = snippets_response(dish, index.knowledge.entity_names)
+            return Label(True, tuple(keys), closed(answer, follow_up_for(keys, self.config.entity_follow_up))), None
         if self.config.last_resort_faq and rule is not None:
             faq = rule.best_faq(view, snippets, OUTRANKING_FAQ_COSINE)
             if faq is not None:
@@ -732,6 +739,7 @@ class DstcModel:
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
         view = q_emb if gate_emb is None else gate_emb  # the turn as the FAQ rule sees it
+        plain_turn = tracker.strip_names(turn_text) if tracker is not None else turn_text
         faq_choices = snippets  # the FAQs the gated rule's answers choose from
         if faq_fallback is not None and self.config.accessibility_apart:
             faq_choices = answering_faqs(faq_fallback, view, snippets, turn_text)
@@ -761,13 +769,13 @@ class DstcModel:
                     if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                         return Label(False), None
             if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
-                return self._apology(index, entities, faq_fallback, view, faq_choices)
+                return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn)
         chosen = self.selector.choose(scores, ranked=ranked)
         if not ranked and (
             self._unrelated(group.snippets[chosen], view)
             or self._unknown_aspect(faq_fallback, view, faq_choices, group.snippets[chosen])
         ):
-            return self._apology(index, entities, faq_fallback, view, faq_choices)
+            return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn)
         picked = [snippets[j] for j in chosen]
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
@@ -806,10 +814,10 @@ class DstcModel:
                 evidence = agreeing(evidence, faq_claims(pool))
             no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
             fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
-            turn = tracker.strip_names(turn_text) if tracker is not None else turn_text
-            dish = self._dish_answer(index, pool, turn) if config.dish_answers else None
-            if dish is not None:  # the selected reviews naming the dish asked about answer, no borrowed body
-                evidence, fallback = evidence._replace(choosable=0), dish
+            dish = self._dish_snippets(index, pool, plain_turn) if config.dish_answers else []
+            if dish:  # the selected reviews naming the dish asked about answer, no borrowed body
+                evidence = evidence._replace(choosable=0)
+                fallback = snippets_response(dish, index.knowledge.entity_names)
             faqs = faq_answers(pool)
             response = consensus_choice(evidence, keys, follow_up, faqs, config.faq_cover, fallback, turn_text or None)
         else:
