@@ -62,7 +62,7 @@ from clarion.dstc.schema import Format
 from clarion.errors import InputError, ModelError
 
 DISH_SHARE = 0.2
-"""A dish the user names (:meth:`DstcModel._naming_dishes`) is a word in the knowledge of at most this share of the
+"""A dish the user names (:meth:`DstcModel._dish_snippets`) is a word in the knowledge of at most this share of the
 places ("biryani", "mussels", "risotto"; not "chicken", in 35% of them, nor "meal", in half)."""
 FAQ_FALLBACK_CONFIDENCE = 0.5
 """DSTC11-format knowledge: a turn that paraphrases an FAQ question (the gated rule) is answered from that FAQ when
@@ -150,7 +150,7 @@ class PipelineConfig:
     detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
     faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
     last_resort_faq: bool = True  # DSTC11: before "no information", the place's FAQ within OUTRANKING_FAQ_COSINE
-    dish_answers: bool = True  # consensus: a dish the turn names and the selection holds is in the answer
+    dish_answers: bool = True  # a dish the turn names: the selected (for an apology, any) snippets naming it answer
     accessibility_apart: bool = True  # DSTC11: an FAQ about accessibility answers only a turn asking about it
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
