@@ -506,10 +506,13 @@ def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it()
     )
     dishes = Snippet("restaurant", 7, 1, 2, "review", "", "I ordered the korma and biryani.", "THE NIRALA")
     portions = Snippet("restaurant", 7, 2, 0, "review", "", "The portions are good too.", "THE NIRALA")
-    assert DstcModel._dish_snippets(index, [portions, dishes], "Is the biryani good at ?") == [dishes]
-    assert DstcModel._dish_snippets(index, [portions], "Is the biryani good?") == []  # no snippet names it
-    assert DstcModel._dish_snippets(index, [dishes], "Is the food good?") == []  # no dish asked
-    assert DstcModel._dish_snippets(index, [dishes], "Is the lake nice?") == []  # a specific word, not a food
+    assert DstcModel._dish_snippets(index, [portions, dishes], "Is the biryani good at ?", None) == [dishes]
+    assert DstcModel._dish_snippets(index, [portions], "Is the biryani good?", None) == []  # no snippet names it
+    assert DstcModel._dish_snippets(index, [dishes], "Is the food good?", None) == []  # no dish asked
+    assert DstcModel._dish_snippets(index, [dishes], "Is the lake nice?", None) == []  # a specific word, not a food
+    tracker = EntityTracker.from_names({("restaurant", 8): "KORMA PALACE"})
+    palace = Snippet("restaurant", 8, 0, 0, "review", "", "Korma Palace was quiet.", "KORMA PALACE")
+    assert DstcModel._dish_snippets(index, [palace, dishes], "Is the korma good?", tracker) == [dishes]  # a name's
     # instead of "I could not find any information about that": the place's reviews naming the dish
     model = SimpleNamespace(config=PipelineConfig(), _dish_snippets=DstcModel._dish_snippets)
     label, _ = DstcModel._apology(model, index, [("restaurant", 7)], None, None, [portions, dishes], "Is the korma ok?")

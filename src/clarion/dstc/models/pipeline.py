@@ -460,14 +460,21 @@ class DstcModel:
         return out
 
     @staticmethod
-    def _dish_snippets(index: KnowledgeIndex, snippets: Sequence[Snippet], turn: str) -> list[Snippet]:
+    def _dish_snippets(
+        index: KnowledgeIndex, snippets: Sequence[Snippet], turn: str, tracker: EntityTracker | None
+    ) -> list[Snippet]:
         """The ``snippets`` that name a dish the turn names (:func:`~clarion.dstc.models.generate.dishes`; ``turn``
-        with entity names cut). A borrowed answer about the drinks or the portions had answered "Does the Royal
-        Standard have delicious Leeks Vinaigrette on their menu?", and one about another place's dish ("... only a few
-        cocktails") "How are the cocktails at Zizzi Cambridge?"; the selected snippets naming the dish answer instead
+        and the snippets with entity names cut: "Pizza Hut City Centre has some good food portion sizes." names no
+        pizza). A borrowed answer about the drinks or the portions had answered "Does the Royal Standard have
+        delicious Leeks Vinaigrette on their menu?", and one about another place's dish ("... only a few cocktails")
+        "How are the cocktails at Zizzi Cambridge?"; the selected snippets naming the dish answer instead
         (``PipelineConfig.dish_answers``)."""
         asked = dishes(turn, index.specific_words(DISH_SHARE), index.name_words())
-        return [s for s in snippets if not asked.isdisjoint(words_of(s.text))] if asked else []
+        if not asked:
+            return []
+        plain = tracker.strip_names if tracker is not None else str
+        named = [s for s in snippets if not asked.isdisjoint(words_of(s.text))]  # the cheap test first
+        return [s for s in named if not asked.isdisjoint(words_of(plain(s.text)))]
 
     @cached_property
     def _common_response_words(self) -> frozenset[str]:
@@ -612,7 +619,14 @@ class DstcModel:
         return True
 
     def _apology(
-        self, index: KnowledgeIndex, entities: list[tuple], rule: FaqRule | None, view, snippets, turn: str = ""
+        self,
+        index: KnowledgeIndex,
+        entities: list[tuple],
+        rule: FaqRule | None,
+        view,
+        snippets,
+        turn: str = "",
+        tracker: EntityTracker | None = None,
     ) -> tuple[Label, None]:
         """``(label, None)`` for a turn no selected snippet fits: the tracked places' snippets naming a dish the turn
         (``turn``, names cut) names answer it (with ``dish_answers``: "How are the spring rolls at HK Fusion?" had been
@@ -621,7 +635,8 @@ class DstcModel:
         other tracked place's too, as ``faq_every_place`` does), else :meth:`_no_answer`. "Do they allow pets?" at the
         Lensfield Hotel had been told "I could not find any information about that": the selector was unsure, its FAQ
         "Can I bring my dog?" (cosine 0.53) below the answering floor, and the chosen reviews unrelated to the turn."""
-        dish = snippets_used(self._dish_snippets(index, snippets, turn)) if self.config.dish_answers and turn else []
+        named = self._dish_snippets(index, snippets, turn, tracker) if self.config.dish_answers and turn else []
+        dish = snippets_used(named)
         if dish:
             keys = [s.key for s in dish]
             answer = snippets_response(dish, index.knowledge.entity_names)
@@ -769,13 +784,13 @@ class DstcModel:
                     if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                         return Label(False), None
             if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
-                return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn)
+                return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
         chosen = self.selector.choose(scores, ranked=ranked)
         if not ranked and (
             self._unrelated(group.snippets[chosen], view)
             or self._unknown_aspect(faq_fallback, view, faq_choices, group.snippets[chosen])
         ):
-            return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn)
+            return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
         picked = [snippets[j] for j in chosen]
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
@@ -814,7 +829,7 @@ class DstcModel:
                 evidence = agreeing(evidence, faq_claims(pool))
             no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
             fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
-            dish = self._dish_snippets(index, pool, plain_turn) if config.dish_answers else []
+            dish = self._dish_snippets(index, pool, plain_turn, tracker) if config.dish_answers else []
             if dish:  # the selected reviews naming the dish asked about answer, no borrowed body
                 evidence = evidence._replace(choosable=0)
                 fallback = snippets_response(dish, index.knowledge.entity_names)
