@@ -515,6 +515,7 @@ def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it()
     assert DstcModel._dish_snippets(index, [palace, dishes], "Is the korma good?", tracker) == [dishes]  # a name's
     # instead of "I could not find any information about that": the place's reviews naming the dish
     model = SimpleNamespace(config=PipelineConfig(), _dish_snippets=DstcModel._dish_snippets)
+    model._reported = lambda *args: DstcModel._reported(model, *args)
     label, _ = DstcModel._apology(model, index, [("restaurant", 7)], None, None, [portions, dishes], "Is the korma ok?")
     assert label.knowledge == (dishes.key,)
     assert label.response == (

@@ -638,14 +638,18 @@ class DstcModel:
         named = self._dish_snippets(index, snippets, turn, tracker) if self.config.dish_answers and turn else []
         dish = snippets_used(named)
         if dish:
-            keys = [s.key for s in dish]
-            answer = snippets_response(dish, index.knowledge.entity_names)
-            return Label(True, tuple(keys), closed(answer, follow_up_for(keys, self.config.entity_follow_up))), None
+            return self._reported(index, dish, [s.key for s in dish]), None
         if self.config.last_resort_faq and rule is not None:
             faq = rule.best_faq(view, snippets, OUTRANKING_FAQ_COSINE)
             if faq is not None:
                 return self._faq_answer(index, rule, view, snippets, faq, OUTRANKING_FAQ_COSINE), None
         return self._no_answer(index, entities), None
+
+    def _reported(self, index: KnowledgeIndex, snippets: Sequence[Snippet], keys: list[tuple]) -> Label:
+        """The answer about ``keys`` that puts ``snippets`` into reported speech (:func:`snippets_response`), with the
+        follow-up question for ``keys``."""
+        answer = snippets_response(snippets, index.knowledge.entity_names)
+        return Label(True, tuple(keys), closed(answer, follow_up_for(keys, self.config.entity_follow_up)))
 
     def _faq_answer(
         self, index: KnowledgeIndex, rule: FaqRule, view, snippets, faq: Snippet, floor: float, gated: bool = False
@@ -801,6 +805,10 @@ class DstcModel:
         config = self.config
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
         keys = [s.key for s in pool]
+        consensus = config.generator is Generator.consensus
+        dish = self._dish_snippets(index, pool, plain_turn, tracker) if consensus and config.dish_answers else []
+        if dish:  # the selected reviews naming the dish asked about answer: no borrowed body, no pool to build
+            return self._reported(index, dish, [s.key for s in picked]), None
         if config.generator in (Generator.lm, Generator.consensus):
             names = index.knowledge.entity_names if config.comparisons else None
             faithful = tracker if config.faithful else None
@@ -829,10 +837,6 @@ class DstcModel:
                 evidence = agreeing(evidence, faq_claims(pool))
             no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
             fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
-            dish = self._dish_snippets(index, pool, plain_turn, tracker) if config.dish_answers else []
-            if dish:  # the selected reviews naming the dish asked about answer, no borrowed body
-                evidence = evidence._replace(choosable=0)
-                fallback = snippets_response(dish, index.knowledge.entity_names)
             faqs = faq_answers(pool)
             response = consensus_choice(evidence, keys, follow_up, faqs, config.faq_cover, fallback, turn_text or None)
         else:
