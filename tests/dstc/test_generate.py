@@ -159,6 +159,10 @@ def test_bank_keys_and_entity_names_survive_save_and_load(tmp_path):
 def test_names_are_written_as_responses_write_them():
     assert display_name("A AND B GUEST HOUSE") == "A and B Guest House"
     assert display_name("THE GOLDEN CURRY") == "The Golden Curry"
+    # as the knowledge's own texts write them: each part of a hyphenated word, "by", an abbreviation without a vowel
+    assert display_name("ALPHA-MILTON GUEST HOUSE") == "Alpha-Milton Guest House"
+    assert display_name("EXPRESS BY HOLIDAY INN CAMBRIDGE") == "Express by Holiday Inn Cambridge"
+    assert display_name("HK FUSION") == "HK Fusion" and display_name("B&B STAY") == "B&B Stay"
     text = swap_entity("I liked the Acorn Guest House. Acorn Guest House is nice.", "ACORN GUEST HOUSE", "The Place")
     assert text == "I liked the Place. The Place is nice."
 

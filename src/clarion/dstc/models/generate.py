@@ -75,18 +75,28 @@ class Generator(str, Enum):
     lm = "lm"  # SmolLM2-135M fine-tuned on the training responses (clarion.dstc.models.lm)
 
 
-_SMALL_WORDS = {"and", "of", "the", "in", "on", "at"}
+_SMALL_WORDS = {"and", "of", "the", "in", "on", "at", "by"}
+_VOWEL = re.compile(r"[aeiouy]")
 
 
 def display_name(name: str | None) -> str:
     """ "THE GOLDEN CURRY" -> "The Golden Curry", "A AND B GUEST HOUSE" -> "A and B Guest House" (small words
-    in lower case after the first, as the responses write them: BLEU is case-sensitive); keeps mixed-case names."""
+    in lower case after the first, as the responses write them: BLEU is case-sensitive), "ALPHA-MILTON GUEST HOUSE" ->
+    "Alpha-Milton Guest House", "HK FUSION" -> "HK Fusion" (a word without a vowel is an abbreviation); keeps
+    mixed-case names. The knowledge's own texts write each of DSTC11's 143 upper-case names so most often."""
     if not name:
         return "this place"
     if not name.isupper():
         return name
-    words = name.lower().split()
-    return " ".join(w if i and w in _SMALL_WORDS else w[:1].upper() + w[1:] for i, w in enumerate(words))
+
+    def word(i: int, w: str) -> str:
+        if i and w in _SMALL_WORDS:
+            return w
+        if not _VOWEL.search(w):
+            return w.upper()
+        return "-".join(part[:1].upper() + part[1:] for part in w.split("-"))
+
+    return " ".join(word(i, w) for i, w in enumerate(name.lower().split()))
 
 
 def third_person(sentence: str) -> str:
