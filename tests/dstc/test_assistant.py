@@ -8,7 +8,7 @@ from dstc_synthetic import write_synthetic
 
 from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, after_clarifying, as_turns
 from clarion.dstc.io import Turn
-from clarion.dstc.models.detect import as_question
+from clarion.dstc.models.detect import as_question, follow_up_question
 from clarion.dstc.models.modeldir import save_model
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.errors import InputError, ModelError
@@ -261,3 +261,62 @@ def test_naming_the_place_in_the_question_does_not_change_what_is_selected(groun
     assert len(seen) == 2 and all(np.array_equal(a, b) for a, b in zip(*seen, strict=True))
     assert plain.snippets and named == plain
     assert not PipelineConfig.from_json({}).select.strip_names  # models trained before read the turn as written
+
+
+PLACES = ("Alpha Lodge", "Beta House Hotel")
+
+
+def mentions(text: str) -> list[str]:
+    return [p for p in PLACES if p.lower() in text.lower()]
+
+
+def strip(text: str) -> str:
+    for place in PLACES:
+        text = text.replace(place, "")
+    return text
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "How about at the Beta House Hotel?",
+        "What about Beta House Hotel?",
+        "Okay, and what about the Beta House Hotel?",
+        "And Beta House Hotel?",
+        "Same question for Beta House Hotel.",
+        "Is that also true for the Beta House Hotel?",
+    ],
+)
+def test_an_elliptical_follow_up_about_another_place_asks_the_question_before_it(turn):
+    asked = "Is it quiet at night at the Alpha Lodge?"
+    assert follow_up_question([asked, turn], mentions, strip) == asked
+    # a chain of them goes back to the question; a follow-up to a booking request or to nothing asks nothing
+    assert follow_up_question([asked, "What about Alpha Lodge?", turn], mentions, strip) == asked
+    assert follow_up_question(["I need a cheap hotel in the north.", turn], mentions, strip) is None
+    assert follow_up_question([turn], mentions, strip) is None
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "How about the Beta House Hotel? Is it quiet?",  # a question of its own
+        "What about the view at the Beta House Hotel?",  # an aspect: the detector reads it as it is
+        "Beta House Hotel.",  # an answer to "which one?"
+        "How about the moderate one?",  # no place named
+    ],
+)
+def test_a_turn_asking_more_than_which_place_is_no_follow_up(turn):
+    assert follow_up_question(["Is it quiet at night at the Alpha Lodge?", turn], mentions, strip) is None
+
+
+def test_a_follow_up_about_another_place_is_answered_from_that_place(grounder, monkeypatch):
+    asked = "Is it quiet at night at the Alpha Lodge?"
+    first = grounder.respond([asked])
+    assert first.knowledge_seeking and {s.entity_name for s in first.snippets} == {"ALPHA LODGE"}
+    reply = grounder.respond([asked, first.response, "What about the Beta House Hotel?"])
+    assert reply.knowledge_seeking and {s.entity_name for s in reply.snippets} == {"BETA HOUSE HOTEL"}
+    again = grounder.respond(["Is it quiet at night at the Beta House Hotel?"])
+    assert reply.snippets == again.snippets  # the question asked of the new place, as if typed in full
+    monkeypatch.setattr(grounder.model.config, "follow_ups", False)
+    assert grounder.respond([asked, first.response, "What about the Beta House Hotel?"]) != reply
+    assert not PipelineConfig.from_json({}).follow_ups  # models trained before it: the turn as written

@@ -63,6 +63,36 @@ def as_question(text: str, names: Callable[[str], bool]) -> str | None:
     return f"{text[: match.start()]}How is {match.group('np').rstrip(' .?!')}?"
 
 
+_FOLLOW_UP = re.compile(
+    r"^\W*(?:(?:and|so|ok|okay|well|then|also)\b\W*)*"
+    r"(?:(?:what|how)\s+about|same\s+(?:question\s+|thing\s+|goes\s+)?(?:for|about|at|with)|and|"
+    r"is\s+(?:that|it|this)\s+(?:also\s+)?(?:true|the\s+case|so)\s+(?:for|at|of|with))"
+    r"\s*(?:(?:at|for|in|with|about|of)\s+)?(?:the\s+)?\W*$",
+    re.IGNORECASE,
+)
+"""A user turn whose place names are cut (:meth:`EntityTracker.strip_names`) that only asks "and that place?": "How
+about at the ?", "Okay, and what about the ?", "Same question for .", "And ?"."""
+_FOLLOW_UP_START = re.compile(r"^\W*(?:and|so|ok|okay|well|then|also|what|how|same|is)\b", re.IGNORECASE)
+
+
+def follow_up_question(
+    users: Sequence[str], mentions: Callable[[str], list], strip: Callable[[str], str]
+) -> str | None:
+    """The question an elliptical follow-up about another place asks: the user turns ``users`` (last last) end with
+    one that names a place and asks nothing more (:data:`_FOLLOW_UP`; "How about at the Gonville Hotel?" after "Do
+    they have free parking at the Lensfield Hotel?"), and the user turn before it is a question (itself resolved
+    first when it is such a follow-up too). Returns that question, or ``None``. ``mentions`` gives the places a text
+    names, ``strip`` cuts them; the caller swaps the names."""
+    if len(users) < 2 or not _FOLLOW_UP_START.match(users[-1]):  # most turns: no name lookup
+        return None
+    if not mentions(users[-1]) or not _FOLLOW_UP.match(strip(users[-1])):
+        return None
+    previous = follow_up_question(users[:-1], mentions, strip) or users[-2]
+    if "?" not in previous and not _QUESTION_OPENER.match(previous.strip()):
+        return None
+    return previous
+
+
 _COORDINATION = re.compile(r"\s*,?\s+\band\b\s+|\s*,?\s+\bas well as\b\s+", re.IGNORECASE)
 _ASKED = re.compile(r"[^.!?]*\?|[^.!?]+$")
 _QUESTION_OPENER = re.compile(

@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
 from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.detect import DetectConfig, Detector, as_question, coordinated_parts
+from clarion.dstc.models.detect import DetectConfig, Detector, as_question, coordinated_parts, follow_up_question
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, answering_faqs, faq_questions
 from clarion.dstc.models.generate import (
@@ -50,6 +50,7 @@ from clarion.dstc.models.generate import (
     snippets_response,
     snippets_used,
     split_follow_up,
+    swap_entity,
     with_detail_penalty,
     with_faq_answers,
     words_of,
@@ -111,6 +112,7 @@ _PIPELINE_BOUNDS = {
     "faq_every_place": FLAG,
     "coordinated_faqs": FLAG,
     "aspect_requests": FLAG,
+    "follow_ups": FLAG,
     "faq_agreement": FLAG,
     "last_resort_faq": FLAG,
     "dish_answers": FLAG,
@@ -156,6 +158,7 @@ class PipelineConfig:
     faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
     coordinated_faqs: bool = True  # DSTC11: "Do they have a pool and a gym?" gets the place's FAQ for each part
     aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
+    follow_ups: bool = True  # DSTC11: "How about the Ashley Hotel?" after a question asks that question of it
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -207,6 +210,7 @@ class PipelineConfig:
             faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
             coordinated_faqs=bool(obj.get("coordinated_faqs", False)),  # before it: one part answered
             aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
+            follow_ups=bool(obj.get("follow_ups", False)),  # before it: "How about the Ashley Hotel?" as written
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -348,6 +352,8 @@ class DstcModel:
         elif prepared.knowledge is not dataset.knowledge:
             raise ValueError("prepared knowledge belongs to another knowledge base")
         texts = query_texts(dataset)
+        if self.config.follow_ups and dataset.format is Format.DSTC11:
+            texts = self._follow_ups(dataset, texts, prepared)
         advance = progress("encoding user turns", 1)
         q_emb = embed_queries(texts, self.config.dense)
         advance(1)
@@ -426,6 +432,28 @@ class DstcModel:
                 advance(1)
         if use_lm:
             self._lm_responses(dataset, out, pools, [i for i in positive if out[i].knowledge and i in pools], progress)
+        return out
+
+    @staticmethod
+    def _follow_ups(dataset: Dataset, texts: list[str], prepared: PreparedKnowledge) -> list[str]:
+        """``texts`` with each elliptical follow-up about another place read as the question it follows
+        (:func:`~clarion.dstc.models.detect.follow_up_question`), that question's place swapped for the one named
+        now: "How about at the Gonville Hotel?" after "Do they have free parking at the Lensfield Hotel?" asks "Do
+        they have free parking at the Gonville Hotel?" (with several places on either side, the question's names are
+        cut; the tracker has the new ones from the turn itself)."""
+        tracker, names = prepared.tracker, prepared.knowledge.entity_names
+        out = list(texts)
+        for i, context in enumerate(dataset.contexts):
+            users = [turn.text for turn in context.turns if turn.speaker == "U"]
+            question = follow_up_question(users, tracker.mentions, tracker.strip_names)
+            if question is None:
+                continue
+            old, new = tracker.mentions(question), tracker.mentions(users[-1])
+            if len(old) == 1 and len(new) == 1:
+                question = swap_entity(question, names.get(old[0]), display_name(names.get(new[0])))
+            elif old:
+                question = tracker.strip_names(question)
+            out[i] = question
         return out
 
     def _aspect_requests(self, texts: list[str], dataset: Dataset, tracker: EntityTracker) -> np.ndarray:
