@@ -272,6 +272,26 @@ def test_a_selected_faq_answer_the_body_misses_is_added():
     assert faq_answers([review, faq]) == [seating]
 
 
+def test_a_denial_is_added_unless_the_body_names_what_it_denies():
+    body = "Yes, according to past guests, Gonville Hotel offers full English/Irish breakfast."
+    denial = ("Breakfast is not free.", "GONVILLE HOTEL")
+    # {breakfast, free}: half in the body, so the share alone counts it as said
+    assert with_faq_answers(body, [denial], 0.5) == body
+    # what it denies ("free") is not in the body: added, and the body's "Yes," goes with it
+    assert with_faq_answers(body, [denial], 0.5, denials=True) == (
+        "According to past guests, Gonville Hotel offers full English/Irish breakfast. Breakfast is not free."
+    )
+    said = "Breakfast at Gonville Hotel is not free, but it is good."
+    assert with_faq_answers(said, [denial], 0.5, denials=True) == said  # the body names it
+    # "not available" denies the thing itself: a body about the outdoor seating names what it denies
+    lacks = "No, the location lacks outdoor seating."
+    seating = ("Outdoor seating is not available at Tandoori Palace.", "TANDOORI PALACE")
+    assert with_faq_answers(lacks, [seating], 0.5, denials=True) == lacks
+    lift = ("Yes, Gonville Hotel does have a lift.", "GONVILLE HOTEL")  # no denial: the share decides as before
+    assert with_faq_answers("Yes, the Gonville Hotel has a lift.", [lift], 0.5, denials=True).startswith("Yes,")
+    assert PipelineConfig().denials_said and not PipelineConfig.from_json({}).denials_said
+
+
 def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
     seating = ("Zizzi Cambridge does not offer outdoor seating.", "ZIZZI CAMBRIDGE")
     assert negated(seating[0]) and negated("They don't.") and negated("It lacks a view.") and not negated("Notable.")

@@ -568,6 +568,7 @@ def consensus_choice(
     faq_cover: float | None = None,
     fallback: str | None = None,
     turn: str | None = None,
+    denials: bool = False,
 ) -> str:
     """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
     :func:`consensus_response`); with ``faq_cover``, the selected ``faqs`` it misses are added before the question
@@ -582,7 +583,7 @@ def consensus_choice(
         if turn is not None and (asks_open(turn) or yes_to_the_opposite(turn, body)):
             body = without_polar_opener(body)
         if faq_cover is not None:
-            body = with_faq_answers(body, faqs, faq_cover)
+            body = with_faq_answers(body, faqs, faq_cover, denials)
     if follow_up is None:
         follow_up = follow_up_for(keys)
     return closed(body, follow_up)
@@ -717,10 +718,16 @@ def contradicts(body: str, answer: str, name: str | None, question: str | None =
     if negated(clause) == negated(answer):
         return False
     negative, positive = (answer, clause) if negated(answer) else (clause, answer)
-    focus = negation_focus(negative)
-    if focus and focus <= _availability():  # "Outdoor seating is not available.": the topic itself is denied
-        focus |= words
-    return bool(focus & content_words(positive))  # "not free" says nothing of how good it is
+    return bool(denied(negative, words) & content_words(positive))  # "not free" says nothing of how good it is
+
+
+def denied(text: str, topic: set[str]) -> set[str]:
+    """What a negated ``text`` denies (:func:`negation_focus`), or its ``topic`` words too when it denies only that a
+    thing is available ("Outdoor seating is not available.": the outdoor seating itself)."""
+    focus = negation_focus(text)
+    if focus and focus <= _availability():
+        focus |= topic
+    return focus
 
 
 @lru_cache(maxsize=1)
@@ -787,15 +794,27 @@ def faq_claims(snippets: Sequence) -> list[tuple[str, str | None, str]]:
     return [(s.body, s.entity_name, s.title) for s in snippets if s.doc_type == "faq"]
 
 
-def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: float) -> str:
+def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: float, denials: bool = False) -> str:
     """``body`` followed by each selected FAQ answer, ``(answer, entity name)``, of which it holds less than
     ``cover`` of the content words (the entity's name written as the responses write it). A training answer chosen
     by consensus can be about the reviews of the same aspect and leave out the fact the selected FAQ states ("the
-    view is a parking lot" for "do they have outdoor seating?"); docs/dstc_generation.md has the measurements."""
+    view is a parking lot" for "do they have outdoor seating?"); docs/dstc_generation.md has the measurements.
+
+    With ``denials``, an answer that denies (:func:`negated`) is added too when the body holds nothing of what it
+    denies (:func:`denied`), and then the body loses its yes/no opener (:func:`without_polar_opener`): "Yes,
+    ... Gonville Hotel offers full English/Irish breakfast ..." holds "breakfast", half of "Breakfast is not free.",
+    and had answered "Is breakfast included?" without it."""
     have, parts = content_words(body), [body]
     for answer, entity in faqs:
-        words = content_words(swap_entity(answer, entity, "") if entity else answer)  # the name is no content
-        if words and len(words & have) / len(words) < cover:
+        plain = swap_entity(answer, entity, "") if entity else answer  # the name is no content
+        words = content_words(plain)
+        if not words:
+            continue
+        missed = len(words & have) / len(words) < cover
+        if not missed and denials and negated(plain) and not denied(plain, words) & have:
+            missed = True
+            parts[0] = without_polar_opener(parts[0])
+        if missed:
             parts.append(as_sentence(swap_entity(answer, entity, display_name(entity)) if entity else answer))
             have |= words
     return " ".join(parts)

@@ -117,6 +117,7 @@ _PIPELINE_BOUNDS = {
     "last_resort_faq": FLAG,
     "dish_answers": FLAG,
     "accessibility_apart": FLAG,
+    "denials_said": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
@@ -154,6 +155,7 @@ class PipelineConfig:
     last_resort_faq: bool = True  # DSTC11: before "no information", the place's FAQ within OUTRANKING_FAQ_COSINE
     dish_answers: bool = True  # a dish the turn names: the selected (for an apology, any) snippets naming it answer
     accessibility_apart: bool = True  # DSTC11: an FAQ about accessibility answers only a turn asking about it
+    denials_said: bool = True  # consensus: a selected FAQ's denial is added unless the body names what it denies
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
     coordinated_faqs: bool = True  # DSTC11: "Do they have a pool and a gym?" gets the place's FAQ for each part
@@ -206,6 +208,7 @@ class PipelineConfig:
             last_resort_faq=bool(obj.get("last_resort_faq", False)),  # before it: the apology
             dish_answers=bool(obj.get("dish_answers", False)),  # before it: any body choosable
             accessibility_apart=bool(obj.get("accessibility_apart", False)),  # before it: any FAQ answered
+            denials_said=bool(obj.get("denials_said", False)),  # before it: a denial judged on its words alone
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
             coordinated_faqs=bool(obj.get("coordinated_faqs", False)),  # before it: one part answered
@@ -866,7 +869,9 @@ class DstcModel:
             no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
             fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
             faqs = faq_answers(pool)
-            response = consensus_choice(evidence, keys, follow_up, faqs, config.faq_cover, fallback, turn_text or None)
+            response = consensus_choice(
+                evidence, keys, follow_up, faqs, config.faq_cover, fallback, turn_text or None, config.denials_said
+            )
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
         return Label(True, tuple(s.key for s in picked), response), None
