@@ -480,3 +480,38 @@ def test_an_accessibility_faq_gives_way_to_the_places_faq_within_the_answering_f
     far = unit([[1, -0.8, 0]])[0]  # the other FAQ at 0.43, below the answering floor: the accessible one stays
     assert answering_faqs(rule, far, every, "Do they have parking?") == every
     assert PipelineConfig().accessibility_apart and not PipelineConfig.from_json({}).accessibility_apart
+
+
+def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge_seeking(
+    dense_model, tmp_path, monkeypatch
+):
+    """``PipelineConfig.coordinated_detection``: "Can you tell me whether the Gonville Hotel has a gym and whether it
+    has a pool?" was as a whole too far from either FAQ to be knowledge-seeking; each part is tried as a turn."""
+    from dstc_synthetic import knowledge
+
+    from clarion.dstc.models import pipeline
+
+    model, _ = dense_model
+    kb = knowledge()
+    kb["hotel"]["0"]["faqs"]["1"] = {"question": "Is there a pool at Alpha Lodge?", "answer": "There is no pool."}
+    context = [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Alpha Lodge is a good choice."}]
+    texts = [
+        "Can you tell me whether they have a pool and whether it has a gym?",
+        "Can I get the phone number and the postcode?",
+        "Can you tell me whether they have a pool?",  # one part: the whole turn decides, as before
+    ]
+    data = _unlabelled(tmp_path / "parts", [context + [{"speaker": "U", "text": t}] for t in texts], kb)
+    prepared = model.prepare(data.knowledge)
+    real = pipeline.embed_queries
+    asked = []
+
+    def parts_on_the_faq(batch, dense):  # a part about the pool lands on the pool question itself
+        asked.extend(batch)
+        return real(["Is there a pool at Alpha Lodge?" if "pool" in t else t for t in batch], dense)
+
+    monkeypatch.setattr(pipeline, "embed_queries", parts_on_the_faq)
+    found = model._coordinated_turns(data, prepared, texts, np.zeros(3, dtype=bool))
+    assert found.tolist() == [True, False, False]
+    assert len(asked) == 4  # the two parts of each coordinated turn, embedded once
+    assert not model._coordinated_turns(data, prepared, texts, np.ones(3, dtype=bool)).any()  # known turns skipped
+    assert PipelineConfig().coordinated_detection and not PipelineConfig.from_json({}).coordinated_detection

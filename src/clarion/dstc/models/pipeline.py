@@ -111,6 +111,7 @@ _PIPELINE_BOUNDS = {
     "review_cues": FLAG,
     "faq_every_place": FLAG,
     "coordinated_faqs": FLAG,
+    "coordinated_detection": FLAG,
     "aspect_requests": FLAG,
     "follow_ups": FLAG,
     "faq_agreement": FLAG,
@@ -159,6 +160,7 @@ class PipelineConfig:
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
     coordinated_faqs: bool = True  # DSTC11: "Do they have a pool and a gym?" gets the place's FAQ for each part
+    coordinated_detection: bool = True  # DSTC11: ... and one part near an FAQ makes the turn knowledge-seeking
     aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
     follow_ups: bool = True  # DSTC11: "How about the Ashley Hotel?" after a question asks that question of it
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
@@ -212,6 +214,7 @@ class PipelineConfig:
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
             coordinated_faqs=bool(obj.get("coordinated_faqs", False)),  # before it: one part answered
+            coordinated_detection=bool(obj.get("coordinated_detection", False)),  # before it: the whole turn alone
             aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
             follow_ups=bool(obj.get("follow_ups", False)),  # before it: "How about the Ashley Hotel?" as written
             max_contexts=obj.get("max_contexts"),
@@ -387,6 +390,8 @@ class DstcModel:
             faq_turns = prepared.faq_rule.matches(gate_emb)
         if gated is not None and self.config.detect.entity_faq_cosine is not None:
             faq_turns |= self._entity_faq_turns(dataset, prepared, gate_emb, detected | faq_turns)
+        if gated is not None and self.config.coordinated_detection:
+            faq_turns |= self._coordinated_turns(dataset, prepared, texts, detected | faq_turns)
         # A last user turn with no letter or digit (an empty ASR hypothesis, "...") asks nothing: not knowledge-seeking.
         wordless = np.array([not any(c.isalnum() for c in text) for text in texts], dtype=bool)
         targets = (detected | faq_turns) & ~wordless
@@ -532,6 +537,35 @@ class DstcModel:
             entities = prepared.tracker.track(context_texts(dataset.contexts[i]))
             snippets = [s for entity in entities for s in prepared.index.snippets(entity)]
             out[i] = rule.matches_entity(gate_emb[i], snippets, cosine)
+        return out
+
+    def _coordinated_turns(
+        self, dataset: Dataset, prepared: PreparedKnowledge, texts: list[str], known: np.ndarray
+    ) -> np.ndarray:
+        """The turns not in ``known`` whose last question joins parts with "and" (:func:`~clarion.dstc.models.detect.
+        coordinated_parts`, names cut) of which one meets the gated FAQ rule as a turn would (its threshold, or a
+        tracked place's own FAQ at ``DetectConfig.entity_faq_cosine``): "Can you tell me whether the Gonville Hotel
+        has a gym and whether it has a pool?" is as far from either FAQ as a whole as it is near each in parts."""
+        out = np.zeros(len(known), dtype=bool)
+        rule, tracker = prepared.faq_rule, prepared.tracker
+        asked = {}
+        for i in np.flatnonzero(~known):
+            parts = coordinated_parts(tracker.strip_names(texts[i]))
+            if len(parts) > 1:
+                asked[int(i)] = parts
+        if not asked:
+            return out
+        rows = embed_queries([part for parts in asked.values() for part in parts], self.config.dense)
+        cosine = self.config.detect.entity_faq_cosine
+        start = 0
+        for i, parts in asked.items():
+            embedded, start = rows[start : start + len(parts)], start + len(parts)
+            if rule.matches(embedded).any():
+                out[i] = True
+            elif cosine is not None and rule.reaches(embedded, cosine).any():
+                places = tracker.track(context_texts(dataset.contexts[i]))
+                snippets = [s for place in places for s in prepared.index.snippets(place)]
+                out[i] = any(rule.matches_entity(row, snippets, cosine) for row in embedded)
         return out
 
     def _lm_responses(
