@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from clarion.dstc.io import Label, Snippet, load_dataset, parse_labels, predictions_to_json
-from clarion.dstc.models.entities import EntityTracker, aliases, short_forms
+from clarion.dstc.models.entities import EntityTracker, aliases, distinctive_words, short_forms
 from clarion.dstc.models.generate import (
     NeighbourBank,
     Selected,
@@ -200,6 +200,23 @@ def test_an_ordinal_picks_one_of_the_entities_a_turn_listed(tracker):
 def test_longest_alias_wins(tracker):
     assert tracker.track(["Is Nandos City Centre busy?"]) == [("restaurant", 5)]
     assert tracker.track(["Is Nandos busy?"]) == [("restaurant", 4)]
+
+
+def test_a_place_called_by_one_distinctive_word_of_its_name_when_nothing_else_names_one():
+    names = {**NAMES, ("hotel", 7): "HUNTINGDON MARRIOTT HOTEL", ("restaurant", 8): "PIZZA HUT CHERRY HINTON"}
+    tracker = EntityTracker.from_names(names)
+    assert distinctive_words(names)["marriott"] == ("hotel", 7) and distinctive_words(names)["belfry"] == ("hotel", 3)
+    assert "hotel" not in distinctive_words(names) and "cambridge" not in distinctive_words(names)
+    assert tracker.mentions("Is the Marriott good for business travellers?") == []  # no alias says it
+    assert tracker.track(["Is the Marriott good for business travellers?"]) == [("hotel", 7)]
+    assert tracker.track(["Does the Belfry have a pool?"]) == [("hotel", 3)]
+    assert tracker.track(["Is the Marriott Hotel quiet?"]) == [("hotel", 7)]  # a generic word after it
+    # "the" before it, a user's turn, and no other capitalised word after it; any alias found first wins
+    assert tracker.track(["Is Marriott good?"]) == []
+    assert tracker.track(["We liked the Cherry Hinton Water Play."]) == []  # "Cherry" begins another name
+    assert tracker.track(["Hi.", "I stayed at the Marriott.", "Is it quiet?"]) == []  # a system turn
+    assert tracker.track(["I liked the Marriott.", "Great.", "Is it quiet?"]) == [("hotel", 7)]
+    assert tracker.track(["Is the Marriott nicer than the Ashley Hotel?"]) == [("hotel", 1)]
 
 
 def test_an_attraction_named_as_where_a_place_is_is_no_mention():

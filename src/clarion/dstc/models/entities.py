@@ -228,6 +228,32 @@ def short_forms(names: dict[tuple, str | None]) -> dict[str, set[tuple]]:
     return out
 
 
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]{4,}\b")
+_NAME_GENERIC = frozenset(w for phrase in _GENERIC for w in phrase.split()) | frozenset(
+    w for city in _CITIES for w in city.split()
+)
+
+
+def distinctive_words(names: dict[tuple, str | None]) -> dict[str, tuple]:
+    """Words of a name that no other entity's name holds and that may call it on their own, capitalised, when nothing
+    else names a place (:meth:`EntityTracker.word_mentions`): 5+ letters, no stop alias, no generic place word or
+    city ("marriott" of HUNTINGDON MARRIOTT HOTEL, "belfry" of THE CAMBRIDGE BELFRY; not "hotel", "cambridge")."""
+    owners: dict[str, set[tuple]] = {}
+    for key, name in names.items():
+        if key[1] != "*":
+            for word in set(normalise(name or "").split()):
+                owners.setdefault(word, set()).add(key)
+    return {
+        word: next(iter(keys))
+        for word, keys in owners.items()
+        if len(keys) == 1
+        and len(word) >= 5
+        and word.isalpha()
+        and word not in _STOP_ALIASES
+        and word not in _NAME_GENERIC
+    }
+
+
 @dataclass
 class EntityTracker:
     """Finds the entities a dialogue context refers to; build with :meth:`from_entities`."""
@@ -238,6 +264,7 @@ class EntityTracker:
     branches: dict[tuple, tuple[str, str]] = field(default_factory=dict)  # key -> (chain, area), normalised
     short_index: dict[str, set[tuple]] = field(default_factory=dict)  # "Pizza Hut", "Midsummer" -> keys (see outside)
     short_pattern: re.Pattern | None = None
+    name_words: dict[str, tuple] = field(default_factory=dict)  # "marriott" -> its one entity (see word_mentions)
 
     @classmethod
     def from_names(cls, names: dict[tuple, str | None]) -> EntityTracker:
@@ -263,7 +290,7 @@ class EntityTracker:
             if short
             else None
         )
-        return cls(index, domain_wide, pattern, branches, short, short_pattern)
+        return cls(index, domain_wide, pattern, branches, short, short_pattern, distinctive_words(names))
 
     def mentions(self, text: str) -> list[tuple]:
         """Entity keys named in ``text``, in order of appearance (longest alias wins at a position)."""
@@ -359,6 +386,22 @@ class EntityTracker:
             if any(f" {w} " in norm for w in _DOMAIN_WORDS.get(domain, (domain,)) if not (parking and w == "car"))
         ]
 
+    def word_mentions(self, text: str) -> list[tuple]:
+        """Entities called "the" and one capitalised word of their name that no other entity's name holds
+        (:func:`distinctive_words`: "Is the Marriott good for business travellers?", "the Belfry"), in order of
+        appearance; not when a capitalised word other than a generic place word follows (part of another name)."""
+        found: list[tuple] = []
+        for match in _CAPITALISED.finditer(text):
+            before, after = text[: match.start()].split(), text[match.end() :].split()
+            key = self.name_words.get(match.group(0).lower())
+            if key is None or key in found or not before or before[-1].lower() != "the":
+                continue
+            following = normalise(after[0]).strip() if after else ""
+            if after and after[0][:1].isupper() and following not in _NAME_GENERIC:
+                continue  # part of another name: "the Cherry Hinton Water Play", "the University Botanic Gardens"
+            found.append(key)
+        return found
+
     def fuzzy_mentions(self, text: str) -> list[tuple]:
         """Entities whose alias is within edit ratio 0.85 of a 1-4 word n-gram of ``text`` (typos); an n-gram
         followed by a street word is skipped, as in exact matching."""
@@ -400,6 +443,10 @@ class EntityTracker:
             found = self.fuzzy_mentions(text)
             if found:
                 return self._branch_named(found, turns)[:max_entities]
+        for text in list(reversed(turns[-fuzzy_turns:]))[::2]:  # the last resort, the user's turns: "the Marriott"
+            found = self.word_mentions(text)
+            if found:
+                return found[:max_entities]
         return []
 
     def _branch_named(self, found: list[tuple], turns: list[str]) -> list[tuple]:
