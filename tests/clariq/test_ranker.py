@@ -380,3 +380,24 @@ def test_load_rejects_a_state_of_another_version(tiny_ranker, tmp_path, change, 
     (copy / "ranker.json").write_text(json.dumps(state))
     with pytest.raises(ModelError, match=message):
         QuestionRanker.load(copy)
+
+
+def test_a_new_request_is_offered_only_the_questions_that_fit_it(tiny_ranker, monkeypatch):
+    from clarion.clariq import clarifier
+
+    ranker, directory, data = tiny_ranker
+    bot = Clarifier(directory, ranker)
+    request = "where can I buy cheap running shoes in Boston"
+    every = bot.rank(request, k=10)
+    assert bot.rank(request, k=10, fitting=False) == every  # the default: the contract of a ClariQ run
+    scores = sorted(c.score for c in every if c.id != NO_QUESTION)
+    monkeypatch.setattr(clarifier, "FIT", scores[len(scores) // 2])  # half of them fit
+    fitting = bot.rank(request, k=10, fitting=True)
+    assert fitting == [c for c in every if c.id == NO_QUESTION or c.score >= clarifier.FIT]
+    assert 0 < len([c for c in fitting if c.id != NO_QUESTION]) < len(scores)
+    monkeypatch.setattr(clarifier, "FIT", scores[-1] + 1)  # none fits: "ask nothing" at most
+    assert {c.id for c in bot.rank(request, k=10, fitting=True)} <= {NO_QUESTION}
+    known = data.topics("dev")[0].request  # a known request keeps every question, however it scores
+    assert bot.rank(known, k=10, fitting=True) == bot.rank(known, k=10)
+    with pytest.raises(InputError, match="fitting must be"):
+        bot.rank(request, fitting="yes")

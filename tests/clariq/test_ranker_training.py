@@ -50,6 +50,7 @@ def test_train_models_writes_a_loadable_pipeline(train_subset, tmp_path):
     shown = json.loads(result.stdout)
     assert shown["need"] == bot.need("Tell me about Obama family tree.")[0] and len(shown["probabilities"]) == 4
     assert shown["ranked_as"] is None and shown["whole_bank"] is False  # a known request: the pipeline
+    assert shown["fits"] is True  # a known request's questions are all offered
     assert [q["id"] for q in shown["questions"]] == [c.id for c in candidates[:4]]
     # the plain form says what the yes/no rests on, and --threshold moves it as should_clarify's threshold does
     unclear = 1 - bot.need("Tell me about Obama family tree.")[1][1]

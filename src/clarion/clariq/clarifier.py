@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from clarion.clariq.constants import NEED_LABELS, NO_QUESTION, validate_request
-from clarion.clariq.ranker import SNAP, QuestionRanker
+from clarion.clariq.ranker import FIT, SNAP, QuestionRanker
 from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, read_meta
 from clarion.types import Candidate
@@ -67,12 +67,22 @@ class Clarifier:
         read_meta(directory)  # ModelError when the directory is not a finished model
         return cls(directory, QuestionRanker.load(directory / "ranker"))
 
-    def rank(self, request: str, k: int = 30) -> list[Candidate]:
-        """The ``k`` best clarifying questions for ``request`` (1 <= k <= shortlist + 1), best first."""
+    def rank(self, request: str, k: int = 30, fitting: bool = False) -> list[Candidate]:
+        """The ``k`` best clarifying questions for ``request`` (1 <= k <= shortlist + 1), best first.
+
+        With ``fitting``, a request ranked over the whole bank (:meth:`is_new`) keeps only the questions scoring at
+        least :data:`~clarion.clariq.ranker.FIT`, and the "ask nothing" entry: fewer than ``k``, or that entry
+        alone, when the bank has no question for a request from outside ClariQ ("How do I reset my iPhone
+        password?" had been offered "are you having trouble quitting somking")."""
         if isinstance(k, bool) or not isinstance(k, Integral):  # numpy's integers too
             raise InputError(f"k must be an integer, got {k!r}")
+        if not isinstance(fitting, bool):
+            raise InputError(f"fitting must be True or False, got {fitting!r}")
         pairs = self.ranker.rank([validate_request(request)], k=int(k))[0]
-        return [Candidate(q, self._text[q], s) for q, s in pairs]
+        out = [Candidate(q, self._text[q], s) for q, s in pairs]
+        if fitting and self.is_new(request):
+            out = [c for c in out if c.id == NO_QUESTION or c.score >= FIT]
+        return out
 
     def _nearest(self, request: str) -> tuple[str, str, float]:
         """``request`` stripped, its nearest known request and their cosine (itself at 1.0 when it is known)."""

@@ -47,6 +47,12 @@ ENCODER_DIR = "encoder"
 """Where a saved ranker keeps its fine-tuned MiniLM."""
 POOL_SPLITS = ("train", "dev", "test")
 """Splits whose (unlabelled) requests form the pool of known requests."""
+FIT = 0.5
+"""Score (:meth:`QuestionRanker.whole_bank`) below which a question is not offered to a request from outside ClariQ
+(``Clarifier.rank(..., fitting=True)``): on the TREC descriptions of the train topics ranked over the whole bank by
+the train-only model, every description's best question scores at least 0.72, and of their ten best questions those
+below 0.5 are relevant 1 time in 30 (0.88 at 0.6 and above); "How do I reset my iPhone password?" gets 0.28 for "are
+you trying to compare android to ios" (docs/clariq_ranking.md, "Requests from outside ClariQ")."""
 SNAP = 0.75
 """Cosine (the ranker's encoder) at or above which a request that is not itself a known request is ranked as
 its nearest known one ("Find symptoms of heart attack" as "What are signs of a heartattack?"). Chosen on the TREC

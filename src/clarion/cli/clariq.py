@@ -302,18 +302,21 @@ def _clarification(bot, request: str, k: int, threshold: float) -> tuple[dict, l
     """One request's need, yes/no and best questions: as JSON and as lines for humans."""
     from clarion.clariq.clarifier import clarify_from
     from clarion.clariq.constants import NO_QUESTION
+    from clarion.clariq.ranker import FIT
 
     label, probabilities = bot.need(request)
     ask = clarify_from(probabilities, threshold)  # should_clarify's rule, without featurising the request again
-    questions = bot.rank(request, k=k)
+    questions = bot.rank(request, k=k, fitting=True)
     known = bot.ranked_as(request)
     new = known is None and bot.is_new(request)
+    fits = not new or any(c.id != NO_QUESTION for c in questions)
     reply = {
         "need": label,
         "ranked_as": None if known is None else {"request": known[0], "cosine": round(known[1], 6)},
         "whole_bank": new,
         "probabilities": {str(n): round(p, 6) for n, p in probabilities.items()},
         "should_clarify": ask,
+        "fits": fits,
         "questions": [{"id": c.id, "text": c.text, "score": round(c.score, 6)} for c in questions],
     }
     shares = ", ".join(f"{n}: {p:.2f}" for n, p in probabilities.items())
@@ -324,6 +327,8 @@ def _clarification(bot, request: str, k: int, threshold: float) -> tuple[dict, l
         text.append(f"questions of the known request {known[0]!r} (cosine {known[1]:.2f})")
     elif new:
         text.append("a new request: questions from the whole bank, by similarity")
+        if not fits:
+            text.append(f"no question in the bank fits this request (every score below {FIT})")
     for rank, c in enumerate(questions, 1):
         text.append(f"{rank}. {c.id} {'(ask nothing)' if c.id == NO_QUESTION else c.text}")
     return reply, text
