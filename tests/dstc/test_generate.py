@@ -179,6 +179,15 @@ def test_the_rest_of_a_misspelt_name_is_renamed_with_it():
     text = "The Acorn Guest House Hosts guests; the Acorn Guest House house rules."
     text = swap_entity(text, "ACORN GUEST HOUSE", "X")
     assert text == "X Hosts guests; X house rules."
+    # a place-type word after the old name goes with it when the new name says what kind of place it is
+    acorn = "The Acorn Hotel is quiet according to customer reviews I found."
+    marriott = swap_entity(acorn, "ACORN GUEST HOUSE", "Huntingdon Marriott Hotel")
+    assert marriott.startswith("Huntingdon Marriott Hotel is")
+    assert swap_entity(acorn, "ACORN GUEST HOUSE", "Archway House").startswith("Archway House is quiet")
+    assert swap_entity(acorn, "ACORN GUEST HOUSE", "Zizzi").startswith("Zizzi Hotel is")  # no type of its own
+    assert swap_entity("I liked the Acorn. Hotel staff were kind.", "ACORN GUEST HOUSE", "Ashley Hotel").endswith(
+        ". Hotel staff were kind."
+    )
 
 
 def test_a_comparison_answer_votes_but_is_not_chosen_for_one_entity():

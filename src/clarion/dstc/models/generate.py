@@ -203,14 +203,28 @@ def _name_tail(old_name: str) -> str:
     return r"(?-i:(?:\s+(?:" + "|".join(forms) + r")\b)*)"
 
 
+_TYPED_NAME = re.compile(
+    r"\b(?:hotel|house|guesthouse|lodge|restaurant|inn|breakfast|b&b|cafe|bar|bistro|grill|kitchen)$", re.IGNORECASE
+)
+"""A name that says what kind of place it is (its last word)."""
+_PLACE_WORD_AFTER = (
+    r"(?-i:(?:\s+(?:Hotel|Guest House|Guesthouse|Restaurant|Lodge|Inn|B&B|Bed and Breakfast|Cafe|Bar)\b)?)"
+)
+"""A place-type word a response writes after a name ("The Acorn Hotel"), taken with it when the new name has one."""
+
+
 def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
     """Replace any alias of ``old_name`` in ``response`` with ``new_name`` (case-insensitive), with the capitalised
-    words written straight after it as more of the name (:func:`_name_tail`)."""
+    words written straight after it as more of the name (:func:`_name_tail`), and a place-type word after those when
+    ``new_name`` ends with one itself ("The Acorn Hotel is quiet" for HUNTINGDON MARRIOTT HOTEL: not "Huntingdon
+    Marriott Hotel Hotel"; "Curry Garden Restaurant" stays)."""
     forms = sorted((a for a in aliases(old_name or "", written=True) if len(a) >= 3), key=len, reverse=True)
     if not forms:
         return response
     names = "|".join(r"\s+".join(map(re.escape, f.split())) for f in forms)
     pattern = r"\b(the\s+)?(" + names + r")\b" + _name_tail(old_name or "")
+    if _TYPED_NAME.search(new_name.strip()):
+        pattern += _PLACE_WORD_AFTER
     return _write_name(response, pattern, new_name)
 
 
