@@ -285,6 +285,8 @@ def strip(text: str) -> str:
         "And Beta House Hotel?",
         "Same question for Beta House Hotel.",
         "Is that also true for the Beta House Hotel?",
+        "Ok. How about Beta House Hotel then?",
+        "What about the Beta House Hotel, too?",
     ],
 )
 def test_an_elliptical_follow_up_about_another_place_asks_the_question_before_it(turn):

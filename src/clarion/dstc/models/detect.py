@@ -67,11 +67,11 @@ _FOLLOW_UP = re.compile(
     r"^\W*(?:(?:and|so|ok|okay|well|then|also)\b\W*)*"
     r"(?:(?:what|how)\s+about|same\s+(?:question\s+|thing\s+|goes\s+)?(?:for|about|at|with)|and|"
     r"is\s+(?:that|it|this)\s+(?:also\s+)?(?:true|the\s+case|so)\s+(?:for|at|of|with))"
-    r"\s*(?:(?:at|for|in|with|about|of)\s+)?(?:the\s+)?\W*$",
+    r"\s*(?:(?:at|for|in|with|about|of)\s+)?(?:the\s+)?\W*(?:(?:then|too|instead|as\s+well|please)\b\W*)?$",
     re.IGNORECASE,
 )
 """A user turn whose place names are cut (:meth:`EntityTracker.strip_names`) that only asks "and that place?": "How
-about at the ?", "Okay, and what about the ?", "Same question for .", "And ?"."""
+about at the ?", "Okay, and what about the ?", "Same question for .", "And ?", "Ok. How about  then?"."""
 _FOLLOW_UP_START = re.compile(r"^\W*(?:and|so|ok|okay|well|then|also|what|how|same|is)\b", re.IGNORECASE)
 
 
