@@ -39,6 +39,7 @@ class Clarifier:
         self.directory = directory
         self.ranker = ranker
         self._need = None
+        self._last: tuple[str, str, float] | None = None  # the last _nearest, kept for the next question about it
         bank = ranker.context
         self._text = dict(zip(bank.bank_ids, bank.bank_texts, strict=True)) | {NO_QUESTION: ""}
 
@@ -87,7 +88,9 @@ class Clarifier:
     def _nearest(self, request: str) -> tuple[str, str, float]:
         """``request`` stripped, its nearest known request and their cosine (itself at 1.0 when it is known)."""
         text = validate_request(request).strip()
-        return text, *self.ranker.nearest_known([text])[0]
+        if self._last is None or self._last[0] != text:  # `clarify` asks rank, ranked_as and is_new of one request
+            self._last = (text, *self.ranker.nearest_known([text])[0])
+        return self._last
 
     def ranked_as(self, request: str) -> tuple[str, float] | None:
         """The known request ``request`` is ranked as, with their cosine, when it is another text than the

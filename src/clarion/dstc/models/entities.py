@@ -200,14 +200,10 @@ def short_forms(names: dict[tuple, str | None]) -> dict[str, set[tuple]]:
     """Short forms a response may write for an entity, capitalised as in a sentence, for the faithfulness check only
     (:meth:`EntityTracker.outside`; too loose for tracking a dialogue): a chain's name without its branch (the two
     first words shared by the names of several entities: "Pizza Hut") and a name's distinctive first word ("Midsummer"
-    of MIDSUMMER HOUSE RESTAURANT: 5+ letters, in no other entity's name, no stop alias). Matched case-sensitively,
+    of MIDSUMMER HOUSE RESTAURANT, one of its :func:`distinctive_words`). Matched case-sensitively,
     so "worth the price" is not Worth House."""
     words = {key: normalise(name or "").split() for key, name in names.items()}
     words = {key: w[1:] if w[:1] == ["the"] else w for key, w in words.items()}
-    used: dict[str, int] = {}
-    for w in words.values():
-        for word in set(w):
-            used[word] = used.get(word, 0) + 1
     prefixes: dict[str, set[tuple]] = {}
     for key, w in words.items():
         if len(w) >= 3:
@@ -221,9 +217,10 @@ def short_forms(names: dict[tuple, str | None]) -> dict[str, set[tuple]]:
         for suffix in _WRITTEN_SUFFIXES:
             if written.endswith(suffix) and len(written) - len(suffix) >= _MIN_ALIAS:
                 out.setdefault(written.removesuffix(suffix).title(), set()).add(key)
+    distinctive = distinctive_words(names)
     for key, w in words.items():
         first = w[0] if len(w) >= 2 else ""
-        if len(first) >= 5 and first.isalpha() and used[first] == 1 and first not in _STOP_ALIASES:
+        if distinctive.get(first) == key:
             out.setdefault(first.title(), set()).add(key)
     return out
 
