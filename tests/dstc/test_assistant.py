@@ -287,6 +287,9 @@ def strip(text: str) -> str:
         "Is that also true for the Beta House Hotel?",
         "Ok. How about Beta House Hotel then?",
         "What about the Beta House Hotel, too?",
+        "And the other one?",  # pointing at a place: the caller resolves which
+        "What about the second one?",
+        "How about the latter?",
     ],
 )
 def test_an_elliptical_follow_up_about_another_place_asks_the_question_before_it(turn):
@@ -305,6 +308,8 @@ def test_an_elliptical_follow_up_about_another_place_asks_the_question_before_it
         "What about the view at the Beta House Hotel?",  # an aspect: the detector reads it as it is
         "Beta House Hotel.",  # an answer to "which one?"
         "How about the moderate one?",  # no place named
+        "What about the second?",  # no "one": "the second night"?
+        "And the other guests?",
     ],
 )
 def test_a_turn_asking_more_than_which_place_is_no_follow_up(turn):
@@ -319,6 +324,10 @@ def test_a_follow_up_about_another_place_is_answered_from_that_place(grounder, m
     assert reply.knowledge_seeking and {s.entity_name for s in reply.snippets} == {"BETA HOUSE HOTEL"}
     again = grounder.respond(["Is it quiet at night at the Beta House Hotel?"])
     assert reply.snippets == again.snippets  # the question asked of the new place, as if typed in full
+    # pointing at the other of two listed places asks it too
+    listed = ["Any places to stay?", "Alpha Lodge and the Beta House Hotel are both free."]
+    pointed = grounder.respond([*listed, asked, first.response, "And the other one?"])
+    assert pointed.snippets == reply.snippets
     monkeypatch.setattr(grounder.model.config, "follow_ups", False)
     assert grounder.respond([asked, first.response, "What about the Beta House Hotel?"]) != reply
     assert not PipelineConfig.from_json({}).follow_ups  # models trained before it: the turn as written

@@ -197,6 +197,25 @@ def test_an_ordinal_picks_one_of_the_entities_a_turn_listed(tracker):
     assert tracker.track([*listed, "Is the first one nicer than Lovell Lodge?"]) == [("hotel", 2)]
 
 
+def test_an_ordinal_after_a_turn_about_one_place_points_into_the_list_before_it(tracker):
+    listed = ["Any hotels?", "Ashley Hotel and Lovell Lodge match.", "Does the first one have a gym?"]
+    about_one = [*listed, "No, the Ashley Hotel has no gym."]
+    assert tracker.track([*about_one, "What about the second one?"]) == [("hotel", 2)]
+    assert tracker.pointed_at([*about_one, "What about the second one?"]) == ("hotel", 2)
+    assert tracker.track([*about_one, "And the third one?"]) == [("hotel", 1)]  # no third: the latest named
+    assert tracker.pointed_at([*about_one, "Is it quiet?"]) is None
+
+
+def test_the_other_one_is_the_one_of_two_listed_places_the_latest_turn_does_not_name(tracker):
+    listed = ["Any hotels?", "Ashley Hotel and Lovell Lodge match."]
+    for about, other in (("Ashley Hotel", ("hotel", 2)), ("Lovell Lodge", ("hotel", 1))):
+        turns = [*listed, f"Is {about} quiet?", "Yes, it is.", "And the other one?"]
+        assert tracker.track(turns) == [other] and tracker.pointed_at(turns) == other
+    # "the other guests" points at nothing; with no list of two, "the other one" stays with the place named
+    assert tracker.track([*listed, "Is Ashley Hotel quiet?", "Were the other guests noisy?"]) == [("hotel", 1)]
+    assert tracker.track(["Is Ashley Hotel quiet?", "Yes.", "And the other one?"]) == [("hotel", 1)]
+
+
 def test_longest_alias_wins(tracker):
     assert tracker.track(["Is Nandos City Centre busy?"]) == [("restaurant", 5)]
     assert tracker.track(["Is Nandos busy?"]) == [("restaurant", 4)]

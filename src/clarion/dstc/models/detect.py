@@ -67,11 +67,15 @@ _FOLLOW_UP = re.compile(
     r"^\W*(?:(?:and|so|ok|okay|well|then|also)\b\W*)*"
     r"(?:(?:what|how)\s+about|same\s+(?:question\s+|thing\s+|goes\s+)?(?:for|about|at|with)|and|"
     r"is\s+(?:that|it|this)\s+(?:also\s+)?(?:true|the\s+case|so)\s+(?:for|at|of|with))"
-    r"\s*(?:(?:at|for|in|with|about|of)\s+)?(?:the\s+)?\W*(?:(?:then|too|instead|as\s+well|please)\b\W*)?$",
+    r"\s*(?:(?:at|for|in|with|about|of)\s+)?(?:the\s+)?\W*"
+    r"(?P<reference>(?:first|second|third|last|other)\s+(?:one|place|option|hotel|restaurant|guest\s?house)\b\W*|"
+    r"(?:former|latter)\b\W*)?"
+    r"(?:(?:then|too|instead|as\s+well|please)\b\W*)?$",
     re.IGNORECASE,
 )
 """A user turn whose place names are cut (:meth:`EntityTracker.strip_names`) that only asks "and that place?": "How
-about at the ?", "Okay, and what about the ?", "Same question for .", "And ?", "Ok. How about  then?"."""
+about at the ?", "Okay, and what about the ?", "Same question for .", "And ?", "Ok. How about  then?"; or that
+points at a place instead of naming it: "And the other one?", "What about the second one?"."""
 _FOLLOW_UP_START = re.compile(r"^\W*(?:and|so|ok|okay|well|then|also|what|how|same|is)\b", re.IGNORECASE)
 
 
@@ -79,13 +83,15 @@ def follow_up_question(
     users: Sequence[str], mentions: Callable[[str], list], strip: Callable[[str], str]
 ) -> str | None:
     """The question an elliptical follow-up about another place asks: the user turns ``users`` (last last) end with
-    one that names a place and asks nothing more (:data:`_FOLLOW_UP`; "How about at the Gonville Hotel?" after "Do
-    they have free parking at the Lensfield Hotel?"), and the user turn before it is a question (itself resolved
-    first when it is such a follow-up too). Returns that question, or ``None``. ``mentions`` gives the places a text
-    names, ``strip`` cuts them; the caller swaps the names."""
+    one that names a place, or points at one ("the other one", "the second one"), and asks nothing more
+    (:data:`_FOLLOW_UP`; "How about at the Gonville Hotel?" after "Do they have free parking at the Lensfield
+    Hotel?"), and the user turn before it is a question (itself resolved first when it is such a follow-up too).
+    Returns that question, or ``None``. ``mentions`` gives the places a text names, ``strip`` cuts them; the caller
+    swaps the names (and resolves a pointing follow-up's place)."""
     if len(users) < 2 or not _FOLLOW_UP_START.match(users[-1]):  # most turns: no name lookup
         return None
-    if not mentions(users[-1]) or not _FOLLOW_UP.match(strip(users[-1])):
+    match = _FOLLOW_UP.match(strip(users[-1]))
+    if match is None or not (match.group("reference") or mentions(users[-1])):
         return None
     previous = follow_up_question(users[:-1], mentions, strip) or users[-2]
     if "?" not in previous and not _QUESTION_OPENER.match(previous.strip()):

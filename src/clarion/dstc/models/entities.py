@@ -127,6 +127,15 @@ def ordinal(text: str) -> int | None:
     return _PLACES[word]
 
 
+_OTHER = re.compile(r" the other (?:one|place|option|hotel|restaurant|guest ?house|b and b|bed and breakfast) ")
+
+
+def points_at_other(text: str) -> bool:
+    """Whether ``text`` points at "the other one" (or place, hotel, restaurant, ...) of two named places; "the
+    other guests" is no reference."""
+    return bool(_OTHER.search(normalise(text)))
+
+
 def normalise(text: str) -> str:
     """Lower case, "&" -> "and", apostrophes dropped, other non-alphanumerics to single spaces."""
     text = text.lower().replace("&", " and ").replace("'", "").replace("\u2019", "")
@@ -423,7 +432,10 @@ class EntityTracker:
         context names. When no turn names an entity exactly, the last ``fuzzy_turns`` turns are searched for near
         matches. A last turn that
         names none but points at one by its place ("Does the first one have a gym?", "the latter") keeps that
-        entity of the several an earlier turn named, in their order there.
+        entity of the several an earlier turn named, in their order there (the latest turn naming several, when the
+        latest naming turn names one: "What about the second one?" after "Yes, the wifi is free at Acorn Guest House."
+        that followed a list of two); one pointing at "the other one" keeps the one of two listed places that the
+        latest naming turn does not name.
         """
         last = turns[-1] if turns else ""
         wide = self.domain_mentions(last)
@@ -433,8 +445,8 @@ class EntityTracker:
         for back, text in enumerate(reversed(turns)):
             found = self.mentions(text)
             if found:
-                if back and len(found) > 1 and (place := ordinal(last)) is not None and place < len(found):
-                    return [found[place]]
+                if back and (pointed := self._pointed_at(last, turns[: len(turns) - back], found)) is not None:
+                    return [pointed]
                 return self._branch_named(found, turns)[:max_entities]
         for text in reversed(turns[-fuzzy_turns:]):
             found = self.fuzzy_mentions(text)
@@ -445,6 +457,30 @@ class EntityTracker:
             if found:
                 return found[:max_entities]
         return []
+
+    def pointed_at(self, turns: list[str]) -> tuple | None:
+        """The entity the last of ``turns`` points at by its place in a list or as "the other one" (as
+        :meth:`track` resolves it), or ``None``."""
+        for back, text in enumerate(reversed(turns[:-1]), 1):
+            found = self.mentions(text)
+            if found:
+                return self._pointed_at(turns[-1], turns[: len(turns) - back], found)
+        return None
+
+    def _pointed_at(self, last: str, earlier: list[str], found: list[tuple]) -> tuple | None:
+        """The entity ``last`` points at by its place in a list ("the second one") or as "the other one", given the
+        ``earlier`` turns up to the latest one naming any (which names ``found``); ``None`` when it points at none."""
+        place = ordinal(last)
+        if place is not None:
+            if len(found) > 1:
+                return found[place] if place < len(found) else None
+            listed = next((f for f in map(self.mentions, reversed(earlier[:-1])) if len(f) > 1), [])
+            return listed[place] if place < len(listed) else None
+        if len(found) == 1 and points_at_other(last):
+            pair = next((f for f in map(self.mentions, reversed(earlier[:-1])) if len(f) > 1), [])
+            if len(pair) == 2 and found[0] in pair:
+                return pair[1 - pair.index(found[0])]
+        return None
 
     def _branch_named(self, found: list[tuple], turns: list[str]) -> list[tuple]:
         """``found`` without the branches of a chain whose area no turn names, when another of its branches' does

@@ -448,7 +448,8 @@ class DstcModel:
         (:func:`~clarion.dstc.models.detect.follow_up_question`), that question's place swapped for the one named
         now: "How about at the Gonville Hotel?" after "Do they have free parking at the Lensfield Hotel?" asks "Do
         they have free parking at the Gonville Hotel?" (with several places on either side, the question's names are
-        cut; the tracker has the new ones from the turn itself)."""
+        cut; the tracker has the new ones from the turn itself). A follow-up pointing at a place ("And the other
+        one?") is one only when the tracker resolves where it points (:meth:`EntityTracker.pointed_at`)."""
         tracker, names = prepared.tracker, prepared.knowledge.entity_names
         out = list(texts)
         for i, context in enumerate(dataset.contexts):
@@ -457,6 +458,11 @@ class DstcModel:
             if question is None:
                 continue
             old, new = tracker.mentions(question), tracker.mentions(users[-1])
+            if not new:
+                pointed = tracker.pointed_at(context_texts(context))
+                if pointed is None:
+                    continue
+                new = [pointed]
             if len(old) == 1 and len(new) == 1:
                 question = swap_entity(question, names.get(old[0]), display_name(names.get(new[0])))
             elif old:
