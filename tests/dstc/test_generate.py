@@ -621,6 +621,18 @@ def test_an_faq_answer_without_a_full_stop_gets_one():
     assert snippets_response([_faq("Parking?", "Yes, there is parking!")], names) == "Yes, there is parking!"
 
 
+def test_an_faq_answer_writes_its_place_s_upper_case_name_as_responses_do():
+    names = {("restaurant", 1): "THE GAMMA GRILL"}
+    for body, said in (
+        ("There is no parking at THE GAMMA GRILL.", "There is no parking at the Gamma Grill."),
+        ("THE GAMMA GRILL has no parking.", "The Gamma Grill has no parking."),
+        ("There is no parking at the Gamma Grill.", "There is no parking at the Gamma Grill."),
+    ):
+        assert snippets_response([_faq("Parking?", body)], names) == said
+    mixed = {("restaurant", 1): "Gamma Grill"}  # a name the knowledge writes in mixed case is kept as written
+    assert snippets_response([_faq("Parking?", "No parking at GAMMA GRILL.")], mixed) == "No parking at GAMMA GRILL."
+
+
 def test_an_open_question_gets_no_yes_or_no_opener():
     assert asks_open("How's the interior at the restaurant?")
     assert asks_open("Thanks. What do people say about the wifi?")

@@ -168,18 +168,27 @@ def _name_kept(review: str, reported: str, name: str) -> str:
 def snippets_response(snippets: Sequence, names: Mapping, max_reviews: int = 2) -> str:
     """:func:`template_response` of the selected ``snippets`` (:class:`~clarion.dstc.io.Snippet`), one per entity
     in order of appearance (each entity's reviews under its own name), joined; ``names``: (domain, entity id) ->
-    name."""
+    name. An FAQ answer that writes its place's name as the knowledge's upper-case name ("There is no onsite fitness
+    center at LOVELL LODGE.", 249 of DSTC11's 2,869) gets it as :func:`display_name` writes it."""
     entities = list(dict.fromkeys((s.domain, s.entity_id) for s in snippets))
     parts = []
     for entity in entities:
         own = [s for s in snippets if (s.domain, s.entity_id) == entity]
-        name = display_name(names.get(entity))
+        raw, name = names.get(entity), display_name(names.get(entity))
         reviews = tuple(s.body for s in own if s.doc_type == "review")
-        faqs = tuple(s.body for s in own if s.doc_type != "review")
+        faqs = tuple(_display_written(s.body, raw) for s in own if s.doc_type != "review")
         if len(entities) > 1:  # several places: an answer that does not say whose gets the name
             faqs = tuple(f if _names(f, name) else f"{name}: {f}" for f in faqs)
         parts.append(template_response(Selected(name, reviews, faqs), max_reviews))
     return " ".join(parts)
+
+
+def _display_written(text: str, name: str | None) -> str:
+    """``text`` with its place's upper-case ``name`` as :func:`display_name` writes it, "the" mid-sentence
+    ("Shuttle service is not provided at THE CAMBRIDGE BELFRY." -> "... at the Cambridge Belfry.")."""
+    if not name or not name.isupper():
+        return text
+    return _write_name(text, rf"\b{re.escape(name)}\b", display_name(name))
 
 
 def _names(text: str, name: str) -> bool:
