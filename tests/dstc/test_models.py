@@ -96,6 +96,13 @@ def test_guest_house_is_also_written_as_one_word():
     )
 
 
+def test_centre_is_also_written_center():
+    assert {"pizza hut city centre", "pizza hut city center"} <= aliases("PIZZA HUT CITY CENTRE")
+    assert {"civic center", "civic centre"} <= aliases("Civic Center Inn")
+    tracker = EntityTracker.from_names({("restaurant", 1): "PIZZA HUT CITY CENTRE"})
+    assert tracker.strip_names("Is Pizza Hut City Center deliver pizza?").split() == ["Is", "deliver", "pizza?"]
+
+
 def test_names_outside_a_selection(tracker):
     text = "Ashley Hotel is quiet, Lovell Lodge is not, and Nandos is loud."
     assert tracker.outside(text, [("hotel", 1), ("hotel", 2)]) == [("restaurant", 4)]

@@ -36,7 +36,12 @@ _GENERIC = (
     "lodge",
     "inn",
 )
-_SPELLINGS = (("guest house", "guesthouse"), ("guesthouse", "guest house"))  # one word or two, as people write it
+_SPELLINGS = (  # one word or two, British or American, as people write it ("Pizza Hut City Center")
+    ("guest house", "guesthouse"),
+    ("guesthouse", "guest house"),
+    ("centre", "center"),
+    ("center", "centre"),
+)
 _DOMAIN_WORDS = {
     "taxi": ("taxi", "cab", "car"),
     "train": ("train", "rail", "railway"),
@@ -162,7 +167,7 @@ def aliases(name: str, written: bool = False) -> set[str]:
         for city in _CITIES:
             if form.endswith(" " + city):
                 forms.add(form[: -len(city) - 1].strip())
-    for form in list(forms):  # "Acorn Guest House" is also written "Acorn Guesthouse", and the other way round
+    for form in list(forms):  # "Acorn Guest House" is also written "Acorn Guesthouse", "City Centre" "City Center"
         for written, other in _SPELLINGS:
             if f" {written} " in f" {form} ":
                 forms.add(f" {form} ".replace(f" {written} ", f" {other} ").strip())
