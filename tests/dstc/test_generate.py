@@ -23,6 +23,7 @@ from clarion.dstc.models.generate import (
     Selected,
     agreeing,
     asks_open,
+    aspect_holders,
     body_texts,
     closed,
     consensus_choice,
@@ -356,6 +357,24 @@ def test_borrowed_details_lower_a_bodys_chance_and_keep_its_vote():
     scaled = with_detail_penalty(pool, [True, False], 0.2)
     assert scaled.scale == [0.8, 1.0, 1.0] and scaled.weights == pool.weights  # it still votes at full weight
     assert PipelineConfig().detail_penalty == 0.2 and PipelineConfig.from_json({}).detail_penalty is None
+
+
+def test_a_choice_holding_no_word_of_the_turn_is_made_again_among_the_bodies_holding_the_turn_s_aspect():
+    bodies = [
+        "Half thought the rooms were cramped and half thought they were spacious.",
+        "Guests say the beds are comfortable.",
+        "The beds are comfortable, guests say.",
+        "The beds are soft and comfortable.",
+    ]
+    rooms = bodies[0]
+    pool = Pool([*bodies, *[rooms] * 6], [1.0] * 10, 4)  # many room answers vote for the room answer
+    assert consensus_choice(pool, [], "") == rooms
+    assert consensus_choice(pool, [], "", aspect_turn="How are the beds?") == "The beds are comfortable, guests say."
+    assert aspect_holders(bodies, "How are the beds?", 0) == [1, 2, 3]
+    assert aspect_holders(bodies, "How are the beds?", 1) is None  # the choice holds "bed" already
+    assert aspect_holders(bodies, "Are the rooms big?", 1) is None  # only one body holds "room"
+    assert aspect_holders(bodies[:3], "Are the beds and rooms nice?", 0) is None  # the choice holds "room"
+    assert PipelineConfig().aspect_words and not PipelineConfig.from_json({}).aspect_words  # models trained before
 
 
 def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():

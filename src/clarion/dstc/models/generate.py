@@ -425,15 +425,36 @@ def mbr_weighted(
     ``candidates``: only the first ``candidates`` texts can be chosen; the rest are evidence only. ``scale``: a
     factor on each text's expected utility (a prior; None: 1 for every text).
     """
-    weights = np.asarray(weights, dtype=float)
     if len(texts) < 2:
         return 0
+    return int(np.argmax(mbr_expected(texts, weights, order, scale)[:candidates]))
+
+
+def mbr_expected(
+    texts: Sequence[str], weights: Sequence[float], order: int = 4, scale: Sequence[float] | None = None
+) -> np.ndarray:
+    """Each text's weighted mean utility against the other texts (what :func:`mbr_weighted` maximises)."""
+    weights = np.asarray(weights, dtype=float)
     utility = ngram_utility(texts, order)
     np.fill_diagonal(utility, 0.0)
     expected = (utility @ weights) / np.maximum(weights.sum() - weights, 1e-9)
     if scale is not None:
         expected = expected * np.asarray(scale, dtype=float)
-    return int(np.argmax(expected[:candidates]))
+    return expected
+
+
+def aspect_holders(bodies: Sequence[str], turn: str, choice: int) -> list[int] | None:
+    """When the chosen body (``choice``) holds no content word of ``turn`` (names cut): the indices of ``bodies``
+    holding every word of the turn that at least two bodies, and at least half of them, hold; else ``None``. "How are
+    the beds?": 8 of 10 choosable bodies about beds, and the MBR centre of a pool full of answers about the same
+    place's rooms had been "Half thought the rooms were cramped and half thought they were spacious."."""
+    held, asked = [content_words(body) for body in bodies], content_words(turn)
+    if asked & held[choice]:
+        return None
+    missed = [w for w in sorted(asked) if (n := sum(w in h for h in held)) >= 2 and 2 * n >= len(bodies)]
+    if not missed:
+        return None
+    return [j for j, h in enumerate(held) if all(w in h for w in missed)] or None
 
 
 def words_of(text: str) -> list[str]:
@@ -592,17 +613,26 @@ def consensus_choice(
     fallback: str | None = None,
     turn: str | None = None,
     denials: bool = False,
+    aspect_turn: str | None = None,
 ) -> str:
     """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
     :func:`consensus_response`); with ``faq_cover``, the selected ``faqs`` it misses are added before the question
     (:func:`with_faq_answers`). When no body is choosable, ``fallback`` is the body (the selected snippets'
     :func:`template_response`: no training answer fits); without one, the pool's first body. A ``turn`` that asks an
     open question, or a "Yes" to the opposite of what it asks (:func:`yes_to_the_opposite`), gets the body without
-    its yes/no opener (:func:`without_polar_opener`)."""
+    its yes/no opener (:func:`without_polar_opener`). With ``aspect_turn`` (the turn, names cut), a choice lacking
+    a word of the turn that most choosable bodies hold is made again among those holding it (:func:`aspect_holders`)."""
     if pool.choosable == 0 and fallback is not None:
         body = fallback
     else:
-        body = pool.bodies[mbr_weighted(pool.bodies, pool.weights, candidates=max(pool.choosable, 1), scale=pool.scale)]
+        choosable = max(pool.choosable, 1)
+        expected = mbr_expected(pool.bodies, pool.weights, scale=pool.scale) if len(pool.bodies) > 1 else np.zeros(1)
+        choice = int(np.argmax(expected[:choosable]))
+        if aspect_turn and choosable > 1:
+            holders = aspect_holders(pool.bodies[:choosable], aspect_turn, choice)
+            if holders is not None:
+                choice = max(holders, key=lambda j: expected[j])
+        body = pool.bodies[choice]
         if turn is not None and (asks_open(turn) or yes_to_the_opposite(turn, body)):
             body = without_polar_opener(body)
         if faq_cover is not None:

@@ -119,6 +119,7 @@ _PIPELINE_BOUNDS = {
     "dish_answers": FLAG,
     "accessibility_apart": FLAG,
     "denials_said": FLAG,
+    "aspect_words": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
@@ -157,6 +158,7 @@ class PipelineConfig:
     dish_answers: bool = True  # a dish the turn names: the selected (for an apology, any) snippets naming it answer
     accessibility_apart: bool = True  # DSTC11: an FAQ about accessibility answers only a turn asking about it
     denials_said: bool = True  # consensus: a selected FAQ's denial is added unless the body names what it denies
+    aspect_words: bool = True  # consensus: a choice lacking a turn word most choosable bodies hold is made among them
     review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
     faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
     coordinated_faqs: bool = True  # DSTC11: "Do they have a pool and a gym?" gets the place's FAQ for each part
@@ -211,6 +213,7 @@ class PipelineConfig:
             dish_answers=bool(obj.get("dish_answers", False)),  # before it: any body choosable
             accessibility_apart=bool(obj.get("accessibility_apart", False)),  # before it: any FAQ answered
             denials_said=bool(obj.get("denials_said", False)),  # before it: a denial judged on its words alone
+            aspect_words=bool(obj.get("aspect_words", False)),  # before it: the MBR choice as it fell
             review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
             faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
             coordinated_faqs=bool(obj.get("coordinated_faqs", False)),  # before it: one part answered
@@ -910,7 +913,15 @@ class DstcModel:
             fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
             faqs = faq_answers(pool)
             response = consensus_choice(
-                evidence, keys, follow_up, faqs, config.faq_cover, fallback, turn_text or None, config.denials_said
+                evidence,
+                keys,
+                follow_up,
+                faqs,
+                config.faq_cover,
+                fallback,
+                turn_text or None,
+                config.denials_said,
+                plain_turn if config.aspect_words else None,
             )
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
