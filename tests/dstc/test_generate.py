@@ -659,6 +659,7 @@ def test_an_open_question_gets_no_yes_or_no_opener():
     assert not asks_open("I'd like to know if they have clean rooms or not.")
     assert not asks_open("How are the beds? Are they comfy?")  # the last question is a yes/no one
     assert without_polar_opener("It does. Guests enjoyed the decor.") == "Guests enjoyed the decor."
+    assert without_polar_opener("Yes, I believe they are. Guests say so.") == "Guests say so."
     assert without_polar_opener("Yes, the service is great.") == "The service is great."
     assert without_polar_opener("They do not. But the food is good.") == "They do not. But the food is good."
     assert without_polar_opener("Yesterday was fine.") == "Yesterday was fine."

@@ -644,7 +644,8 @@ def consensus_choice(
 
 _OPEN_QUESTION = re.compile(r"^\W*(?:how|what|which|where|when|who|whom|whose|why)(?:'s|'re|\b)", re.IGNORECASE)
 _POLAR_SENTENCE = re.compile(
-    r"^(?:(?:yes|no)\b[,!]?\s*)?(?:(?:it|they|you|we|i)\s+(?:do|does|did|can|is|are|will|have|has)(?:n't|\s+not)?"
+    r"^(?:(?:yes|no)\b[,!]?\s*)?(?:(?:i\s+(?:believe|think)\s+)?(?:it|they|you|we|i)\s+"
+    r"(?:do|does|did|can|is|are|will|have|has)(?:n't|\s+not)?"
     r"|yes|no)[.!]\s+(?=\S)",
     re.IGNORECASE,
 )
