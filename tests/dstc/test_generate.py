@@ -667,6 +667,9 @@ def test_an_open_question_gets_no_yes_or_no_opener():
     keys = [("restaurant", 1, 0, 0)]
     assert consensus_choice(pool, keys, "", turn="How is the service?") == "The service at Gamma Grill is great."
     assert consensus_choice(pool, keys, "", turn="Is the service good?") == pool.bodies[0]
+    # a question about complaints: its "Yes" would say there are some
+    unpolar = consensus_choice(pool, keys, "", turn="Any complaints?", unpolar=True)
+    assert unpolar == "The service at Gamma Grill is great."
 
 
 @pytest.mark.skipif(not Path("/usr/share/wordnet/data.noun").is_file(), reason="apt-get install wordnet-base")

@@ -106,7 +106,7 @@ def third_person(sentence: str) -> str:
         word = match.group(0)
         return _PRONOUNS.get(word.lower(), word)
 
-    text = _WORD.sub(swap, sentence.strip()).replace("they was", "they were")
+    text = _WORD.sub(swap, sentence.strip()).replace("they was", "they were").replace("they am", "they are")
     text = _THEIR_X_AND_THEY.sub(r"\1hey and their \2", text)  # "my wife and I" -> "they and their wife"
     text = _THEM_AND_THEIR.sub(r"\1hey and their", text)  # "Me and my wife loved it" -> "they and their wife ..."
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
@@ -135,7 +135,7 @@ def as_sentence(text: str) -> str:
 def template_response(selected: Selected, max_reviews: int = 2) -> str:
     """The extractive template (see the module docstring)."""
     parts = [as_sentence(f) for f in selected.faqs[:1]]
-    reviews = [_name_kept(r, third_person(r), selected.name).rstrip(".!? ") for r in selected.reviews[:max_reviews]]
+    reviews = [reported(r, selected.name) for r in selected.reviews[:max_reviews]]
     if reviews:
         parts.append(f"Guests of {selected.name} say that " + ", and ".join(reviews) + ".")
     return " ".join(parts) if parts else f"I'm sorry, I have no information about that for {selected.name}."
@@ -155,6 +155,12 @@ def snippets_used(snippets: Sequence, max_reviews: int = 2) -> list:
             faqs[entity] = s
             used.append(s)
     return used
+
+
+def reported(review: str, name: str) -> str:
+    """``review`` in reported speech about the place ``name`` (:func:`third_person`, its first letter as the review
+    wrote it when it opens with the name), without its closing punctuation: what follows "Guests of X say that"."""
+    return _name_kept(review, third_person(review), name).rstrip(".!? ")
 
 
 def _name_kept(review: str, reported: str, name: str) -> str:
@@ -614,6 +620,7 @@ def consensus_choice(
     turn: str | None = None,
     denials: bool = False,
     aspect_turn: str | None = None,
+    unpolar: bool = False,
 ) -> str:
     """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
     :func:`consensus_response`); with ``faq_cover``, the selected ``faqs`` it misses are added before the question
@@ -621,7 +628,9 @@ def consensus_choice(
     :func:`template_response`: no training answer fits); without one, the pool's first body. A ``turn`` that asks an
     open question, or a "Yes" to the opposite of what it asks (:func:`yes_to_the_opposite`), gets the body without
     its yes/no opener (:func:`without_polar_opener`). With ``aspect_turn`` (the turn, names cut), a choice lacking
-    a word of the turn that most choosable bodies hold is made again among those holding it (:func:`aspect_holders`)."""
+    a word of the turn that most choosable bodies hold is made again among those holding it (:func:`aspect_holders`).
+    ``unpolar``: the body loses its yes/no opener whatever the turn (a question about complaints, whose "Yes" would
+    say there are some: "Are there any complaints about the rooms?" -> "Yes, the rooms ... are very quiet.")."""
     if pool.choosable == 0 and fallback is not None:
         body = fallback
     else:
@@ -633,7 +642,7 @@ def consensus_choice(
             if holders is not None:
                 choice = max(holders, key=lambda j: expected[j])
         body = pool.bodies[choice]
-        if turn is not None and (asks_open(turn) or yes_to_the_opposite(turn, body)):
+        if unpolar or (turn is not None and (asks_open(turn) or yes_to_the_opposite(turn, body))):
             body = without_polar_opener(body)
         if faq_cover is not None:
             body = with_faq_answers(body, faqs, faq_cover, denials)

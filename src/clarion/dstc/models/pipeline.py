@@ -28,9 +28,18 @@ from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import DetectConfig, Detector, as_question, coordinated_parts, follow_up_question
+from clarion.dstc.models.downsides import (
+    ASKS_COMPLAINTS,
+    ASKS_DOWNSIDES,
+    asks_downsides,
+    complaints,
+    downsides_response,
+)
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, answering_faqs, faq_questions
 from clarion.dstc.models.generate import (
+    FOLLOW_UP,
+    FOLLOW_UPS,
     Generator,
     NeighbourBank,
     Pool,
@@ -114,6 +123,7 @@ _PIPELINE_BOUNDS = {
     "coordinated_detection": FLAG,
     "aspect_requests": FLAG,
     "follow_ups": FLAG,
+    "downsides": FLAG,
     "faq_agreement": FLAG,
     "last_resort_faq": FLAG,
     "dish_answers": FLAG,
@@ -165,6 +175,7 @@ class PipelineConfig:
     coordinated_detection: bool = True  # DSTC11: ... and one part near an FAQ makes the turn knowledge-seeking
     aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
     follow_ups: bool = True  # DSTC11: "How about the Ashley Hotel?" after a question asks that question of it
+    downsides: bool = True  # DSTC11: "What do people dislike about X?" answered from its reviews' complaints
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -220,6 +231,7 @@ class PipelineConfig:
             coordinated_detection=bool(obj.get("coordinated_detection", False)),  # before it: the whole turn alone
             aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
             follow_ups=bool(obj.get("follow_ups", False)),  # before it: "How about the Ashley Hotel?" as written
+            downsides=bool(obj.get("downsides", False)),  # before it: the selector's closest reviews
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -370,7 +382,8 @@ class DstcModel:
         if self.config.review_cues and dataset.format is Format.DSTC11:
             detected = detected | np.array(
                 [
-                    bool(REVIEW_CUE.search(text)) and bool(prepared.tracker.track(context_texts(c)))
+                    bool(REVIEW_CUE.search(text) or self._asks_downsides(text, prepared.tracker))
+                    and bool(prepared.tracker.track(context_texts(c)))
                     for text, c in zip(texts, dataset.contexts, strict=True)
                 ],
                 dtype=bool,
@@ -419,6 +432,10 @@ class DstcModel:
             for i in positive:
                 if not tracked[i] and not ranked and self.config.ask_entity:
                     out[i] = self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i])))
+                    advance(1)
+                    continue
+                if tracked[i] and not ranked and self._asks_downsides(texts[i], tracker):
+                    out[i] = self._downsides(index, tracked[i][0])
                     advance(1)
                     continue
                 entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
@@ -766,6 +783,18 @@ class DstcModel:
         body = with_faq_answers(body, added, 1.0)
         return Label(True, tuple(keys), closed(body, follow_up or ""))
 
+    def _asks_downsides(self, text: str, tracker: EntityTracker) -> bool:
+        """With ``downsides``: whether the turn asks what guests dislike about a place, naming no aspect
+        (:func:`~clarion.dstc.models.downsides.asks_downsides`, names cut)."""
+        return self.config.downsides and bool(ASKS_DOWNSIDES.search(text)) and asks_downsides(tracker.strip_names(text))
+
+    def _downsides(self, index: KnowledgeIndex, entity: tuple) -> Label:
+        """The answer to what guests dislike about ``entity``: its reviews' complaints
+        (:func:`~clarion.dstc.models.downsides.complaints`) in reported speech, or that there are none."""
+        found = complaints(index.snippets(entity))
+        body = downsides_response(display_name(index.knowledge.entity_names.get(entity)), found)
+        return Label(True, tuple(s.key for s in found), closed(body, FOLLOW_UPS.get(entity[0], FOLLOW_UP)))
+
     @staticmethod
     def _no_answer(index: KnowledgeIndex, entities: list[tuple]) -> Label:
         """Knowledge-seeking, but no snippet of the tracked entities answers it (the selector's best probability is
@@ -922,6 +951,7 @@ class DstcModel:
                 turn_text or None,
                 config.denials_said,
                 plain_turn if config.aspect_words else None,
+                config.downsides and bool(ASKS_COMPLAINTS.search(turn_text)),
             )
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)

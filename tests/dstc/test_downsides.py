@@ -1,0 +1,92 @@
+"""What guests dislike: the turns that ask it, the review sentences that state a complaint, the answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from clarion.dstc.assistant import Grounder
+from clarion.dstc.io import Snippet, parse_knowledge
+from clarion.dstc.models.downsides import ASKS_COMPLAINTS, asks_downsides, complaints, downsides_response
+from clarion.dstc.models.pipeline import PipelineConfig
+
+
+def review(doc: int, text: str, sent: int = 0) -> Snippet:
+    return Snippet("hotel", 1, doc, sent, "review", "", text, "ALPHA LODGE")
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "What do people dislike about the ?",
+        "What don't people like about the ?",
+        "Are there any complaints about ?",
+        "What are the downsides of staying at the ?",
+        "Is there anything guests complain about?",
+        "What did reviewers not like about ?",
+        "Any negatives about the ?",
+    ],
+)
+def test_a_turn_asking_what_guests_dislike_without_an_aspect(turn):
+    assert asks_downsides(turn)
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Are there any complaints about the rooms at the ?",  # an aspect: the selector answers about the rooms
+        "Has anyone complained about the noise at the ?",
+        "I don't like noisy places. Is the  quiet?",
+        "I don't like Chinese food, find me something else.",
+        "What do people like about the ?",  # not what they dislike
+        "Is it quiet?",
+    ],
+)
+def test_a_turn_naming_an_aspect_or_not_asking_for_complaints_is_not_one(turn):
+    assert not asks_downsides(turn)
+
+
+def test_complaints_are_the_first_complaining_sentence_of_each_of_two_reviews():
+    snippets = [
+        review(0, "We arrived on a Monday."),
+        review(0, "The food and drinks were great so no complaints there.", 1),  # "no complaints" is none
+        review(1, "The room was a bit small."),
+        review(1, "The wifi was extremely slow.", 1),  # a second one of the same review
+        review(2, "Unfortunately, the breakfast was cold."),
+        review(3, "The bed was not comfortable."),
+    ]
+    assert [s.body for s in complaints(snippets)] == [
+        "The room was a bit small.",
+        "Unfortunately, the breakfast was cold.",
+    ]
+    assert complaints(snippets[:2]) == []
+
+
+def test_the_answer_reports_the_complaints_or_says_there_are_none():
+    found = [review(1, "However, my room was a bit\nsmall."), review(2, "I wished the breakfast was hot.")]
+    assert downsides_response("The Alpha Lodge", found) == (
+        "Some guests of the Alpha Lodge had complaints: their room was a bit small, and they wished the breakfast "
+        "was hot."
+    )
+    assert downsides_response("Alpha Lodge", []) == "The reviews I have of Alpha Lodge mention no complaints."
+
+
+def test_the_assistant_answers_what_guests_dislike_from_the_complaints(tiny_model, monkeypatch):
+    from dstc_synthetic import knowledge
+
+    kb = knowledge()
+    kb["hotel"]["0"]["reviews"]["9"] = {"traveler_type": "Couples", "sentences": {"0": "The bed was uncomfortable."}}
+    grounder = Grounder(tiny_model, parse_knowledge(kb, "knowledge.json"))
+    reply = grounder.respond(["What do people dislike about the Alpha Lodge?"])
+    assert reply.knowledge_seeking and [s.key for s in reply.snippets] == [("hotel", 0, 9, 0)]
+    assert reply.response.startswith("Some guests of Alpha Lodge had complaints: the bed was uncomfortable.")
+    none = grounder.respond(["What do people dislike about the Beta House Hotel?"])
+    assert none.snippets == () and none.response.startswith("The reviews I have of Beta House Hotel mention no")
+    monkeypatch.setattr(grounder.model.config, "downsides", False)
+    assert grounder.respond(["What do people dislike about the Alpha Lodge?"]) != reply
+    assert PipelineConfig().downsides and not PipelineConfig.from_json({}).downsides  # models trained before it
+
+
+def test_a_question_whether_there_are_complaints_is_told_apart_from_a_dislike_said_in_passing():
+    assert ASKS_COMPLAINTS.search("Are there any complaints about the rooms?")  # its answer gets no "Yes"
+    assert ASKS_COMPLAINTS.search("Has anybody complained about the WiFi being unreliable?")
+    assert not ASKS_COMPLAINTS.search("I don't like the noise, so is the hotel in a quiet part of town?")
