@@ -786,7 +786,9 @@ class DstcModel:
     def _asks_downsides(self, text: str, tracker: EntityTracker) -> bool:
         """With ``downsides``: whether the turn asks what guests dislike about a place, naming no aspect
         (:func:`~clarion.dstc.models.downsides.asks_downsides`, names cut)."""
-        return self.config.downsides and bool(ASKS_DOWNSIDES.search(text)) and asks_downsides(tracker.strip_names(text))
+        if not self.config.downsides or not ASKS_DOWNSIDES.search(text):  # most turns: no names to cut
+            return False
+        return asks_downsides(tracker.strip_names(text))
 
     def _downsides(self, index: KnowledgeIndex, entity: tuple) -> Label:
         """The answer to what guests dislike about ``entity``: its reviews' complaints
