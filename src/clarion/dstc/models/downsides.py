@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from clarion.dstc.io import Snippet
-from clarion.dstc.models.generate import reported
+from clarion.dstc.models.generate import mid_sentence, reported
 
 ASKS_DOWNSIDES = re.compile(
     r"\b(?:dislike[sd]?|(?:don'?t|do not|didn'?t|did not)\s+(?:people\s+|guests\s+|customers\s+|reviewers\s+|they\s+)?"
@@ -90,7 +90,7 @@ def downsides_response(name: str, found: Sequence[Snippet]) -> str:
     """The answer to what guests of ``name`` dislike, from the complaints ``found`` (:func:`complaints`) in reported
     speech (one line each, the opening that tied it to its review's sentence before cut), or that the reviews hold
     none."""
-    inner = "the " + name[4:] if name.startswith("The ") else name  # "Some guests of the Golden Curry"
+    inner = mid_sentence(name)  # "Some guests of the Golden Curry"
     if not found:
         return f"The reviews I have of {inner} mention no complaints."
     said = ", and ".join(_CONNECTIVE.sub("", " ".join(reported(s.body, name).split())) for s in found)

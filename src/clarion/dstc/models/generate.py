@@ -243,9 +243,14 @@ def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
     return _write_name(response, pattern, new_name)
 
 
+def mid_sentence(name: str) -> str:
+    """``name`` as written inside a sentence: "The Golden Curry" -> "the Golden Curry" ("at the Golden Curry")."""
+    return "the " + name[4:] if name.startswith("The ") else name
+
+
 def _write_name(response: str, pattern: str, new_name: str) -> str:
     """``pattern``'s matches in ``response`` replaced by ``new_name``, "The X" written "the X" mid-sentence."""
-    inner = "the " + new_name[4:] if new_name.startswith("The ") else new_name  # "at the Golden Curry"
+    inner = mid_sentence(new_name)
 
     def name_at(match: re.Match) -> str:
         before = response[: match.start()].rstrip()

@@ -38,8 +38,6 @@ from clarion.dstc.models.downsides import (
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, answering_faqs, faq_questions
 from clarion.dstc.models.generate import (
-    FOLLOW_UP,
-    FOLLOW_UPS,
     Generator,
     NeighbourBank,
     Pool,
@@ -795,7 +793,7 @@ class DstcModel:
         (:func:`~clarion.dstc.models.downsides.complaints`) in reported speech, or that there are none."""
         found = complaints(index.snippets(entity))
         body = downsides_response(display_name(index.knowledge.entity_names.get(entity)), found)
-        return Label(True, tuple(s.key for s in found), closed(body, FOLLOW_UPS.get(entity[0], FOLLOW_UP)))
+        return Label(True, tuple(s.key for s in found), closed(body, follow_up_for([entity])))
 
     @staticmethod
     def _no_answer(index: KnowledgeIndex, entities: list[tuple]) -> Label:
