@@ -41,6 +41,7 @@ from clarion.dstc.models.generate import (
     negated,
     ngram_utility,
     refuses_reservations,
+    respelled,
     snippets_response,
     split_follow_up,
     swap_entities,
@@ -650,6 +651,33 @@ def test_an_faq_answer_writes_its_place_s_upper_case_name_as_responses_do():
         assert snippets_response([_faq("Parking?", body)], names) == said
     mixed = {("restaurant", 1): "Gamma Grill"}  # a name the knowledge writes in mixed case is kept as written
     assert snippets_response([_faq("Parking?", "No parking at GAMMA GRILL.")], mixed) == "No parking at GAMMA GRILL."
+
+
+def test_an_faq_answer_misspelling_its_place_writes_the_name_as_the_knowledge_does():
+    names = {("restaurant", 1): "ASHLEY HOTEL", ("restaurant", 2): "THE GANDHI"}
+    faq = _faq("Gym?", "No, the Ashely Hotel does not have a fitness center.")
+    assert snippets_response([faq], names) == "No, the Ashley Hotel does not have a fitness center."
+    for body, said in (
+        ("BYOB is not allowed at The Ghandi.", "BYOB is not allowed at the Gandhi."),
+        ("Ganhdi has no high chairs.", "Gandhi has no high chairs."),  # the name without its "The"
+    ):
+        assert snippets_response([_faq("BYOB?", body, entity_id=2)], names) == said
+    assert respelled("Kohimoor does not deliver.", "KOHINOOR") == "Kohinoor does not deliver."
+    assert with_faq_answers("It is lovely.", [("Kohimoor does not deliver.", "KOHINOOR")], 0.5) == (
+        "It is lovely. Kohinoor does not deliver."
+    )
+    for text, name in (
+        ("Frankie and Benny's has high chairs.", "FRANKIE AND BENNYS"),  # a possessive
+        ("Anatolian food is served at Anatolia.", "ANATOLIA"),  # a longer form of a one-word name
+        ("The Days Inn Civic Center Area has parking.", "Days Inn Civic Cntr Area"),  # an abbreviation
+        ("Rosa's Bed and Breakfast has wifi.", "ROSA'S BED AND BREAKFAST"),  # the name, another case
+        ("Guests can park at Ashley Hotel.", "ASHLEY HOTEL"),
+        ("the ashely hotel", "ASHLEY HOTEL"),  # not capitalised: no name
+        ("Ashley Motel is near.", "LOVELL LODGE"),  # another place's name is not this one's misspelt
+    ):
+        assert respelled(text, name) == text
+    ripley = "Ripley's Believe It or Not!"  # a name's punctuation is not doubled
+    assert respelled("Ripley's Beleive It or Not! is open.", ripley) == "Ripley's Believe It or Not! is open."
 
 
 def test_an_open_question_gets_no_yes_or_no_opener():
