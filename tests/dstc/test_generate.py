@@ -278,6 +278,9 @@ def test_a_selected_faq_answer_the_body_misses_is_added():
         with_faq_answers(grafton, [("Grafton Hotel Restaurant does serve alcohol.", "GRAFTON HOTEL RESTAURANT")], 0.5)
         == grafton
     )
+    # "Wi-Fi" holds "wifi": no second sentence saying the wifi is free
+    warkworth = "The internet connection at Warkworth House is accessed via Wi-Fi, which is free."
+    assert with_faq_answers(warkworth, [("Warkworth House offers free WiFi.", "WARKWORTH HOUSE")], 0.5) == warkworth
     faq = Snippet("restaurant", 1, 3, None, "faq", "Outdoor seating?", seating[0], "MEGHNA")
     review = Snippet("restaurant", 1, 0, 2, "review", "", "The view was nice.", "MEGHNA")
     assert faq_answers([review, faq]) == [seating]

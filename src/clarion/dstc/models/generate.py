@@ -794,10 +794,15 @@ def with_detail_penalty(pool: Pool, details: Sequence[bool], penalty: float) -> 
 
 def content_words(text: str) -> set[str]:
     """Porter stems of the lower-cased words of ``text`` without scikit-learn's English stop words ("alcoholic" and
-    "alcohol", "seating" and "seat" are one word)."""
+    "alcohol", "seating" and "seat" are one word; "Wi-Fi" and "wifi" too)."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # imported once; later calls find it loaded
 
+    text = _WIFI.sub("wifi", text)
     return {_stem(w) for w in words_of(text) if w not in ENGLISH_STOP_WORDS}
+
+
+_WIFI = re.compile(r"\bwi-?fi\b", re.IGNORECASE)
+"""How texts write the wifi: "Wi-Fi" (two words to :func:`words_of`), "WiFi", "wifi"."""
 
 
 @lru_cache(maxsize=65536)
