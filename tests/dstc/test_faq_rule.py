@@ -10,7 +10,7 @@ from dstc_synthetic import write_synthetic
 
 from clarion.dstc.io import load_dataset
 from clarion.dstc.models import faq_rule
-from clarion.dstc.models.faq_rule import FaqRule, best_cosines, faq_questions, youden_threshold
+from clarion.dstc.models.faq_rule import FaqRule, best_cosines, faq_questions, glossed, youden_threshold
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
@@ -297,6 +297,48 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
     assert above[0].target and not above[1].target  # the gate's cosine of 2026-11-26 evening
     assert not before[0].target
     assert PipelineConfig.from_json({"detect": {}}).detect.entity_faq_cosine is None  # models trained before it
+
+
+def test_faq_questions_trade_terms_are_glossed_in_plain_words():
+    assert glossed("Is BYOB an option at Curry Garden?") == (
+        "Is BYOB (bring your own bottle or wine) an option at Curry Garden?"
+    )
+    assert glossed("Is byob allowed?") == "Is byob (bring your own bottle or wine) allowed?"
+    assert glossed("Do you offer take-out?") == "Do you offer take-out?"
+    assert glossed("Do you have delivery options?") == "Do you have delivery options?"
+
+
+def test_a_question_in_plain_words_reaches_the_faq_in_trade_terms(dense_model, tmp_path):
+    """``DetectConfig.faq_glossary``: "Can I bring my own wine?" is MiniLM cosine 0.05 from "Is BYOB an option at
+    ...?" as written, 0.68 glossed; models trained before it embed the questions as written."""
+    from dstc_synthetic import knowledge
+
+    model, _ = dense_model
+    kb = knowledge()
+    byob = "Is BYOB an option at Alpha Lodge?"
+    kb["hotel"]["0"]["faqs"]["1"] = {"question": byob, "answer": "BYOB is not possible at Alpha Lodge."}
+    logs = [
+        [
+            {"speaker": "U", "text": "I want a hotel."},
+            {"speaker": "S", "text": "Alpha Lodge is a good choice."},
+            {"speaker": "U", "text": "Can I bring my own wine?"},
+        ]
+    ]
+    data = _unlabelled(tmp_path / "byob", logs, kb)
+    faq = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title == byob)
+    threshold = model.detector.config.threshold
+    model.detector.config.threshold = 2.0  # the detector says no to every turn: the FAQ rule decides
+    try:
+        assert model.config.detect.faq_glossary
+        (glossary,) = model.predict(data)
+        model.config.detect.faq_glossary = False
+        (written,) = model.predict(data)
+    finally:
+        model.detector.config.threshold = threshold
+        model.config.detect.faq_glossary = True
+    assert glossary.target and glossary.knowledge == (faq.key,) and glossary.response.startswith("BYOB is not")
+    assert not written.target
+    assert not PipelineConfig.from_json({"detect": {}}).detect.faq_glossary  # models trained before it
 
 
 def test_the_outranking_faq_answers_turns_the_gated_rule_did_not_flag(dense_model, tmp_path, monkeypatch):

@@ -22,6 +22,7 @@ _DETECT_BOUNDS = {
     "faq_rule": FLAG,
     "strip_names": FLAG,
     "entity_faq_cosine": Bound("float", 0, 1, optional=True),
+    "faq_glossary": FLAG,
 }
 
 
@@ -150,6 +151,9 @@ class DetectConfig:
     FAQ the gate fires on (``FaqRule.best_faq(..., gated=True)``). 0.4 since 2026-11-27 (0.65, then 0.5 before; set
     with ``benchmarks/dstc_faq_probe.py`` and train cross-validation, docs/dstc_detection.md). ``None``: off (models
     trained before it)."""
+    faq_glossary: bool = True
+    """The FAQ rule embeds each FAQ question with its trade terms glossed in plain words (``faq_rule.glossed``:
+    "BYOB" (bring your own bottle or wine)). False: as written (models trained before it)."""
 
     def __post_init__(self) -> None:
         check_fields(self, _DETECT_BOUNDS)

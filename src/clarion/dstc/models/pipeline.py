@@ -36,7 +36,7 @@ from clarion.dstc.models.downsides import (
     downsides_response,
 )
 from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, answering_faqs, faq_questions
+from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, answering_faqs, faq_questions, glossed
 from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
@@ -196,7 +196,9 @@ class PipelineConfig:
     @classmethod
     def from_json(cls, obj: dict) -> PipelineConfig:
         return cls(
-            detect=DetectConfig(**{"entity_faq_cosine": None, **obj.get("detect", {})}),  # before it: no entity gate
+            detect=DetectConfig(  # before them: no entity gate, FAQ questions embedded as written
+                **{"entity_faq_cosine": None, "faq_glossary": False, **obj.get("detect", {})}
+            ),
             select=_select_config(obj.get("select", {})),
             generator=Generator(obj.get("generator", Generator.neighbour.value)),
             neighbour_weight=float(obj.get("neighbour_weight", 1.0)),
@@ -350,6 +352,7 @@ class DstcModel:
         questions = faq_questions(knowledge)
         strip = knowledge.format is not Format.DSTC9 and self._strips_names()  # the gated rule compares names cut
         texts = [tracker.strip_names(q) for q in questions] if strip else questions
+        texts = [glossed(t) for t in texts] if self.config.detect.faq_glossary else texts
         name = "dstc-faq-questions-stripped" if strip else "dstc-faq-questions"
         advance = progress("encoding FAQ questions", 1)
         embeddings = encode_cached(texts, name=name) if questions else np.zeros((0, N_DENSE))
