@@ -401,6 +401,35 @@ def test_the_outranking_faq_may_be_farther_than_the_rules_answers(dense_model, t
     assert model.predict(data)[0].response != answered.response and offered[-1] is None
 
 
+def test_an_unsure_choice_may_be_outranked_by_a_farther_faq_too(dense_model, tmp_path, monkeypatch):
+    """``PipelineConfig.unsure_outranking``: on a turn the rule fired on and the selector is unsure of, with no FAQ
+    within the rule's answering floor, the FAQ at 0.5-0.6 may still outrank the choice ("Do they allow pets at the
+    Gonville Hotel?" had got a bathroom review, "Can I bring my dog?" 0.55); models trained before it keep it."""
+    from dstc_synthetic import knowledge
+
+    from clarion.dstc.models import pipeline
+    from clarion.dstc.models.pipeline import DstcModel
+
+    model, _ = dense_model
+    kb = knowledge()
+    question, turn = "What languages are spoken at this location?", "Do they speak French?"
+    kb["hotel"]["0"]["faqs"]["1"] = {"question": question, "answer": "The staff speak English and French."}
+    opening = [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Alpha Lodge is a good choice."}]
+    data = _unlabelled(tmp_path / "unsure", [opening + [{"speaker": "U", "text": turn}]], kb)
+    offered = []
+    monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.ones(len(emb), dtype=bool))  # always fires
+    monkeypatch.setattr(DstcModel, "_outranked", lambda self, _g, _s, _n, faq, *_: offered.append(faq) or True)
+    monkeypatch.setattr(pipeline, "FAQ_FALLBACK_CONFIDENCE", 2.0)  # the selector is never sure
+    monkeypatch.setattr(model.detector.config, "threshold", -1.0)  # every turn is knowledge-seeking
+    assert model.config.unsure_outranking
+    answered = model.predict(data)[0]
+    assert [faq.title for faq in offered] == [question]
+    assert answered.response == "The staff speak English and French. Would you like to book a room?"
+    monkeypatch.setattr(model.config, "unsure_outranking", False)
+    assert model.predict(data)[0].response != answered.response and len(offered) == 1  # not asked
+    assert not PipelineConfig.from_json({}).unsure_outranking  # models trained before it
+
+
 def test_an_unremembered_choice_farther_than_the_faq_yields_to_it():
     """The fallback when the selector is confident on snippets no similar question chose ("Does Charlie Chan have high
     chairs?" -> the outdoor-seating FAQ): the FAQ the turn paraphrases answers when it is not chosen, nothing chosen

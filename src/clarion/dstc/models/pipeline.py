@@ -128,6 +128,7 @@ _PIPELINE_BOUNDS = {
     "accessibility_apart": FLAG,
     "denials_said": FLAG,
     "aspect_words": FLAG,
+    "unsure_outranking": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
@@ -174,6 +175,7 @@ class PipelineConfig:
     aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
     follow_ups: bool = True  # DSTC11: "How about the Ashley Hotel?" after a question asks that question of it
     downsides: bool = True  # DSTC11: "What do people dislike about X?" answered from its reviews' complaints
+    unsure_outranking: bool = True  # DSTC11: an unsure selector's choice may be outranked by an FAQ (0.5-0.6) too
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -232,6 +234,7 @@ class PipelineConfig:
             aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
             follow_ups=bool(obj.get("follow_ups", False)),  # before it: "How about the Ashley Hotel?" as written
             downsides=bool(obj.get("downsides", False)),  # before it: the selector's closest reviews
+            unsure_outranking=bool(obj.get("unsure_outranking", False)),  # before it: the unsure choice stood
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -885,9 +888,10 @@ class DstcModel:
                     floor, gated = entity_cosine, True
                     faq = faq_fallback.best_faq(view, faq_choices, floor, gated=True)
                 unsure = fired and (not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE)
-                if not unsure and faq is None:  # the outranking test looks further than the rule's answers
-                    floor = OUTRANKING_FAQ_COSINE
+                if faq is None and (not unsure or (detected and self.config.unsure_outranking)):
+                    floor = OUTRANKING_FAQ_COSINE  # the outranking test looks further than the rule's answers
                     faq = faq_fallback.best_faq(view, faq_choices, floor)
+                    unsure = False
                 if unsure or self._outranked(group, scores, snippets, faq, faq_fallback, q_emb, view):
                     if faq is not None:
                         return self._faq_answer(index, faq_fallback, view, faq_choices, faq, floor, gated), None
