@@ -373,21 +373,27 @@ def test_the_outranking_faq_answers_turns_the_gated_rule_did_not_flag(dense_mode
     assert model.predict(data, prepared=prepared)[0].response != answered.response  # the selector's answer
 
 
+def _french_question(directory):
+    """An unlabelled one-dialogue dataset asking "Do they speak French?" after Alpha Lodge, whose FAQ "What languages
+    are spoken at this location?" answers it: ``(data, FAQ question, turn)``."""
+    from dstc_synthetic import knowledge
+
+    kb = knowledge()
+    question, turn = "What languages are spoken at this location?", "Do they speak French?"
+    kb["hotel"]["0"]["faqs"]["1"] = {"question": question, "answer": "The staff speak English and French."}
+    opening = [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Alpha Lodge is a good choice."}]
+    return _unlabelled(directory, [opening + [{"speaker": "U", "text": turn}]], kb), question, turn
+
+
 def test_the_outranking_faq_may_be_farther_than_the_rules_answers(dense_model, tmp_path, monkeypatch):
     """``OUTRANKING_FAQ_COSINE``: "Do they speak French?" is 0.5-0.6 from "What languages are spoken at this
     location?", below the gated rule's answers (``ENTITY_FAQ_COSINE``); that FAQ may still outrank the choice."""
-    from dstc_synthetic import knowledge
-
     from clarion.dstc.models import pipeline
     from clarion.dstc.models.pipeline import DstcModel
     from clarion.retrieve.dense import encode
 
     model, _ = dense_model
-    kb = knowledge()
-    question, turn = "What languages are spoken at this location?", "Do they speak French?"
-    kb["hotel"]["0"]["faqs"]["1"] = {"question": question, "answer": "The staff speak English and French."}
-    opening = [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Alpha Lodge is a good choice."}]
-    data = _unlabelled(tmp_path / "french", [opening + [{"speaker": "U", "text": turn}]], kb)
+    data, question, turn = _french_question(tmp_path / "french")
     cosine = float(np.prod(encode([turn, question]), axis=0).sum())
     assert pipeline.OUTRANKING_FAQ_COSINE <= cosine < faq_rule.ENTITY_FAQ_COSINE
     offered = []
@@ -405,17 +411,11 @@ def test_an_unsure_choice_may_be_outranked_by_a_farther_faq_too(dense_model, tmp
     """``PipelineConfig.unsure_outranking``: on a turn the rule fired on and the selector is unsure of, with no FAQ
     within the rule's answering floor, the FAQ at 0.5-0.6 may still outrank the choice ("Do they allow pets at the
     Gonville Hotel?" had got a bathroom review, "Can I bring my dog?" 0.55); models trained before it keep it."""
-    from dstc_synthetic import knowledge
-
     from clarion.dstc.models import pipeline
     from clarion.dstc.models.pipeline import DstcModel
 
     model, _ = dense_model
-    kb = knowledge()
-    question, turn = "What languages are spoken at this location?", "Do they speak French?"
-    kb["hotel"]["0"]["faqs"]["1"] = {"question": question, "answer": "The staff speak English and French."}
-    opening = [{"speaker": "U", "text": "I want a hotel."}, {"speaker": "S", "text": "Alpha Lodge is a good choice."}]
-    data = _unlabelled(tmp_path / "unsure", [opening + [{"speaker": "U", "text": turn}]], kb)
+    data, question, _ = _french_question(tmp_path / "unsure")
     offered = []
     monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.ones(len(emb), dtype=bool))  # always fires
     monkeypatch.setattr(DstcModel, "_outranked", lambda self, _g, _s, _n, faq, *_: offered.append(faq) or True)
