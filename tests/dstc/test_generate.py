@@ -278,6 +278,12 @@ def test_a_selected_faq_answer_the_body_misses_is_added():
         with_faq_answers(grafton, [("Grafton Hotel Restaurant does serve alcohol.", "GRAFTON HOTEL RESTAURANT")], 0.5)
         == grafton
     )
+    # an answer about several places: an added answer that does not name its place says whose
+    both = "The wifi at Meghna is fast, while that at Gamma Grill is slow."
+    free = ("Free parking is available.", "MEGHNA")
+    assert with_faq_answers(both, [free], 0.5, several=True) == f"{both} Meghna: Free parking is available."
+    assert with_faq_answers(both, [free], 0.5) == f"{both} Free parking is available."
+    assert with_faq_answers(both, [seating], 0.5, several=True) == f"{both} Meghna does have outdoor seating."
     # "Wi-Fi" holds "wifi": no second sentence saying the wifi is free
     warkworth = "The internet connection at Warkworth House is accessed via Wi-Fi, which is free."
     assert with_faq_answers(warkworth, [("Warkworth House offers free WiFi.", "WARKWORTH HOUSE")], 0.5) == warkworth
@@ -393,6 +399,12 @@ def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():
     assert consensus_response(bank, query, query, "Gamma House", keys, k=1, exact_weight=10.0, faqs=[faq]) == plain
     assert PipelineConfig().faq_cover == 0.5
     assert PipelineConfig.from_json({}).faq_cover is None  # models trained before it answer with the body alone
+    # a choice about two places: the added answer says whose
+    both = "The wifi at Meghna is fast, while that at Gamma Grill is slow."
+    pool, free = Pool([both], [1.0], 1), [("Free parking is available.", "MEGHNA")]
+    two, one = [("restaurant", 1, 0, 2), ("restaurant", 4, 0, 1)], [("restaurant", 1, 0, 2)]
+    assert consensus_choice(pool, two, "", free, 0.5) == f"{both} Meghna: Free parking is available."
+    assert consensus_choice(pool, one, "", free, 0.5) == f"{both} Free parking is available."
 
 
 def test_a_selection_about_several_entities_asks_which_one_to_know_more_about():

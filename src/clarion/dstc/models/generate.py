@@ -710,7 +710,7 @@ def consensus_choice(
         if unpolar or (turn is not None and (asks_open(turn) or yes_to_the_opposite(turn, body))):
             body = without_polar_opener(body)
         if faq_cover is not None:
-            body = with_faq_answers(body, faqs, faq_cover, denials)
+            body = with_faq_answers(body, faqs, faq_cover, denials, len(key_entities(keys)) > 1)
     if follow_up is None:
         follow_up = follow_up_for(keys)
     return closed(body, follow_up)
@@ -927,7 +927,9 @@ def faq_claims(snippets: Sequence) -> list[tuple[str, str | None, str]]:
     return [(s.body, s.entity_name, s.title) for s in snippets if s.doc_type == "faq"]
 
 
-def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: float, denials: bool = False) -> str:
+def with_faq_answers(
+    body: str, faqs: Sequence[tuple[str, str | None]], cover: float, denials: bool = False, several: bool = False
+) -> str:
     """``body`` followed by each selected FAQ answer, ``(answer, entity name)``, of which it holds less than
     ``cover`` of the content words (the entity's name written as the responses write it). A training answer chosen
     by consensus can be about the reviews of the same aspect and leave out the fact the selected FAQ states ("the
@@ -936,7 +938,11 @@ def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: f
     With ``denials``, an answer that denies (:func:`negated`) is added too when the body holds nothing of what it
     denies (:func:`denied`), and then the body loses its yes/no opener (:func:`without_polar_opener`): "Yes,
     ... Gonville Hotel offers full English/Irish breakfast ..." holds "breakfast", half of "Breakfast is not free.",
-    and had answered "Is breakfast included?" without it."""
+    and had answered "Is breakfast included?" without it.
+
+    With ``several`` (the answer is about several places), an added answer that does not name its place says whose,
+    as :func:`snippets_response` does ("... El Shaddai is also adequately fast. Alexander Bed and Breakfast: Free Wifi
+    internet is available.")."""
     have, parts = content_words(body), [body]
     for answer, entity in faqs:
         answer = respelled(answer, entity)
@@ -949,7 +955,10 @@ def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: f
             missed = True
             parts[0] = without_polar_opener(parts[0])
         if missed:
-            parts.append(as_sentence(swap_entity(answer, entity, display_name(entity)) if entity else answer))
+            said = as_sentence(swap_entity(answer, entity, display_name(entity)) if entity else answer)
+            if several and entity and not _names(said, display_name(entity)):
+                said = f"{display_name(entity)}: {said}"
+            parts.append(said)
             have |= words
     return " ".join(parts)
 
