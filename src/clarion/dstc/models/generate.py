@@ -185,7 +185,7 @@ def snippets_response(snippets: Sequence, names: Mapping, max_reviews: int = 2) 
         reviews = tuple(s.body for s in own if s.doc_type == "review")
         faqs = tuple(_display_written(s.body, raw) for s in own if s.doc_type != "review")
         if len(entities) > 1:  # several places: an answer that does not say whose gets the name
-            faqs = tuple(f if _names(f, name) else f"{name}: {f}" for f in faqs)
+            faqs = tuple(_whose(f, name) for f in faqs)
         parts.append(template_response(Selected(name, reviews, faqs), max_reviews))
     return " ".join(parts)
 
@@ -255,6 +255,11 @@ def _misspelt(found: list[str], wanted: list[re.Match]) -> bool:
 def _bare(word: str) -> str:
     """``word`` in lower case without apostrophes ("Rosa's" -> "rosas")."""
     return re.sub("['’]", "", word.lower())
+
+
+def _whose(answer: str, name: str) -> str:
+    """``answer`` saying it is about the place ``name`` ("Meghna: Free parking is available."), unless it names it."""
+    return answer if _names(answer, name) else f"{name}: {answer}"
 
 
 def _names(text: str, name: str) -> bool:
@@ -956,9 +961,7 @@ def with_faq_answers(
             parts[0] = without_polar_opener(parts[0])
         if missed:
             said = as_sentence(swap_entity(answer, entity, display_name(entity)) if entity else answer)
-            if several and entity and not _names(said, display_name(entity)):
-                said = f"{display_name(entity)}: {said}"
-            parts.append(said)
+            parts.append(_whose(said, display_name(entity)) if several and entity else said)
             have |= words
     return " ".join(parts)
 
