@@ -192,6 +192,14 @@ def test_the_rest_of_a_misspelt_name_is_renamed_with_it():
     )
 
 
+def test_a_misspelt_old_name_is_renamed_too():
+    # a training comparison wrote "Takeway" for THE GOOD LUCK CHINESE FOOD TAKEAWAY: no alias caught it
+    text = "The service at Good Luck Chinese Food Takeway ranges from clueless to excellent."
+    renamed = swap_entity(text, "THE GOOD LUCK CHINESE FOOD TAKEAWAY", "Midsummer House Restaurant")
+    assert renamed == "The service at Midsummer House Restaurant ranges from clueless to excellent."
+    assert swap_entity("Guests of Kirkwoos House say so.", "KIRKWOOD HOUSE", "Zizzi") == "Guests of Zizzi say so."
+
+
 def test_a_comparison_answer_votes_but_is_not_chosen_for_one_entity():
     responses = [
         "The rooms at Delta Lodge are quiet, and the rooms at Alpha Hotel are quiet too. Anything else?",
@@ -627,6 +635,17 @@ def test_a_comparison_of_more_places_than_the_selection_only_votes():
     names[("restaurant", 9)] = "OMEGA CAFE"
     pool = consensus_pool(bank, query, query, "Gamma Grill", three_selected, k=2, entity_names=names)
     assert pool.choosable == 2
+
+
+def test_a_comparison_keeps_a_shared_place_s_name_spelt_right():
+    two = frozenset({("restaurant", 1, 0, 0), ("restaurant", 4, 0, 0)})
+    bank = _one_hot_bank(["Both Alpha Gril and Delta Diner have a patio."], ["ALPHA GRILL"], [two])
+    bank.entity_names = {("restaurant", 1): "ALPHA GRILL", ("restaurant", 4): "DELTA DINER"}
+    names = {("restaurant", 1): "ALPHA GRILL", ("restaurant", 7): "GAMMA GRILL"}
+    selected = [("restaurant", 1, 0, 0), ("restaurant", 7, 0, 1)]
+    query = bank.query_emb[0]
+    pool = consensus_pool(bank, query, query, "Alpha Grill", selected, k=1, entity_names=names)
+    assert pool.bodies == ["Both Alpha Grill and Gamma Grill have a patio."]
 
 
 def _faq(title: str, body: str, entity_id: int = 1) -> Snippet:

@@ -297,7 +297,9 @@ def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
     """Replace any alias of ``old_name`` in ``response`` with ``new_name`` (case-insensitive), with the capitalised
     words written straight after it as more of the name (:func:`_name_tail`), and a place-type word after those when
     ``new_name`` ends with one itself ("The Acorn Hotel is quiet" for HUNTINGDON MARRIOTT HOTEL: not "Huntingdon
-    Marriott Hotel Hotel"; "Curry Garden Restaurant" stays)."""
+    Marriott Hotel Hotel"; "Curry Garden Restaurant" stays). A misspelling of ``old_name`` goes too (:func:`respelled`:
+    "Good Luck Chinese Food Takeway" had stayed in a comparison borrowed for three other restaurants)."""
+    response = respelled(response, old_name)
     forms = sorted((a for a in aliases(old_name or "", written=True) if len(a) >= 3), key=len, reverse=True)
     if not forms:
         return response
@@ -629,6 +631,8 @@ def consensus_pool(
             text = swap_entities(
                 bank.responses[i], entity_renames(trained[j], selected, bank.entity_names, entity_names)
             )
+            for entity in (e for e in trained[j] if e in selected):  # a shared place keeps its name, spelt right
+                text = respelled(text, bank.entity_names.get(entity))
         else:
             text = swap_entity(bank.responses[i], bank.names[i], name)
         bodies.append(split_follow_up(text)[0])
