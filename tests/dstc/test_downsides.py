@@ -1,4 +1,5 @@
-"""What guests dislike: the turns that ask it, the review sentences that state a complaint, the answer."""
+"""What guests dislike or like: the turns that ask it, the review sentences that state a complaint or praise, the
+answer."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ import pytest
 
 from clarion.dstc.assistant import Grounder
 from clarion.dstc.io import Snippet, parse_knowledge
-from clarion.dstc.models.downsides import ASKS_COMPLAINTS, asks_downsides, complaints, downsides_response
+from clarion.dstc.models.downsides import (
+    ASKS_COMPLAINTS,
+    asks_downsides,
+    asks_upsides,
+    complaints,
+    downsides_response,
+    praises,
+    upsides_response,
+)
 from clarion.dstc.models.pipeline import PipelineConfig
 
 
@@ -90,3 +99,74 @@ def test_a_question_whether_there_are_complaints_is_told_apart_from_a_dislike_sa
     assert ASKS_COMPLAINTS.search("Are there any complaints about the rooms?")  # its answer gets no "Yes"
     assert ASKS_COMPLAINTS.search("Has anybody complained about the WiFi being unreliable?")
     assert not ASKS_COMPLAINTS.search("I don't like the noise, so is the hotel in a quiet part of town?")
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "What do people like about the ?",
+        "What do guests love most about ?",
+        "What's good about the ?",
+        "What are the highlights of ?",
+        "What do reviewers praise at the ?",
+        "What are the best things about the ?",
+    ],
+)
+def test_a_turn_asking_what_guests_like_without_an_aspect(turn):
+    assert asks_upsides(turn)
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Do people like the food at the ?",  # an aspect: the selector answers about the food
+        "What do guests love about the rooms at ?",
+        "I'd like to book a room at the .",
+        "What do people dislike about the ?",  # the downsides
+        "What don't people like about the ?",
+        "Is it quiet?",
+    ],
+)
+def test_a_turn_naming_an_aspect_or_not_asking_what_guests_like_is_not_one(turn):
+    assert not asks_upsides(turn)
+
+
+def test_praise_is_the_first_praising_sentence_of_each_of_two_reviews():
+    snippets = [
+        review(0, "We arrived on a Monday."),
+        review(0, "The staff were not very friendly.", 1),  # a negation is none
+        review(1, "The food was delicious but the room was a bit small."),  # a complaint's wording too: none
+        review(1, "We loved the view from our room.", 1),
+        review(1, "The staff were very friendly.", 2),  # a second one of the same review
+        review(2, "I highly recommend the breakfast."),
+        review(3, "The bed was really comfortable."),
+    ]
+    assert [s.body for s in praises(snippets)] == [
+        "We loved the view from our room.",
+        "I highly recommend the breakfast.",
+    ]
+    assert praises(snippets[:3]) == []
+
+
+def test_the_answer_reports_the_praise_or_says_there_is_none():
+    found = [review(1, "We loved the view from our room."), review(2, "The staff were very friendly.")]
+    assert upsides_response("The Alpha Lodge", found) == (
+        "Some guests of the Alpha Lodge had praise: they loved the view from their room, and the staff were very "
+        "friendly."
+    )
+    assert upsides_response("Alpha Lodge", []) == "The reviews I have of Alpha Lodge single out nothing in particular."
+
+
+def test_the_assistant_answers_what_guests_like_from_the_praise(tiny_model, monkeypatch):
+    from dstc_synthetic import knowledge
+
+    kb = knowledge()
+    sentences = {"0": "We arrived on a Monday.", "1": "We loved the quiet garden."}
+    kb["hotel"]["0"]["reviews"] = {"0": {"traveler_type": "Couples", "sentences": sentences}}
+    grounder = Grounder(tiny_model, parse_knowledge(kb, "knowledge.json"))
+    reply = grounder.respond(["What do people like about the Alpha Lodge?"])
+    assert reply.knowledge_seeking and [s.key for s in reply.snippets] == [("hotel", 0, 0, 1)]
+    assert reply.response.startswith("Some guests of Alpha Lodge had praise: they loved the quiet garden.")
+    monkeypatch.setattr(grounder.model.config, "upsides", False)
+    assert grounder.respond(["What do people like about the Alpha Lodge?"]) != reply
+    assert PipelineConfig().upsides and not PipelineConfig.from_json({}).upsides  # models trained before it

@@ -1,4 +1,5 @@
-"""What guests dislike about a place: turns that ask for it, and the review sentences that state a complaint.
+"""What guests dislike, or like, about a place: turns that ask for it, and the review sentences that state a complaint
+(or praise).
 
 DSTC11's questions about reviews nearly all name an aspect ("Are the rooms clean?"); a user asking what people dislike
 about a place names none, and the selector, trained on aspects, answers with whatever it finds closest — praise of the
@@ -7,6 +8,12 @@ sentences that state a complaint, found by their wording (:data:`COMPLAINT`): on
 8,013 review sentences, and 37 of 40 sampled (seed 50) read as complaints ("The service was a bit slow", "I wished the
 portions were bigger", "the only downside here is ..."; the misses: "no complaints there", an ironic question, a
 sentence about "the same" as the one before it).
+
+The mirror question, what guests like about a place ("What do people love most about the Golden Curry?"), is asked by
+no DSTC11 train turn and had been left to the dialogue manager; it is answered from review sentences stating praise
+(:data:`PRAISE`, no complaint wording, no negation, no word leaning on the sentence before): 1,133 of the 8,013 review
+sentences, and 39 of 40 sampled (seed 52) read as praise (the other follows a complaint: "At least the Gambas al ajillo
+made up for it because it was absolutely delicious!").
 """
 
 from __future__ import annotations
@@ -59,6 +66,22 @@ _NOT_ASPECTS = frozenset(
 )
 
 
+ASKS_UPSIDES = re.compile(
+    r"\b(?:(?:people|guests|customers|reviewers|visitors|diners|they|everyone)\s+(?:most\s+)?"
+    r"(?:like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|rave about|praise|praised)|praised?|praises|"
+    r"best things?|best parts?|highlights?|good things|strengths?|positives?|upsides?|(?:good|great) about)\b",
+    re.IGNORECASE,
+)
+"""A turn asking what guests like or praise, or the best things of a place ("What do people love most about the Golden
+Curry?", "What are the highlights of the Lensfield Hotel?")."""
+
+_PRAISE_WORDS = frozenset(
+    "like likes liked love loves loved enjoy enjoys enjoyed rave raves praise praised praises best part parts "
+    "highlight highlights good great positive positives upside upsides strength strengths what's whats are".split()
+)
+"""The asking words of :data:`ASKS_UPSIDES`' turns: no aspect."""
+
+
 def asks_downsides(turn: str) -> bool:
     """Whether ``turn`` (names cut) asks what guests dislike about a place without naming an aspect: every word
     but the asking and opinion words (:data:`_NOT_ASPECTS`) gone ("What do people dislike about the ?", not "Any
@@ -68,12 +91,56 @@ def asks_downsides(turn: str) -> bool:
     return not [w for w in re.findall(r"[a-z']+", turn.lower()) if w not in _NOT_ASPECTS]
 
 
+def asks_upsides(turn: str) -> bool:
+    """Whether ``turn`` (names cut) asks what guests like about a place without naming an aspect
+    (:func:`asks_downsides`' mirror: "What do people like about the ?", not "Do people like the food at the ?")."""
+    if not ASKS_UPSIDES.search(turn) or ASKS_DOWNSIDES.search(turn):
+        return False
+    return not [w for w in re.findall(r"[a-z']+", turn.lower()) if w not in _NOT_ASPECTS and w not in _PRAISE_WORDS]
+
+
+_POSITIVE = (
+    r"(?:excellent|amazing|wonderful|fantastic|great|superb|lovely|delicious|tasty|friendly|helpful|welcoming|"
+    r"attentive|spotless|immaculate|clean|comfortable|cosy|cozy|spacious|beautiful|stunning|perfect|fresh|convenient|"
+    r"outstanding|impressive|pleasant|nice|good)"
+)
+PRAISE = re.compile(
+    rf"\b(?:loved|enjoyed|highly recommend\w*|(?:was|were|is|are|seemed|very|really|so|extremely|incredibly|truly|"
+    rf"absolutely|always) {_POSITIVE})\b",
+    re.IGNORECASE,
+)
+"""A review sentence stating praise: a positive word after "was", "were", "very", ... ("the staff were very
+friendly"), "loved", "enjoyed", "highly recommend"; one with a complaint's wording or a negation is none."""
+_NEGATION = re.compile(r"\b(?:not|never|no|nothing)\b|n't\b", re.IGNORECASE)
+_LEANING = re.compile(r"\b(?:both|too|though|also|as well|either|again)\b", re.IGNORECASE)
+"""Words that lean a review sentence on the one before it ("Both were excellent", "the breakfast was good too"): read
+alone as an answer, they point at nothing."""
+
+
+def praises(snippets: Sequence[Snippet], most: int = 2) -> list[Snippet]:
+    """:func:`complaints`' mirror: the first review sentence stating praise (:data:`PRAISE`, no complaint wording, no
+    negation, not leaning on the sentence before it) from each of up to ``most`` reviews of ``snippets``."""
+    return _first_per_review(snippets, _praising, most)
+
+
+def _praising(body: str) -> bool:
+    """Whether a review sentence states praise that reads alone (:func:`praises`)."""
+    if not PRAISE.search(body) or COMPLAINT.search(body):
+        return False
+    return not _NEGATION.search(body) and not _LEANING.search(body)
+
+
 def complaints(snippets: Sequence[Snippet], most: int = 2) -> list[Snippet]:
     """The first review sentence of ``snippets`` stating a complaint (:data:`COMPLAINT`) from each of up to ``most``
     reviews, in the knowledge's order."""
+    return _first_per_review(snippets, lambda body: bool(COMPLAINT.search(body)), most)
+
+
+def _first_per_review(snippets: Sequence[Snippet], wanted, most: int) -> list[Snippet]:
+    """The first review sentence of ``snippets`` whose body is ``wanted`` from each of up to ``most`` reviews."""
     out: list[Snippet] = []
     for snippet in snippets:
-        if snippet.doc_type != "review" or not COMPLAINT.search(snippet.body):
+        if snippet.doc_type != "review" or not wanted(snippet.body):
             continue
         if all(s.doc_id != snippet.doc_id for s in out):
             out.append(snippet)
@@ -93,5 +160,19 @@ def downsides_response(name: str, found: Sequence[Snippet]) -> str:
     inner = mid_sentence(name)  # "Some guests of the Golden Curry"
     if not found:
         return f"The reviews I have of {inner} mention no complaints."
-    said = ", and ".join(_CONNECTIVE.sub("", " ".join(reported(s.body, name).split())) for s in found)
-    return f"Some guests of {inner} had complaints: {said}."
+    return f"Some guests of {inner} had complaints: {_said(found, name)}."
+
+
+def upsides_response(name: str, found: Sequence[Snippet]) -> str:
+    """:func:`downsides_response`'s mirror: what guests of ``name`` praise (:func:`praises`), or that the reviews
+    single out nothing."""
+    inner = mid_sentence(name)
+    if not found:
+        return f"The reviews I have of {inner} single out nothing in particular."
+    return f"Some guests of {inner} had praise: {_said(found, name)}."
+
+
+def _said(found: Sequence[Snippet], name: str) -> str:
+    """The review sentences ``found`` in reported speech, joined (the opening that tied each to its review's sentence
+    before cut)."""
+    return ", and ".join(_CONNECTIVE.sub("", " ".join(reported(s.body, name).split())) for s in found)

@@ -31,9 +31,13 @@ from clarion.dstc.models.detect import DetectConfig, Detector, as_question, coor
 from clarion.dstc.models.downsides import (
     ASKS_COMPLAINTS,
     ASKS_DOWNSIDES,
+    ASKS_UPSIDES,
     asks_downsides,
+    asks_upsides,
     complaints,
     downsides_response,
+    praises,
+    upsides_response,
 )
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, answering_faqs, faq_questions, glossed
@@ -122,6 +126,7 @@ _PIPELINE_BOUNDS = {
     "aspect_requests": FLAG,
     "follow_ups": FLAG,
     "downsides": FLAG,
+    "upsides": FLAG,
     "faq_agreement": FLAG,
     "last_resort_faq": FLAG,
     "dish_answers": FLAG,
@@ -175,6 +180,7 @@ class PipelineConfig:
     aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
     follow_ups: bool = True  # DSTC11: "How about the Ashley Hotel?" after a question asks that question of it
     downsides: bool = True  # DSTC11: "What do people dislike about X?" answered from its reviews' complaints
+    upsides: bool = True  # DSTC11: "What do people like about X?" knowledge-seeking, answered from its reviews' praise
     unsure_outranking: bool = True  # DSTC11: an unsure selector's choice may be outranked by an FAQ (0.5-0.6) too
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
@@ -234,6 +240,7 @@ class PipelineConfig:
             aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
             follow_ups=bool(obj.get("follow_ups", False)),  # before it: "How about the Ashley Hotel?" as written
             downsides=bool(obj.get("downsides", False)),  # before it: the selector's closest reviews
+            upsides=bool(obj.get("upsides", False)),  # before it: not knowledge-seeking unless the detector said so
             unsure_outranking=bool(obj.get("unsure_outranking", False)),  # before it: the unsure choice stood
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
@@ -386,7 +393,7 @@ class DstcModel:
         if self.config.review_cues and dataset.format is Format.DSTC11:
             detected = detected | np.array(
                 [
-                    bool(REVIEW_CUE.search(text) or self._asks_downsides(text, prepared.tracker))
+                    bool(REVIEW_CUE.search(text) or self._asks_opinion(text, prepared.tracker))
                     and bool(prepared.tracker.track(context_texts(c)))
                     for text, c in zip(texts, dataset.contexts, strict=True)
                 ],
@@ -438,8 +445,8 @@ class DstcModel:
                     out[i] = self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i])))
                     advance(1)
                     continue
-                if tracked[i] and not ranked and self._asks_downsides(texts[i], tracker):
-                    out[i] = self._downsides(index, tracked[i][0])
+                if tracked[i] and not ranked and (opinion := self._asks_opinion(texts[i], tracker)):
+                    out[i] = self._opinions(index, tracked[i][0], opinion)
                     advance(1)
                     continue
                 entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
@@ -787,18 +794,28 @@ class DstcModel:
         body = with_faq_answers(body, added, 1.0)
         return Label(True, tuple(keys), closed(body, follow_up or ""))
 
-    def _asks_downsides(self, text: str, tracker: EntityTracker) -> bool:
-        """With ``downsides``: whether the turn asks what guests dislike about a place, naming no aspect
-        (:func:`~clarion.dstc.models.downsides.asks_downsides`, names cut)."""
-        if not self.config.downsides or not ASKS_DOWNSIDES.search(text):  # most turns: no names to cut
-            return False
-        return asks_downsides(tracker.strip_names(text))
+    def _asks_opinion(self, text: str, tracker: EntityTracker) -> str | None:
+        """``"downsides"`` (with ``downsides``) when the turn asks what guests dislike about a place, ``"upsides"``
+        (with ``upsides``) when it asks what they like, naming no aspect
+        (:func:`~clarion.dstc.models.downsides.asks_downsides`, :func:`~clarion.dstc.models.downsides.asks_upsides`,
+        names cut); else None."""
+        if self.config.downsides and ASKS_DOWNSIDES.search(text):  # most turns: no names to cut
+            return "downsides" if asks_downsides(tracker.strip_names(text)) else None
+        if self.config.upsides and ASKS_UPSIDES.search(text):
+            return "upsides" if asks_upsides(tracker.strip_names(text)) else None
+        return None
 
-    def _downsides(self, index: KnowledgeIndex, entity: tuple) -> Label:
-        """The answer to what guests dislike about ``entity``: its reviews' complaints
-        (:func:`~clarion.dstc.models.downsides.complaints`) in reported speech, or that there are none."""
-        found = complaints(index.snippets(entity))
-        body = downsides_response(display_name(index.knowledge.entity_names.get(entity)), found)
+    def _opinions(self, index: KnowledgeIndex, entity: tuple, opinion: str) -> Label:
+        """The answer to what guests dislike (``opinion`` ``"downsides"``) or like (``"upsides"``) about ``entity``:
+        its reviews' complaints or praise (:func:`~clarion.dstc.models.downsides.complaints`,
+        :func:`~clarion.dstc.models.downsides.praises`) in reported speech, or that there are none."""
+        name = display_name(index.knowledge.entity_names.get(entity))
+        if opinion == "downsides":
+            found = complaints(index.snippets(entity))
+            body = downsides_response(name, found)
+        else:
+            found = praises(index.snippets(entity))
+            body = upsides_response(name, found)
         return Label(True, tuple(s.key for s in found), closed(body, follow_up_for([entity])))
 
     @staticmethod
