@@ -207,6 +207,7 @@ _MISSPELT = 0.75
 """How close (difflib ratio) a misspelt word of a name is to the word it stands for ("Ashely" / "ashley" 0.83)."""
 
 
+@lru_cache(maxsize=65536)
 def respelled(text: str, name: str | None) -> str:
     """``text`` with each misspelling of its place ``name`` written as ``name`` (an upper-case one as
     :func:`display_name` writes it): a run of capitalised words as long as the name (or the name without its leading
@@ -214,7 +215,8 @@ def respelled(text: str, name: str | None) -> str:
     the Ashely Hotel does not have a fitness center", "Kohimoor does not have take-out ordering"); 34 of DSTC11's
     2,869 FAQ answers misspell their own place (83 of DSTC10's). A one-word name is not matched by a longer or shorter
     form of itself ("Anatolian" for ANATOLIA), nor any word by its plural or possessive ("Frankie and Benny's"), nor an
-    abbreviation by a full word ("Center" for "Cntr")."""
+    abbreviation by a full word ("Center" for "Cntr"). Cached: :func:`swap_entity` asks it of the same training
+    response for every turn whose pool holds it."""
     if not name:
         return text
     wanted = list(_NAME_WORD.finditer(name))
