@@ -138,7 +138,8 @@ def test_praise_is_the_first_praising_sentence_of_each_of_two_reviews():
         review(1, "The food was delicious but the room was a bit small."),  # a complaint's wording too: none
         review(1, "We loved the view from our room.", 1),
         review(1, "The staff were very friendly.", 2),  # a second one of the same review
-        review(2, "I highly recommend the breakfast."),
+        review(2, "Highly recommend."),  # says nothing of what was liked: none
+        review(2, "I highly recommend the breakfast.", 1),
         review(3, "The bed was really comfortable."),
     ]
     assert [s.body for s in praises(snippets)] == [

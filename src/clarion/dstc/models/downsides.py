@@ -11,9 +11,9 @@ sentence about "the same" as the one before it).
 
 The mirror question, what guests like about a place ("What do people love most about the Golden Curry?"), is asked by
 no DSTC11 train turn and had been left to the dialogue manager; it is answered from review sentences stating praise
-(:data:`PRAISE`, no complaint wording, no negation, no word leaning on the sentence before): 1,133 of the 8,013 review
-sentences, and 39 of 40 sampled (seed 52) read as praise (the other follows a complaint: "At least the Gambas al ajillo
-made up for it because it was absolutely delicious!").
+(:data:`PRAISE`; no complaint wording, negation or word leaning on the sentence before; five words at least): 1,043 of
+the 8,013 review sentences, and 36 of 40 sampled (seed 53) read as praise (the other four mix it with a complaint: "...
+the view from where we sat looked out over a construction site", "the beer on the other hand was just okay").
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ PRAISE = re.compile(
 )
 """A review sentence stating praise: a positive word after "was", "were", "very", ... ("the staff were very
 friendly"), "loved", "enjoyed", "highly recommend"; one with a complaint's wording or a negation is none."""
-_NEGATION = re.compile(r"\b(?:not|never|no|nothing)\b|n't\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|no|none|nothing)\b|n't\b", re.IGNORECASE)
 _LEANING = re.compile(r"\b(?:both|too|though|also|as well|either|again)\b", re.IGNORECASE)
 """Words that lean a review sentence on the one before it ("Both were excellent", "the breakfast was good too"): read
 alone as an answer, they point at nothing."""
@@ -119,13 +119,18 @@ alone as an answer, they point at nothing."""
 
 def praises(snippets: Sequence[Snippet], most: int = 2) -> list[Snippet]:
     """:func:`complaints`' mirror: the first review sentence stating praise (:data:`PRAISE`, no complaint wording, no
-    negation, not leaning on the sentence before it) from each of up to ``most`` reviews of ``snippets``."""
+    negation, not leaning on the sentence before it, five words at least) from each of up to ``most`` reviews of
+    ``snippets``."""
     return _first_per_review(snippets, _praising, most)
+
+
+_FEWEST_WORDS = 5
+"""A praise sentence shorter than this says nothing of what was liked ("Absolutely amazing.", "Highly recommend.")."""
 
 
 def _praising(body: str) -> bool:
     """Whether a review sentence states praise that reads alone (:func:`praises`)."""
-    if not PRAISE.search(body) or COMPLAINT.search(body):
+    if len(body.split()) < _FEWEST_WORDS or not PRAISE.search(body) or COMPLAINT.search(body):
         return False
     return not _NEGATION.search(body) and not _LEANING.search(body)
 
