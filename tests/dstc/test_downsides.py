@@ -79,20 +79,45 @@ def test_the_answer_reports_the_complaints_or_says_there_are_none():
     assert downsides_response("Alpha Lodge", []) == "The reviews I have of Alpha Lodge mention no complaints."
 
 
-def test_the_assistant_answers_what_guests_dislike_from_the_complaints(tiny_model, monkeypatch):
+@pytest.mark.parametrize(
+    ("question", "sentence", "answer", "flag"),
+    [
+        (
+            "What do people dislike about the Alpha Lodge?",
+            "The bed was uncomfortable.",
+            "Some guests of Alpha Lodge had complaints: the bed was uncomfortable.",
+            "downsides",
+        ),
+        (
+            "What do people like about the Alpha Lodge?",
+            "We loved the quiet garden.",
+            "Some guests of Alpha Lodge had praise: they loved the quiet garden.",
+            "upsides",
+        ),
+    ],
+)
+def test_the_assistant_answers_what_guests_dislike_or_like_from_those_sentences(
+    tiny_model, monkeypatch, question, sentence, answer, flag
+):
     from dstc_synthetic import knowledge
 
     kb = knowledge()
-    kb["hotel"]["0"]["reviews"]["9"] = {"traveler_type": "Couples", "sentences": {"0": "The bed was uncomfortable."}}
+    kb["hotel"]["0"]["reviews"] = {"0": {"traveler_type": "Couples", "sentences": {"0": "We came.", "1": sentence}}}
     grounder = Grounder(tiny_model, parse_knowledge(kb, "knowledge.json"))
-    reply = grounder.respond(["What do people dislike about the Alpha Lodge?"])
-    assert reply.knowledge_seeking and [s.key for s in reply.snippets] == [("hotel", 0, 9, 0)]
-    assert reply.response.startswith("Some guests of Alpha Lodge had complaints: the bed was uncomfortable.")
+    reply = grounder.respond([question])
+    assert reply.knowledge_seeking and [s.key for s in reply.snippets] == [("hotel", 0, 0, 1)]
+    assert reply.response.startswith(answer)
+    monkeypatch.setattr(grounder.model.config, flag, False)
+    assert grounder.respond([question]) != reply
+    assert getattr(PipelineConfig(), flag) and not getattr(PipelineConfig.from_json({}), flag)  # older models: off
+
+
+def test_a_place_whose_reviews_hold_no_complaint_is_said_to_have_none(tiny_model):
+    from dstc_synthetic import knowledge
+
+    grounder = Grounder(tiny_model, parse_knowledge(knowledge(), "knowledge.json"))
     none = grounder.respond(["What do people dislike about the Beta House Hotel?"])
     assert none.snippets == () and none.response.startswith("The reviews I have of Beta House Hotel mention no")
-    monkeypatch.setattr(grounder.model.config, "downsides", False)
-    assert grounder.respond(["What do people dislike about the Alpha Lodge?"]) != reply
-    assert PipelineConfig().downsides and not PipelineConfig.from_json({}).downsides  # models trained before it
 
 
 def test_a_question_whether_there_are_complaints_is_told_apart_from_a_dislike_said_in_passing():
@@ -156,18 +181,3 @@ def test_the_answer_reports_the_praise_or_says_there_is_none():
         "friendly."
     )
     assert upsides_response("Alpha Lodge", []) == "The reviews I have of Alpha Lodge single out nothing in particular."
-
-
-def test_the_assistant_answers_what_guests_like_from_the_praise(tiny_model, monkeypatch):
-    from dstc_synthetic import knowledge
-
-    kb = knowledge()
-    sentences = {"0": "We arrived on a Monday.", "1": "We loved the quiet garden."}
-    kb["hotel"]["0"]["reviews"] = {"0": {"traveler_type": "Couples", "sentences": sentences}}
-    grounder = Grounder(tiny_model, parse_knowledge(kb, "knowledge.json"))
-    reply = grounder.respond(["What do people like about the Alpha Lodge?"])
-    assert reply.knowledge_seeking and [s.key for s in reply.snippets] == [("hotel", 0, 0, 1)]
-    assert reply.response.startswith("Some guests of Alpha Lodge had praise: they loved the quiet garden.")
-    monkeypatch.setattr(grounder.model.config, "upsides", False)
-    assert grounder.respond(["What do people like about the Alpha Lodge?"]) != reply
-    assert PipelineConfig().upsides and not PipelineConfig.from_json({}).upsides  # models trained before it
