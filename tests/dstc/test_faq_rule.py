@@ -10,7 +10,15 @@ from dstc_synthetic import write_synthetic
 
 from clarion.dstc.io import load_dataset
 from clarion.dstc.models import faq_rule
-from clarion.dstc.models.faq_rule import FaqRule, best_cosines, faq_questions, glossed, youden_threshold
+from clarion.dstc.models.faq_rule import (
+    FaqRule,
+    best_cosines,
+    faq_questions,
+    glossed,
+    other_end_of_stay,
+    stay_end,
+    youden_threshold,
+)
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
@@ -339,6 +347,35 @@ def test_a_question_in_plain_words_reaches_the_faq_in_trade_terms(dense_model, t
     assert glossary.target and glossary.knowledge == (faq.key,) and glossary.response.startswith("BYOB is not")
     assert not written.target
     assert not PipelineConfig.from_json({"detect": {}}).detect.faq_glossary  # models trained before it
+
+
+def test_a_question_about_one_end_of_a_stay_is_not_answered_about_the_other():
+    assert stay_end("Can I check in early?") == "in" and stay_end("When is check-out?") == "out"
+    assert stay_end("What are the check-in and check-out times?") is None and stay_end("Is there a gym?") is None
+    assert other_end_of_stay("Can I check in early?", "What time is check-out?")
+    assert other_end_of_stay("Can I check out late?", "Is there an age restriction for check-in?")
+    assert not other_end_of_stay("Can I check in early?", "When is standard check in?")
+    assert not other_end_of_stay("Can I leave my luggage?", "Can I store my suitcase until check-in time?")
+    assert not other_end_of_stay("Is there a gym?", "What time is check-out?")
+
+
+def test_a_check_in_question_gets_no_check_out_faq(dense_model, tmp_path):
+    """``PipelineConfig.stay_ends_apart``: MiniLM puts "Can I check in early?" near a place's check-out FAQ."""
+    from dstc_synthetic import knowledge
+
+    model, _ = dense_model
+    kb = knowledge()
+    faqs = kb["hotel"]["0"]["faqs"]
+    faqs["1"] = {"question": "When is standard check in?", "answer": "Check-in time is from 16:00 to 22:00."}
+    faqs["2"] = {"question": "What time is check-out?", "answer": "Check out is between 730 and 1030."}
+    logs = [[{"speaker": "U", "text": "I want Alpha Lodge."}, {"speaker": "S", "text": "Sure."}]]
+    logs = [[*logs[0], {"speaker": "U", "text": text}] for text in ("Can I check in early?", "Can I check out late?")]
+    data = _unlabelled(tmp_path / "stay", logs, kb)
+    assert model.config.stay_ends_apart
+    check_in, check_out = model.predict(data)
+    assert check_in.target and ("hotel", 0, 2) not in check_in.knowledge
+    assert check_out.target and ("hotel", 0, 1) not in check_out.knowledge
+    assert not PipelineConfig.from_json({}).stay_ends_apart  # models trained before it
 
 
 def test_the_outranking_faq_answers_turns_the_gated_rule_did_not_flag(dense_model, tmp_path, monkeypatch):

@@ -93,6 +93,25 @@ def answering_faqs(rule: FaqRule, turn_emb: np.ndarray, snippets: Sequence[Snipp
     return [s for s, access in kept if not access or (s.domain, s.entity_id) not in answered]
 
 
+_CHECK_IN = re.compile(r"\bcheck(?:ing)?[- ]?in\b|\barriv", re.IGNORECASE)
+_CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]?out\b|\bdepart", re.IGNORECASE)
+
+
+def stay_end(text: str) -> str | None:
+    """``"in"`` when ``text`` names check-in or arrival and not check-out or departure; ``"out"`` for the
+    reverse; None for both or neither."""
+    about_in, about_out = bool(_CHECK_IN.search(text)), bool(_CHECK_OUT.search(text))
+    return None if about_in == about_out else ("in" if about_in else "out")
+
+
+def other_end_of_stay(turn: str, question: str) -> bool:
+    """Whether the FAQ ``question`` is about one end of a stay (:func:`stay_end`; "leave" is not one: "Can I leave my
+    luggage?") and ``turn`` asks about the other (``PipelineConfig.stay_ends_apart``): MiniLM puts "Can I check in
+    early?" nearer "What time is check-out?" than "When is standard check in?" at Leverton House."""
+    asked = stay_end(turn)
+    return asked is not None and stay_end(question) not in (None, asked)
+
+
 def faq_questions(knowledge: Knowledge) -> list[str]:
     """The distinct FAQ questions (DSTC9 titles, DSTC11 FAQ questions) of ``knowledge``, sorted."""
     return sorted({s.title.strip() for s in knowledge.snippets() if s.title.strip()})

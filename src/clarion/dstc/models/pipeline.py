@@ -40,7 +40,15 @@ from clarion.dstc.models.downsides import (
     upsides_response,
 )
 from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.faq_rule import ENTITY_FAQ_COSINE, FaqRule, answering_faqs, faq_questions, glossed
+from clarion.dstc.models.faq_rule import (
+    ENTITY_FAQ_COSINE,
+    FaqRule,
+    answering_faqs,
+    faq_questions,
+    glossed,
+    other_end_of_stay,
+    stay_end,
+)
 from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
@@ -134,6 +142,7 @@ _PIPELINE_BOUNDS = {
     "denials_said": FLAG,
     "aspect_words": FLAG,
     "unsure_outranking": FLAG,
+    "stay_ends_apart": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
@@ -182,6 +191,7 @@ class PipelineConfig:
     downsides: bool = True  # DSTC11: "What do people dislike about X?" answered from its reviews' complaints
     upsides: bool = True  # DSTC11: "What do people like about X?" knowledge-seeking, answered from its reviews' praise
     unsure_outranking: bool = True  # DSTC11: an unsure selector's choice may be outranked by an FAQ (0.5-0.6) too
+    stay_ends_apart: bool = True  # a check-in question gets no check-out FAQ, and the reverse
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -242,6 +252,7 @@ class PipelineConfig:
             downsides=bool(obj.get("downsides", False)),  # before it: the selector's closest reviews
             upsides=bool(obj.get("upsides", False)),  # before it: not knowledge-seeking unless the detector said so
             unsure_outranking=bool(obj.get("unsure_outranking", False)),  # before it: the unsure choice stood
+            stay_ends_apart=bool(obj.get("stay_ends_apart", False)),  # before it: either end's FAQ could answer
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -654,6 +665,17 @@ class DstcModel:
         others = (rule.best_faq(view, own, floor, gated=gated) for place, own in places.items() if place != answered)
         return [other for other in others if other is not None]
 
+    def _other_end_of_stay(self, snippets: Sequence[Snippet], turn_text: str) -> np.ndarray:
+        """With ``stay_ends_apart``: which of ``snippets`` are FAQs about the end of a stay the turn does not ask about
+        (:func:`~clarion.dstc.models.faq_rule.other_end_of_stay`: "Can I check in early?" and "What time is
+        check-out?"), which neither the selector nor the FAQ rule may answer it from."""
+        out = np.zeros(len(snippets), dtype=bool)
+        asked = stay_end(turn_text) if self.config.stay_ends_apart else None
+        if asked is not None:  # most turns name neither end
+            for i, snippet in enumerate(snippets):
+                out[i] = snippet.doc_type == "faq" and stay_end(snippet.title) not in (None, asked)
+        return out
+
     def _unrelated(self, chosen_emb: np.ndarray, turn_emb: np.ndarray) -> bool:
         """Whether none of the chosen snippets is within cosine ``abstain_cosine`` of the turn (names cut): the
         selector ranks the snippets it has, and a question none of them is about ("Is the Allenbell noisy at
@@ -888,6 +910,9 @@ class DstcModel:
         faq_choices = snippets  # the FAQs the gated rule's answers choose from
         if faq_fallback is not None and self.config.accessibility_apart:
             faq_choices = answering_faqs(faq_fallback, view, snippets, turn_text)
+        other_end = self._other_end_of_stay(snippets, turn_text)  # FAQs about the end of the stay not asked about
+        if other_end.any():
+            faq_choices = [s for s in faq_choices if not other_end_of_stay(turn_text, s.title)]
         if ranked and self.config.select.faq_cosine and self.config.dense:  # FAQ-only knowledge: zero-shot
             scores = group.snippets @ group.query
         else:
@@ -895,6 +920,7 @@ class DstcModel:
             if self.selector.memory is not None:
                 group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
             scores = self.selector.scores(group)
+            scores[other_end] = 0.0
             if faq_fallback is not None:
                 floor, gated = ENTITY_FAQ_COSINE, False
                 faq = faq_fallback.best_faq(view, faq_choices)
