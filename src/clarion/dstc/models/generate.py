@@ -955,8 +955,7 @@ def with_faq_answers(
     as :func:`snippets_response` does ("... El Shaddai is also adequately fast. Alexander Bed and Breakfast: Free Wifi
     internet is available.")."""
     have, parts = content_words(body), [body]
-    for answer, entity in faqs:
-        answer = respelled(answer, entity)
+    for answer, entity in faqs:  # swap_entity writes a misspelt name right (respelled) as it cuts or rewrites it
         plain = swap_entity(answer, entity, "") if entity else answer  # the name is no content
         words = content_words(plain)
         if not words:

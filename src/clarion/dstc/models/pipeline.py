@@ -670,10 +670,9 @@ class DstcModel:
         (:func:`~clarion.dstc.models.faq_rule.other_end_of_stay`: "Can I check in early?" and "What time is
         check-out?"), which neither the selector nor the FAQ rule may answer it from."""
         out = np.zeros(len(snippets), dtype=bool)
-        asked = stay_end(turn_text) if self.config.stay_ends_apart else None
-        if asked is not None:  # most turns name neither end
+        if self.config.stay_ends_apart and stay_end(turn_text) is not None:  # most turns name neither end
             for i, snippet in enumerate(snippets):
-                out[i] = snippet.doc_type == "faq" and stay_end(snippet.title) not in (None, asked)
+                out[i] = snippet.doc_type == "faq" and other_end_of_stay(turn_text, snippet.title)
         return out
 
     def _unrelated(self, chosen_emb: np.ndarray, turn_emb: np.ndarray) -> bool:
@@ -912,7 +911,8 @@ class DstcModel:
             faq_choices = answering_faqs(faq_fallback, view, snippets, turn_text)
         other_end = self._other_end_of_stay(snippets, turn_text)  # FAQs about the end of the stay not asked about
         if other_end.any():
-            faq_choices = [s for s in faq_choices if not other_end_of_stay(turn_text, s.title)]
+            apart = {s.key for s, other in zip(snippets, other_end, strict=True) if other}
+            faq_choices = [s for s in faq_choices if s.key not in apart]
         if ranked and self.config.select.faq_cosine and self.config.dense:  # FAQ-only knowledge: zero-shot
             scores = group.snippets @ group.query
         else:
