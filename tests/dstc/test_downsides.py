@@ -10,6 +10,7 @@ from clarion.dstc.io import Snippet, parse_knowledge
 from clarion.dstc.models.downsides import (
     ASKS_COMPLAINTS,
     asks_downsides,
+    asks_opinion,
     asks_upsides,
     complaints,
     downsides_response,
@@ -181,3 +182,23 @@ def test_the_answer_reports_the_praise_or_says_there_is_none():
         "friendly."
     )
     assert upsides_response("Alpha Lodge", []) == "The reviews I have of Alpha Lodge single out nothing in particular."
+
+
+def test_a_turn_asking_an_opinion_holds_a_word_of_praise_or_complaint_or_asks_the_reviews():
+    """``asks_opinion``: the reviews answer these, not an FAQ about a facility their other words are near
+    (``PipelineConfig.outrank_by_question``)."""
+    for turn in (
+        "Is the restaurant located in a nice area?",
+        "Before I do, does either hotel offer friendly staff?",
+        "Is the breakfast any good?",
+        "Are the rooms noisy?",
+        "What do reviews say about the parking?",
+    ):
+        assert asks_opinion(turn), turn
+    for turn in (
+        "Is the front desk open all night?",
+        "How old do I have to be to check in at ?",  # "old" is a complaint's word, "how old" asks a rule
+        "Is there a safe in the rooms?",
+        "Do they sell beer?",
+    ):
+        assert not asks_opinion(turn), turn

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
-from clarion.dstc.io import load_dataset
+from clarion.dstc.io import Snippet, load_dataset
 from clarion.dstc.models import faq_rule
 from clarion.dstc.models.faq_rule import (
     FaqRule,
@@ -623,3 +623,42 @@ def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge
     assert len(asked) == 4  # the two parts of each coordinated turn, embedded once
     assert not model._coordinated_turns(data, prepared, texts, np.ones(3, dtype=bool)).any()  # known turns skipped
     assert PipelineConfig().coordinated_detection and not PipelineConfig.from_json({}).coordinated_detection
+
+
+def _unit(*weights: float) -> np.ndarray:
+    vector = np.zeros(384, dtype=np.float32)
+    vector[: len(weights)] = weights
+    return vector / np.linalg.norm(vector)
+
+
+def test_an_unremembered_choice_of_reviews_yields_to_the_faq_the_turn_paraphrases(dense_model, monkeypatch):
+    """``PipelineConfig.outrank_by_question``: "Is the front desk open all night?" at the Gonville Hotel chose views
+    reviews (snippet cosine 0.53), though the turn is 0.71 from its FAQ question "What time does your front desk
+    close?"; its snippet (question and answer) is 0.66 from the turn, not the outranking margin ahead."""
+    from types import SimpleNamespace
+
+    model, _ = dense_model
+    review = Snippet("hotel", 0, 3, 1, "review", "", "The views are lovely.", "Alpha Lodge")
+    faq = Snippet("hotel", 0, 18, None, "faq", "What time does your front desk close?", "It is open 24 hours.", "Alpha")
+    view = _unit(1.0)
+    question = _unit(0.7, 0.714)  # cosine 0.7 to the turn
+    group = SimpleNamespace(
+        query=view,
+        snippets=np.stack([_unit(0.53, 0.848), _unit(0.6, 0.8)]),  # the FAQ's snippet is not 0.2 ahead
+        key_memory=np.array([[0.3], [-1.0]], dtype=np.float32),  # no training question within 0.7 chose the review
+    )
+    rule = FaqRule(question[None, :], 0.8, np.zeros(1, dtype=np.float32), 0.1, {faq.title: 0})
+    monkeypatch.setattr(model.selector, "choose", lambda scores, ranked=False: [0])
+    scores = np.array([0.9, 0.1])
+    args = (group, scores, [review, faq], faq, rule, view, view)
+    monkeypatch.setattr(model.config, "outrank_by_question", True)
+    assert model._outranked(*args, "Is the front desk open all night?")
+    assert not model._outranked(*args, "Is the front desk staff friendly at night?")  # an opinion: the reviews'
+    group.key_memory[0, 0] = 0.75  # a training question this close chose the review: the memory stands
+    assert not model._outranked(*args, "Is the front desk open all night?")
+    group.key_memory[0, 0] = 0.3
+    other = Snippet("hotel", 0, 5, None, "faq", "Is there a lift?", "There is a lift.", "Alpha Lodge")
+    assert not model._outranked(group, scores, [other, faq], faq, rule, view, view, "Is the front desk open all night?")
+    monkeypatch.setattr(model.config, "outrank_by_question", False)
+    assert not model._outranked(*args, "Is the front desk open all night?")
+    assert not PipelineConfig.from_json({}).outrank_by_question  # models trained before it

@@ -13,7 +13,6 @@ callers that predict turn by turn.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -32,7 +31,9 @@ from clarion.dstc.models.downsides import (
     ASKS_COMPLAINTS,
     ASKS_DOWNSIDES,
     ASKS_UPSIDES,
+    REVIEW_CUE,
     asks_downsides,
+    asks_opinion,
     asks_upsides,
     complaints,
     downsides_response,
@@ -91,12 +92,6 @@ DSTC11's questions, nearly all about reviews; on an FAQ question of a kind the t
 there a lift?") it is often unsure, and its best guess is then an unrelated review."""
 
 
-REVIEW_CUE = re.compile(
-    r"\b(reviews?|reviewers?|(?:people|guests|customers) say|say about|people think|think of|what'?s it like)\b", re.I
-)
-"""Words of a turn that asks what the reviews say (DSTC11's subjective knowledge): in the train split of
-dstc11_track5, 15 of the 15 last user turns holding one are knowledge-seeking. "recommend" and "rating" are not
-among them (52 booking turns hold them), nor "any good" ("Any good Italian places?" is a search)."""
 MAX_BRANCHES = 5
 """The most branches of a chain offered when a dialogue names the chain alone (more: which place, generally)."""
 FAQ_OUTRANKS = 0.2
@@ -143,6 +138,7 @@ _PIPELINE_BOUNDS = {
     "aspect_words": FLAG,
     "unsure_outranking": FLAG,
     "stay_ends_apart": FLAG,
+    "outrank_by_question": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
@@ -192,6 +188,7 @@ class PipelineConfig:
     upsides: bool = True  # DSTC11: "What do people like about X?" knowledge-seeking, answered from its reviews' praise
     unsure_outranking: bool = True  # DSTC11: an unsure selector's choice may be outranked by an FAQ (0.5-0.6) too
     stay_ends_apart: bool = True  # a check-in question gets no check-out FAQ, and the reverse
+    outrank_by_question: bool = True  # DSTC11: an unremembered choice of reviews yields to an FAQ the turn paraphrases
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -253,6 +250,7 @@ class PipelineConfig:
             upsides=bool(obj.get("upsides", False)),  # before it: not knowledge-seeking unless the detector said so
             unsure_outranking=bool(obj.get("unsure_outranking", False)),  # before it: the unsure choice stood
             stay_ends_apart=bool(obj.get("stay_ends_apart", False)),  # before it: either end's FAQ could answer
+            outrank_by_question=bool(obj.get("outrank_by_question", False)),  # before it: the snippet's cosine alone
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -697,7 +695,9 @@ class DstcModel:
             return False
         return rule.best_faq(turn_emb, snippets, OUTRANKING_FAQ_COSINE) is None
 
-    def _outranked(self, group, scores: np.ndarray, snippets, faq, rule=None, query=None, view=None) -> bool:
+    def _outranked(
+        self, group, scores: np.ndarray, snippets, faq, rule=None, query=None, view=None, plain_turn: str = ""
+    ) -> bool:
         """Whether the tracked entity's FAQ whose question the turn is closest to (``faq``, within cosine
         :data:`OUTRANKING_FAQ_COSINE`) should answer it over the selector's choice, on any
         detected turn: it is not chosen, no chosen snippet was the gold of a training turn within cosine
@@ -711,7 +711,12 @@ class DstcModel:
         ``view`` of it), a memory counts only when one of its training questions is about as close to the FAQ's
         question as this turn (within ``memory_elsewhere``): "Do they offer room service?" remembered "Do they offer
         big rooms?" (cosine 0.76), whose gold was a room-size review, though the room-service FAQ's question is 0.87
-        from the turn and 0.69 from that question."""
+        from the turn and 0.69 from that question.
+
+        With ``outrank_by_question``, an unremembered choice of reviews also yields to an FAQ whose question the turn
+        paraphrases (:meth:`_paraphrased`): "Is the front desk open all night?" at the Gonville Hotel chose views
+        reviews (0.53), and its FAQ "What time does your front desk close?" is 0.71 from the turn as a question but
+        0.66 as a snippet (question and answer), not :data:`FAQ_OUTRANKS` ahead."""
         floor = self.config.faq_fallback_memory
         if floor is None or faq is None or group.key_memory is None:
             return False
@@ -722,8 +727,29 @@ class DstcModel:
         remembered = [j for j in chosen if float(group.key_memory[j, 0]) >= floor]
         if remembered and not self._memory_elsewhere(remembered, snippets, faq, rule, query, view):
             return False
+        if (
+            self.config.outrank_by_question
+            and not remembered
+            and self._paraphrased(chosen, snippets, faq, rule, view, plain_turn)
+        ):
+            return True
         cosines = group.snippets @ group.query
         return float(cosines[chosen].max()) < float(cosines[at]) - FAQ_OUTRANKS
+
+    @staticmethod
+    def _paraphrased(chosen, snippets, faq, rule, view, plain_turn: str) -> bool:
+        """With ``outrank_by_question`` (see :meth:`_outranked`), for a choice no training question backs: whether the
+        choice holds no FAQ, the turn (``plain_turn``, names cut) asks no opinion (:func:`asks_opinion`) and is within
+        :data:`ENTITY_FAQ_COSINE` of ``faq``'s question as the gated ``rule`` sees it (``view``)."""
+        if (
+            rule is None
+            or view is None
+            or any(snippets[j].doc_type == "faq" for j in chosen)
+            or asks_opinion(plain_turn)
+        ):
+            return False
+        row = rule.rows.get(faq.title.strip())
+        return row is not None and float(rule.questions[row] @ view) >= ENTITY_FAQ_COSINE
 
     def _memory_elsewhere(self, remembered, snippets, faq, rule, query, view) -> bool:
         """Whether every training question remembered for the chosen snippets ``remembered`` is more than
@@ -935,7 +961,7 @@ class DstcModel:
                     floor = OUTRANKING_FAQ_COSINE  # the outranking test looks further than the rule's answers
                     faq = faq_fallback.best_faq(view, faq_choices, floor)
                     unsure = False
-                if unsure or self._outranked(group, scores, snippets, faq, faq_fallback, q_emb, view):
+                if unsure or self._outranked(group, scores, snippets, faq, faq_fallback, q_emb, view, plain_turn):
                     if faq is not None:
                         return self._faq_answer(index, faq_fallback, view, faq_choices, faq, floor, gated), None
                     if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
