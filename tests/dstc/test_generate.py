@@ -49,6 +49,7 @@ from clarion.dstc.models.generate import (
     template_response,
     with_detail_penalty,
     with_faq_answers,
+    without_joined_question,
     without_polar_opener,
     yes_to_the_opposite,
 )
@@ -664,6 +665,23 @@ def test_an_answer_that_says_no_reservations_offers_none():
     assert closed(body, FOLLOW_UP_TWO) == f"{body} {FOLLOW_UP_TWO}"
     assert closed("Gamma Grill takes reservations.", FOLLOW_UP) == f"Gamma Grill takes reservations. {FOLLOW_UP}"
     assert closed(body, "") == body
+
+
+def test_a_borrowed_body_keeps_no_closing_question_of_its_own():
+    """A training response whose offer is joined by a comma ("..., would you like to book a room there tonight?")
+    had kept it before the appended one."""
+    body = (
+        "Alpha Lodge has spotless rooms according to the reviews I found, would you like to book a room there tonight?"
+    )
+    offer = FOLLOW_UPS["hotel"]
+    assert closed(body, offer) == f"Alpha Lodge has spotless rooms according to the reviews I found. {offer}"
+    thin = "The walls are thin. This is not a great choice, let's find something else, shall we?"
+    assert closed(thin, offer) == f"The walls are thin. This is not a great choice. {offer}"
+    assert closed("Guests say it is really fast, will that work for you?", "") == (
+        "Guests say it is really fast, will that work for you?"  # no question appended: its own stays
+    )
+    assert closed("Yes, it has a pool, a gym and a spa.", offer) == f"Yes, it has a pool, a gym and a spa. {offer}"
+    assert without_joined_question(", would you like to book?") == ", would you like to book?"  # nothing before it
 
 
 def test_an_faq_answer_without_a_full_stop_gets_one():
