@@ -590,6 +590,29 @@ def test_an_accessibility_faq_gives_way_to_the_places_faq_within_the_answering_f
     assert PipelineConfig().accessibility_apart and not PipelineConfig.from_json({}).accessibility_apart
 
 
+def test_an_faq_about_guests_age_gives_way_to_the_places_faq_within_the_answering_floor(dense_model):
+    """``PipelineConfig.age_apart``: "Can I check in early?" at the Alexander Bed and Breakfast had got "You must be at
+    least 18 years old to check into Alexander Bed and Breakfast."."""
+    from clarion.dstc.io import Snippet
+    from clarion.dstc.models.faq_rule import answering_faqs, asks_accessibility, asks_age
+
+    assert asks_age("What is the minimum age of entry to check in at the hotel?") and asks_age("How old must I be?")
+    assert not asks_age("Can I check in early?") and not asks_age("What time is check-in?")
+    titles = ["Is there a minimum age to check in?", "What time is check-in?"]
+    questions = unit([[1, 0, 0], [0.8, 0.6, 0]])
+    rule = FaqRule.gated(titles, questions, unit([[0, 0, 1]]), cosine=0.8, margin=0.1)
+    age, time = (Snippet("hotel", 2, d, None, "faq", t, "...", "ALEXANDER") for d, t in enumerate(titles))
+    turn = unit([[1, 0.2, 0]])[0]  # "Can I check in early?": 0.98 from the age question, 0.90 from the time one
+    topics = (asks_accessibility, asks_age)
+    assert rule.best_faq(turn, [age, time]) is age
+    assert answering_faqs(rule, turn, [age, time], "Can I check in early?", topics) == [time]
+    assert answering_faqs(rule, turn, [age, time], "How old must I be to check in?", topics) == [age, time]
+    assert answering_faqs(rule, turn, [age, time], "Can I check in early?") == [age, time]  # accessibility alone
+    model, _ = dense_model
+    assert model.config.age_apart and asks_age in model._apart
+    assert not PipelineConfig.from_json({}).age_apart  # models trained before it
+
+
 def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge_seeking(
     dense_model, tmp_path, monkeypatch
 ):

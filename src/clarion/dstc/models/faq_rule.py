@@ -27,7 +27,7 @@ cross-validation over the dstc11_track5 train split (docs/dstc_detection.md).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -73,24 +73,47 @@ def asks_accessibility(text: str) -> bool:
     return bool(_ACCESSIBILITY.search(text))
 
 
-def answering_faqs(rule: FaqRule, turn_emb: np.ndarray, snippets: Sequence[Snippet], turn: str) -> list[Snippet]:
-    """``snippets`` without a place's FAQs about accessibility when ``turn`` does not ask about it and another FAQ
-    of the place is within :data:`ENTITY_FAQ_COSINE` of the turn (``turn_emb``): "Accessible parking is not available
-    at Limehouse." had answered "Do they have parking?" (0.78 from its question), though Limehouse's "What type of
-    parking is available?" (0.73) answers it. A place whose lift FAQ asks "Is there a lift available for
-    wheelchairs?" keeps it for "Is there a lift?"."""
-    if asks_accessibility(turn):
-        return list(snippets)
-    about = [s.doc_type == "faq" and asks_accessibility(s.title) for s in snippets]
+_AGE = re.compile(r"\bages?\b|how old|years old|\bminors?\b|under-?age", re.IGNORECASE)
+
+
+def asks_age(text: str) -> bool:
+    """Whether ``text`` asks about a guest's age ("Is there a minimum age to check in?", "How old do I have to be?")."""
+    return bool(_AGE.search(text))
+
+
+def answering_faqs(
+    rule: FaqRule,
+    turn_emb: np.ndarray,
+    snippets: Sequence[Snippet],
+    turn: str,
+    topics: Sequence[Callable[[str], bool]] = (asks_accessibility,),
+) -> list[Snippet]:
+    """``snippets`` without a place's FAQs about a topic of ``topics`` (accessibility; with
+    ``PipelineConfig.age_apart`` a guest's age too) when ``turn`` does not ask about it and another FAQ of the place is
+    within :data:`ENTITY_FAQ_COSINE` of the turn (``turn_emb``): "Accessible parking is not available at Limehouse."
+    had answered "Do they have parking?" (0.78 from its question), though Limehouse's "What type of parking is
+    available?" (0.73) answers it; "Can I check in early?" had got "You must be at least 18 years old to check-in". A
+    place whose lift FAQ asks "Is there a lift available for wheelchairs?" keeps it for "Is there a lift?"."""
+    kept = list(snippets)
+    for asks in topics:
+        if not asks(turn):
+            kept = _apart(rule, turn_emb, kept, asks)
+    return kept
+
+
+def _apart(rule: FaqRule, turn_emb: np.ndarray, snippets: list[Snippet], asks: Callable[[str], bool]) -> list[Snippet]:
+    """``snippets`` without the FAQs whose question ``asks`` about the topic, at each place with another FAQ within
+    :data:`ENTITY_FAQ_COSINE` of the turn (:func:`answering_faqs`)."""
+    about = [s.doc_type == "faq" and asks(s.title) for s in snippets]
     if not any(about):
-        return list(snippets)
+        return snippets
     answered = {
         (s.domain, s.entity_id)
-        for s, access in zip(snippets, about, strict=True)
-        if not access and rule.best_faq(turn_emb, [s]) is not None
+        for s, topical in zip(snippets, about, strict=True)
+        if not topical and rule.best_faq(turn_emb, [s]) is not None
     }
-    kept = zip(snippets, about, strict=True)
-    return [s for s, access in kept if not access or (s.domain, s.entity_id) not in answered]
+    pairs = zip(snippets, about, strict=True)
+    return [s for s, topical in pairs if not topical or (s.domain, s.entity_id) not in answered]
 
 
 _CHECK_IN = re.compile(r"\bcheck(?:ing)?[- ]?in\b|\barriv", re.IGNORECASE)

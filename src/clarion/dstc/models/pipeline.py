@@ -13,7 +13,7 @@ callers that predict turn by turn.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -45,6 +45,8 @@ from clarion.dstc.models.faq_rule import (
     ENTITY_FAQ_COSINE,
     FaqRule,
     answering_faqs,
+    asks_accessibility,
+    asks_age,
     faq_questions,
     glossed,
     other_end_of_stay,
@@ -139,6 +141,7 @@ _PIPELINE_BOUNDS = {
     "unsure_outranking": FLAG,
     "stay_ends_apart": FLAG,
     "outrank_by_question": FLAG,
+    "age_apart": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
@@ -189,6 +192,7 @@ class PipelineConfig:
     unsure_outranking: bool = True  # DSTC11: an unsure selector's choice may be outranked by an FAQ (0.5-0.6) too
     stay_ends_apart: bool = True  # a check-in question gets no check-out FAQ, and the reverse
     outrank_by_question: bool = True  # DSTC11: an unremembered choice of reviews yields to an FAQ the turn paraphrases
+    age_apart: bool = True  # DSTC11: with accessibility_apart, an FAQ about guests' age answers only turns asking it
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -251,6 +255,7 @@ class PipelineConfig:
             unsure_outranking=bool(obj.get("unsure_outranking", False)),  # before it: the unsure choice stood
             stay_ends_apart=bool(obj.get("stay_ends_apart", False)),  # before it: either end's FAQ could answer
             outrank_by_question=bool(obj.get("outrank_by_question", False)),  # before it: the snippet's cosine alone
+            age_apart=bool(obj.get("age_apart", False)),  # before it: an age FAQ could answer any turn
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -663,6 +668,11 @@ class DstcModel:
         others = (rule.best_faq(view, own, floor, gated=gated) for place, own in places.items() if place != answered)
         return [other for other in others if other is not None]
 
+    @property
+    def _apart(self) -> tuple[Callable[[str], bool], ...]:
+        """The topics whose FAQs answer only a turn asking about them (``accessibility_apart``, ``age_apart``)."""
+        return (asks_accessibility, asks_age) if self.config.age_apart else (asks_accessibility,)
+
     def _other_end_of_stay(self, snippets: Sequence[Snippet], turn_text: str) -> np.ndarray:
         """With ``stay_ends_apart``: which of ``snippets`` are FAQs about the end of a stay the turn does not ask about
         (:func:`~clarion.dstc.models.faq_rule.other_end_of_stay`: "Can I check in early?" and "What time is
@@ -830,7 +840,9 @@ class DstcModel:
         snippets = index.snippets(places[0])
         keys, added = list(label.knowledge), []
         for part in embed_queries(parts, self.config.dense):
-            choices = answering_faqs(rule, part, snippets, text) if self.config.accessibility_apart else snippets
+            choices = (
+                answering_faqs(rule, part, snippets, text, self._apart) if self.config.accessibility_apart else snippets
+            )
             faq = rule.best_faq(part, choices)
             if faq is not None and faq.key not in keys:
                 keys.append(faq.key)
@@ -934,7 +946,7 @@ class DstcModel:
         plain_turn = tracker.strip_names(turn_text) if tracker is not None else turn_text
         faq_choices = snippets  # the FAQs the gated rule's answers choose from
         if faq_fallback is not None and self.config.accessibility_apart:
-            faq_choices = answering_faqs(faq_fallback, view, snippets, turn_text)
+            faq_choices = answering_faqs(faq_fallback, view, snippets, turn_text, self._apart)
         other_end = self._other_end_of_stay(snippets, turn_text)  # FAQs about the end of the stay not asked about
         if other_end.any():
             apart = {s.key for s, other in zip(snippets, other_end, strict=True) if other}
