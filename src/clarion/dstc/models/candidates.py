@@ -29,6 +29,7 @@ class KnowledgeIndex:
         self._specific: dict[tuple, frozenset[str]] = {}
         self._words: dict[tuple, frozenset[str]] = {}
         self._name_words: frozenset[str] | None = None
+        self.aspect_stems: frozenset[str] | None = None  # anchors.aspect_stems, computed on first use
 
     def specific_words(self, share: float = 0.05, common: frozenset[str] = frozenset()) -> frozenset[str]:
         """Words (4+ letters, no English stop word) found in the knowledge of at least one and at most ``share`` of

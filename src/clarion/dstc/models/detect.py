@@ -229,3 +229,12 @@ class Detector:
 
     def predict(self, texts: Sequence[str], embeddings: np.ndarray | None = None) -> np.ndarray:
         return self.predict_proba(texts, embeddings) >= self.config.threshold
+
+    def word_stems(self) -> frozenset[str]:
+        """The content-word stems of the training turns' words (the word TF-IDF's one-word terms; cached)."""
+        if getattr(self, "_stems", None) is None:
+            from clarion.dstc.models.generate import content_words
+
+            terms = self._vectorizers[0].vocabulary_ if self._vectorizers else {}
+            self._stems = frozenset(content_words(" ".join(t for t in terms if " " not in t)))
+        return self._stems

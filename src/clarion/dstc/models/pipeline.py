@@ -25,6 +25,7 @@ from threadpoolctl import threadpool_limits
 
 from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
+from clarion.dstc.models.anchors import anchored, anchors, aspect_stems
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.detect import DetectConfig, Detector, as_question, coordinated_parts, follow_up_question
 from clarion.dstc.models.downsides import (
@@ -43,6 +44,7 @@ from clarion.dstc.models.downsides import (
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.faq_rule import (
     ENTITY_FAQ_COSINE,
+    GATE_MARGIN,
     FaqRule,
     answering_faqs,
     asks_accessibility,
@@ -142,6 +144,7 @@ _PIPELINE_BOUNDS = {
     "stay_ends_apart": FLAG,
     "outrank_by_question": FLAG,
     "age_apart": FLAG,
+    "aspect_anchors": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
@@ -193,6 +196,7 @@ class PipelineConfig:
     stay_ends_apart: bool = True  # a check-in question gets no check-out FAQ, and the reverse
     outrank_by_question: bool = True  # DSTC11: an unremembered choice of reviews yields to an FAQ the turn paraphrases
     age_apart: bool = True  # DSTC11: with accessibility_apart, an FAQ about guests' age answers only turns asking it
+    aspect_anchors: bool = False  # DSTC11, opt-in: an FAQ aspect word no training turn uses names the place's FAQ
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
     lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
@@ -256,6 +260,7 @@ class PipelineConfig:
             stay_ends_apart=bool(obj.get("stay_ends_apart", False)),  # before it: either end's FAQ could answer
             outrank_by_question=bool(obj.get("outrank_by_question", False)),  # before it: the snippet's cosine alone
             age_apart=bool(obj.get("age_apart", False)),  # before it: an age FAQ could answer any turn
+            aspect_anchors=bool(obj.get("aspect_anchors", False)),  # before it: MiniLM's closeness alone
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -683,6 +688,31 @@ class DstcModel:
                 out[i] = snippet.doc_type == "faq" and other_end_of_stay(turn_text, snippet.title)
         return out
 
+    def _anchored_faq(self, index: KnowledgeIndex, rule, view, choices, scores, snippets, plain_turn: str, group=None):
+        """With ``aspect_anchors`` (off by default: docs/dstc_detection.md): the FAQ among ``choices`` that an aspect
+        word of the turn (``plain_turn``, names cut; :mod:`.anchors`) names, closest to the turn (``view``) within the
+        entity gate's floor and by its question at least ``GATE_MARGIN`` closer than the chosen snippets (``group``)
+        are by theirs, unless the selector chose such an FAQ already or the turn asks an opinion. "My wife only eats
+        halal, is the Golden Curry an option?" had got an answer about its food."""
+        if not self.config.aspect_anchors or rule is None or view is None or asks_opinion(plain_turn):
+            return None
+        names = index.knowledge.entity_names
+        if index.aspect_stems is None:
+            faqs = {e: [s for s in index.snippets(e) if s.doc_type == "faq"] for e in index.entities()}
+            index.aspect_stems = aspect_stems(faqs, names, rule.rows, rule.questions)
+        stems = anchors(plain_turn, index.aspect_stems, self.detector.word_stems())
+        found = anchored(choices, stems, names) if stems else []
+        chosen = {snippets[j].key for j in self.selector.choose(scores)}
+        if not found or any(s.key in chosen for s in found):
+            return None
+        floor = self.config.detect.entity_faq_cosine
+        faq = rule.best_faq(view, found, ENTITY_FAQ_COSINE if floor is None else floor)
+        if faq is None or group is None:
+            return faq
+        chosen_cosine = float((group.snippets @ group.query)[self.selector.choose(scores)].max())
+        closeness = float(rule.questions[rule.rows[faq.title.strip()]] @ view)
+        return faq if closeness >= chosen_cosine + GATE_MARGIN else None  # not when the chosen answer is nearer
+
     def _unrelated(self, chosen_emb: np.ndarray, turn_emb: np.ndarray) -> bool:
         """Whether none of the chosen snippets is within cosine ``abstain_cosine`` of the turn (names cut): the
         selector ranks the snippets it has, and a question none of them is about ("Is the Allenbell noisy at
@@ -973,6 +1003,9 @@ class DstcModel:
                     floor = OUTRANKING_FAQ_COSINE  # the outranking test looks further than the rule's answers
                     faq = faq_fallback.best_faq(view, faq_choices, floor)
                     unsure = False
+                anchor = self._anchored_faq(index, faq_fallback, view, faq_choices, scores, snippets, plain_turn, group)
+                if anchor is not None:  # a word of an aspect the training turns never asked names the place's FAQ
+                    return self._faq_answer(index, faq_fallback, view, faq_choices, anchor, ENTITY_FAQ_COSINE), None
                 if unsure or self._outranked(group, scores, snippets, faq, faq_fallback, q_emb, view, plain_turn):
                     if faq is not None:
                         return self._faq_answer(index, faq_fallback, view, faq_choices, faq, floor, gated), None
