@@ -688,7 +688,7 @@ class DstcModel:
                 out[i] = snippet.doc_type == "faq" and other_end_of_stay(turn_text, snippet.title)
         return out
 
-    def _anchored_faq(self, index: KnowledgeIndex, rule, view, choices, scores, snippets, plain_turn: str, group=None):
+    def _anchored_faq(self, index: KnowledgeIndex, rule, view, choices, scores, snippets, plain_turn: str, group):
         """With ``aspect_anchors`` (off by default: docs/dstc_detection.md): the FAQ among ``choices`` that an aspect
         word of the turn (``plain_turn``, names cut; :mod:`.anchors`) names, closest to the turn (``view``) within the
         entity gate's floor and by its question at least ``GATE_MARGIN`` closer than the chosen snippets (``group``)
@@ -702,14 +702,14 @@ class DstcModel:
             index.aspect_stems = aspect_stems(faqs, names, rule.rows, rule.questions)
         stems = anchors(plain_turn, index.aspect_stems, self.detector.word_stems())
         found = anchored(choices, stems, names) if stems else []
-        chosen = {snippets[j].key for j in self.selector.choose(scores)}
-        if not found or any(s.key in chosen for s in found):
+        chosen = self.selector.choose(scores)
+        if not found or any(s.key in {snippets[j].key for j in chosen} for s in found):
             return None
         floor = self.config.detect.entity_faq_cosine
         faq = rule.best_faq(view, found, ENTITY_FAQ_COSINE if floor is None else floor)
-        if faq is None or group is None:
-            return faq
-        chosen_cosine = float((group.snippets @ group.query)[self.selector.choose(scores)].max())
+        if faq is None:
+            return None
+        chosen_cosine = float((group.snippets @ group.query)[chosen].max())
         closeness = float(rule.questions[rule.rows[faq.title.strip()]] @ view)
         return faq if closeness >= chosen_cosine + GATE_MARGIN else None  # not when the chosen answer is nearer
 
