@@ -110,6 +110,28 @@ def earlier_answers(path: str) -> dict[str, dict]:
         return {row["question"]: row for row in json.load(handle)}
 
 
+def print_verdict_changes(rows: list[dict], path: str, tag=lambda row: "") -> None:
+    """For a probe that counts right answers (``rows`` with ``question``, ``right``, ``response``): print the answers
+    that differ from the earlier run at ``path`` (``--compare``), right -> wrong first, each with ``tag(row)`` after its
+    verdicts, then how many moved which way."""
+    from collections import Counter
+
+    before = earlier_answers(path)
+    changed = [r for r in rows if r["question"] in before and before[r["question"]]["response"] != r["response"]]
+    changed.sort(key=lambda r: (before[r["question"]]["right"] <= r["right"], r["right"]))
+    verdicts = ("wrong", "right")
+    for row in changed:
+        old = before[row["question"]]
+        print(f"{verdicts[old['right']]} -> {verdicts[row['right']]}{tag(row)}: {row['question']}")
+        print(f"  before: {old['response']}\n  now:    {row['response']}")
+    moves = Counter((before[r["question"]]["right"], r["right"]) for r in changed)
+    print(
+        f"{len(changed)} of {len(rows)} answers changed: {moves[(False, True)]} wrong -> right, "
+        f"{moves[(True, False)]} right -> wrong, {moves[(False, False)]} wrong -> wrong, "
+        f"{moves[(True, True)]} right -> right"
+    )
+
+
 def main() -> None:
     args = probe_parser(__doc__.splitlines()[0]).parse_args()
     grounder = probed_grounder(args)

@@ -239,7 +239,7 @@ def probe_items(knowledge) -> list[tuple[str, str, str, set | None]]:
 
 
 def main() -> None:
-    from dstc_probe import earlier_answers, probe_parser, probed_grounder, save_answers
+    from dstc_probe import print_verdict_changes, probe_parser, probed_grounder, save_answers
 
     parser = probe_parser(__doc__.splitlines()[0])
     parser.add_argument("--show", type=int, default=2, help="wrong answers printed per question")
@@ -267,20 +267,7 @@ def main() -> None:
         print(f"{kind}: {got} / {sum(v for k, v in asked.items() if k[0] == kind)} right")
     save_answers(args.out, rows)
     if args.compare:
-        before = earlier_answers(args.compare)
-        changed = [r for r in rows if r["question"] in before and before[r["question"]]["response"] != r["response"]]
-        changed.sort(key=lambda r: (before[r["question"]]["right"] <= r["right"], r["right"]))
-        verdicts = ("wrong", "right")
-        for row in changed:
-            old = before[row["question"]]
-            print(f"{verdicts[old['right']]} -> {verdicts[row['right']]} ({row['kind']}): {row['question']}")
-            print(f"  before: {old['response']}\n  now:    {row['response']}")
-        moves = Counter((before[r["question"]]["right"], r["right"]) for r in changed)
-        print(
-            f"{len(changed)} of {len(rows)} answers changed: {moves[(False, True)]} wrong -> right, "
-            f"{moves[(True, False)]} right -> wrong, {moves[(False, False)]} wrong -> wrong, "
-            f"{moves[(True, True)]} right -> right"
-        )
+        print_verdict_changes(rows, args.compare, lambda row: f" ({row['kind']})")
 
 
 if __name__ == "__main__":

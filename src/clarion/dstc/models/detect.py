@@ -172,6 +172,7 @@ class Detector:
         self.config = config or DetectConfig()
         self._vectorizers = None
         self._model = None
+        self._stems: frozenset[str] | None = None  # word_stems, computed on first use
 
     def _features(self, texts: Sequence[str], embeddings: np.ndarray | None, fit: bool = False):
         from scipy.sparse import csr_matrix, hstack
@@ -232,7 +233,7 @@ class Detector:
 
     def word_stems(self) -> frozenset[str]:
         """The content-word stems of the training turns' words (the word TF-IDF's one-word terms; cached)."""
-        if getattr(self, "_stems", None) is None:
+        if self._stems is None:
             from clarion.dstc.models.generate import content_words
 
             terms = self._vectorizers[0].vocabulary_ if self._vectorizers else {}
