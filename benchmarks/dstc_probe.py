@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 PLACES = [
     "the Lensfield Hotel",
@@ -91,6 +92,8 @@ def probed_grounder(args: argparse.Namespace):
 
     from clarion.dstc.assistant import Grounder
 
+    if args.compare and not os.path.isfile(args.compare):  # before the minutes of asking, not after
+        raise SystemExit(f"error: --compare {args.compare}: no such file")
     grounder = Grounder.load(args.model)
     if args.set:  # prediction-time fields: the model keeps what it learnt, the knowledge stays bound
         grounder.model.config = merged(grounder.model.config, overrides(args.set), "--set")
