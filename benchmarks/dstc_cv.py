@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import asdict
@@ -146,6 +147,8 @@ def main() -> None:
         parser.error("--folds must be at least 2")
     if (args.out is None) == (args.pred is None):
         parser.error("give one of --out (run the cross-validation) and --pred (score an earlier run)")
+    if args.compare is not None and not os.path.isfile(args.compare):  # before the minutes of training, not after
+        parser.error(f"--compare {args.compare}: no such file")
     try:
         overrides = json.loads(args.config)
     except json.JSONDecodeError as err:
