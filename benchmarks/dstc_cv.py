@@ -25,27 +25,21 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict
 
 import numpy as np
 
 
 def merged(config, overrides: dict, option: str = "--config"):
     """A new ``PipelineConfig``: ``config`` with ``overrides`` merged in (``detect``, ``select`` and ``lm`` take
-    objects of their own fields) and checked as any configuration is; a bad field or value is a one-line exit naming
-    ``option``."""
-    from clarion.dstc.models.pipeline import PipelineConfig
-    from clarion.errors import ClarionError
+    objects of their own fields; :func:`clarion.dstc.models.options.with_overrides`) and checked as any configuration
+    is; a bad field or value is a one-line exit naming ``option``."""
+    from clarion.dstc.models.options import with_overrides
+    from clarion.errors import InputError
 
-    fields = {**config.to_json(), "lm": asdict(config.lm)}
-    for key, value in overrides.items():
-        if key not in fields:
-            raise SystemExit(f"{option}: PipelineConfig has no field {key!r}")
-        fields[key] = {**fields[key], **value} if isinstance(value, dict) else value
     try:
-        return PipelineConfig.from_json(fields)
-    except (ClarionError, TypeError, ValueError) as err:
-        raise SystemExit(f"{option}: {err}") from None
+        return with_overrides(config, overrides, option)
+    except InputError as err:
+        raise SystemExit(str(err)) from None
 
 
 def configured(overrides: dict):

@@ -58,22 +58,14 @@ QUESTIONS = [
 
 def overrides(settings: list[str]) -> dict:
     """``FIELD=JSON`` settings as the nested overrides :func:`dstc_cv.merged` takes (``detect.`` / ``select.``
-    fields dotted)."""
-    out: dict = {}
-    for setting in settings:
-        field, sep, raw = setting.partition("=")
-        if not sep:
-            raise SystemExit(f"--set {setting!r}: expected FIELD=VALUE")
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            raise SystemExit(f'--set {setting!r}: the value is not JSON (a number, true, null, "text")') from None
-        *path, name = field.split(".")
-        target = out
-        for part in path:
-            target = target.setdefault(part, {})
-        target[name] = value
-    return out
+    fields dotted; :func:`clarion.dstc.models.options.parse_settings`); a malformed one exits with its line."""
+    from clarion.dstc.models.options import parse_settings
+    from clarion.errors import InputError
+
+    try:
+        return parse_settings(settings)
+    except InputError as err:
+        raise SystemExit(str(err)) from None
 
 
 def probe_parser(description: str) -> argparse.ArgumentParser:

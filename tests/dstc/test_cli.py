@@ -140,6 +140,25 @@ def test_respond_answers_one_dialogue(data, tmp_path, capsys):
     assert "turn 1: text must be a non-empty string" in line
 
 
+def test_respond_and_predict_take_prediction_time_settings(data, tmp_path, capsys):
+    model = tmp_path / "model"
+    run("train", "--data", str(data), "--out", str(model))
+    opening = ["I want a hotel number 1 for clean.", "Alpha Lodge is a good choice."]
+    args = ["respond", "--model", str(model), "--knowledge", str(data), "--json"]
+    dialogue = [*opening, "Are the bathrooms clean?"]
+    plain = json.loads(run(*args, *dialogue).stdout)
+    assert json.loads(run(*args, "--set", "aspect_anchors=true", *dialogue).stdout) == plain
+    refused = json.loads(run(*args, "--set", "abstain_below=1.0", *dialogue).stdout)  # no snippet is that sure
+    assert refused["knowledge"] == [] and plain["knowledge"]
+    pred = tmp_path / "pred.json"
+    run("predict", "--data", str(data), "--out", str(pred), "--model", str(model), "--set", "abstain_below=1.0")
+    assert not any(p.get("knowledge") for p in json.loads(pred.read_text()))
+    line = fails(capsys, "respond", "--model", str(tmp_path / "none"), "--set", "dense=false", "Is it clean?")
+    assert "--set: dense is fixed when the model is trained" in line  # before the model loads
+    line = fails(capsys, "predict", "--data", str(data), "--out", str(pred), "--set", "aspect_anchors=yes")
+    assert "the value is not JSON" in line
+
+
 def test_a_command_failing_before_its_work_prints_its_error_line_alone(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["dstc", "respond", "--model", str(tmp_path / "no-model"), "--knowledge", str(tmp_path / "no"), "Hi."])

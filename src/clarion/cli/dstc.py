@@ -34,6 +34,14 @@ ModelOption = Annotated[
     typer.Option("--model", help="Model directory (default: the default model, trained on dstc11_track5 train)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="FIELD=VALUE",
+        help="Change a setting the model reads when it predicts, e.g. aspect_anchors=true (JSON value; repeatable).",
+    ),
+]
 
 
 def _data(data: Path | None, data_dir: Path | None) -> Path:
@@ -94,15 +102,18 @@ def predict(
         int | None,
         typer.Option(min=0, help="lm generator: sampled candidates per turn besides the greedy one (0: greedy only)."),
     ] = None,
+    settings: SetOption = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Write one prediction per context (target, knowledge, response) in the data's track format."""
     from clarion.data.io import check_output
     from clarion.dstc.io import load_dataset, write_predictions
     from clarion.dstc.models.modeldir import load_model
-    from clarion.dstc.models.pipeline import apply_split
+    from clarion.dstc.models.options import prediction_config
+    from clarion.dstc.models.pipeline import PipelineConfig, apply_split
 
     check_output(out)
+    prediction_config(PipelineConfig(), settings or [])  # a bad setting fails before the model loads
     directory = _data(data, data_dir)
     dataset = apply_split(load_dataset(directory, labels=False), split)
     if model is None:
@@ -115,6 +126,8 @@ def predict(
         pipeline.config.generator = generator
     if lm_samples is not None:
         pipeline.config.lm = replace(pipeline.config.lm, samples=lm_samples)
+    if settings:
+        pipeline.config = prediction_config(pipeline.config, settings)
     with _bars() as bars:
         predictions = pipeline.predict(dataset, bars)
     write_predictions(out, predictions, dataset.format, n_contexts=len(dataset.contexts))
@@ -138,6 +151,7 @@ def respond(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object on stdout (with '-': one per input line).")
     ] = False,
+    settings: SetOption = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Answer a dialogue's last user turn: is it knowledge-seeking, which snippets, what response.
@@ -147,12 +161,17 @@ def respond(
     others go on (exit code 2 at the end).
     """
     from clarion.dstc.assistant import Grounder, as_turns
+    from clarion.dstc.models.options import prediction_config
+    from clarion.dstc.models.pipeline import PipelineConfig
 
     stream = turns == ["-"]
     if not stream:
         as_turns(turns, "")  # a bad dialogue fails in one line before the model and knowledge load
+    prediction_config(PipelineConfig(), settings or [])  # so does a bad setting
     with _bars() as bars:
         grounder = Grounder.load(model, knowledge, data_dir, bars)
+    if settings:
+        grounder.model.config = prediction_config(grounder.model.config, settings)
     with one_at_a_time():
         if not stream:
             echo_answer(*_reply(grounder, turns), as_json)

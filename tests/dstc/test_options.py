@@ -1,0 +1,51 @@
+"""``FIELD=VALUE`` settings of a pipeline configuration (`clarion.dstc.models.options`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from clarion.dstc.models.options import parse_settings, prediction_config, with_overrides
+from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.errors import InputError
+
+
+def test_settings_are_json_values_and_dotted_fields_nest():
+    assert parse_settings(["aspect_anchors=true", "abstain_below=null", "detect.entity_faq_cosine=0.5"]) == {
+        "aspect_anchors": True,
+        "abstain_below": None,
+        "detect": {"entity_faq_cosine": 0.5},
+    }
+    assert parse_settings([]) == {}
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("aspect_anchors", "expected FIELD=VALUE"),
+        ("=true", "expected FIELD=VALUE"),
+        ("aspect_anchors=yes", "the value is not JSON"),
+    ],
+)
+def test_a_malformed_setting_is_refused_by_name(setting, message):
+    with pytest.raises(InputError, match=message) as err:
+        parse_settings([setting])
+    assert setting in str(err.value)
+
+
+def test_overrides_merge_into_a_checked_configuration():
+    config = with_overrides(PipelineConfig(), {"aspect_anchors": True, "detect": {"entity_faq_cosine": 0.5}})
+    assert config.aspect_anchors and config.detect.entity_faq_cosine == 0.5
+    assert config.detect.faq_glossary and not PipelineConfig().aspect_anchors  # the rest kept, the original unchanged
+    with pytest.raises(InputError, match="no field 'aspect_anchor'"):
+        with_overrides(PipelineConfig(), {"aspect_anchor": True})
+    with pytest.raises(InputError, match="abstain_below"):  # out of its bounds
+        with_overrides(PipelineConfig(), {"abstain_below": "high"})
+    with pytest.raises(InputError, match="detect takes fields"):
+        with_overrides(PipelineConfig(), {"detect": 0.5})
+
+
+def test_prediction_settings_refuse_what_training_fixed():
+    assert prediction_config(PipelineConfig(), ["aspect_anchors=true"]).aspect_anchors
+    for setting in ("detect.C=1", "select.n_estimators=5", "dense=false", 'generator="lm"', "relevance_gate=0.2"):
+        with pytest.raises(InputError, match="fixed when the model is trained"):
+            prediction_config(PipelineConfig(), [setting])
