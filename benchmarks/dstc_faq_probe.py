@@ -15,7 +15,6 @@ changes (right -> wrong first). ``--set`` and ``--model`` as in dstc_probe.py.
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 RESTAURANT = [
     ("Do they have halal food at {p}?", "halal"),
@@ -63,7 +62,7 @@ def probe_items(knowledge) -> list[tuple[str, str, tuple, set]]:
 
 
 def main() -> None:
-    from dstc_probe import print_verdict_changes, probe_parser, probed_grounder, save_answers
+    from dstc_probe import print_tally, print_verdict_changes, probe_parser, probed_grounder, save_answers
 
     parser = probe_parser(__doc__.splitlines()[0])
     parser.add_argument("--show", type=int, default=3, help="wrong answers printed per question")
@@ -71,18 +70,12 @@ def main() -> None:
     grounder = probed_grounder(args)
     items = probe_items(grounder.knowledge)
     replies = grounder.respond_many([[question] for _, question, _, _ in items])
-    rows, right, asked = [], Counter(), Counter()
+    rows = []
     for (template, question, _, hits), reply in zip(items, replies, strict=True):
         ok = reply.knowledge_seeking and any(s.key in hits for s in reply.snippets)
-        right[template] += ok
-        asked[template] += 1
         rows.append({"template": template, "question": question, "right": ok, "response": reply.response})
-    for template in asked:
-        print(f"{right[template]:4d} / {asked[template]:4d} right | {template}")
-        wrong = [r for r in rows if not r["right"] and r["template"] == template][: args.show]
-        for row in wrong:
-            print(f"       {row['question']} -> {row['response']}")
-    print(f"all: {sum(right.values())} / {len(rows)} right")
+    print_tally(rows, lambda row: row["template"], str, args.show)
+    print(f"all: {sum(row['right'] for row in rows)} / {len(rows)} right")
     save_answers(args.out, rows)
     if args.compare:
         print_verdict_changes(rows, args.compare)

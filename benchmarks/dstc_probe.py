@@ -105,6 +105,21 @@ def earlier_answers(path: str) -> dict[str, dict]:
         return {row["question"]: row for row in json.load(handle)}
 
 
+def print_tally(rows: list[dict], group, label, show: int) -> None:
+    """For a probe that counts right answers: per group of ``rows`` (``group(row)``, in first-seen order) how many
+    were right, headed by ``label(group)``, and up to ``show`` of its wrong answers."""
+    from collections import Counter
+
+    right, asked = Counter(), Counter()
+    for row in rows:
+        right[group(row)] += row["right"]
+        asked[group(row)] += 1
+    for key in asked:
+        print(f"{right[key]:4d} / {asked[key]:4d} right | {label(key)}")
+        for row in [r for r in rows if not r["right"] and group(r) == key][:show]:
+            print(f"       {row['question']} -> {row['response']}")
+
+
 def print_verdict_changes(rows: list[dict], path: str, tag=lambda row: "") -> None:
     """For a probe that counts right answers (``rows`` with ``question``, ``right``, ``response``): print the answers
     that differ from the earlier run at ``path`` (``--compare``), right -> wrong first, each with ``tag(row)`` after its

@@ -19,7 +19,6 @@ changes. ``--set`` and ``--model`` as in dstc_probe.py.
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 FAQ_RESTAURANT = [
     ("Do they take credit cards at {p}?", "payment|credit|card"),
@@ -239,7 +238,7 @@ def probe_items(knowledge) -> list[tuple[str, str, str, set | None]]:
 
 
 def main() -> None:
-    from dstc_probe import print_verdict_changes, probe_parser, probed_grounder, save_answers
+    from dstc_probe import print_tally, print_verdict_changes, probe_parser, probed_grounder, save_answers
 
     parser = probe_parser(__doc__.splitlines()[0])
     parser.add_argument("--show", type=int, default=2, help="wrong answers printed per question")
@@ -247,24 +246,19 @@ def main() -> None:
     grounder = probed_grounder(args)
     items = probe_items(grounder.knowledge)
     replies = grounder.respond_many([[question] for _, _, question, _ in items])
-    rows, right, asked = [], Counter(), Counter()
+    rows = []
     for (kind, template, question, hits), reply in zip(items, replies, strict=True):
         if kind == "faq":
             ok = reply.knowledge_seeking and any(s.key in hits for s in reply.snippets)
         else:
             ok = reply.knowledge_seeking and any(s.doc_type != "faq" for s in reply.snippets)
-        right[(kind, template)] += ok
-        asked[(kind, template)] += 1
         rows.append(
             {"kind": kind, "template": template, "question": question, "right": bool(ok), "response": reply.response}
         )
-    for key in asked:
-        print(f"{right[key]:4d} / {asked[key]:4d} right | {key[0]:6s} | {key[1]}")
-        for row in [r for r in rows if not r["right"] and (r["kind"], r["template"]) == key][: args.show]:
-            print(f"       {row['question']} -> {row['response']}")
+    print_tally(rows, lambda row: (row["kind"], row["template"]), lambda key: f"{key[0]:6s} | {key[1]}", args.show)
     for kind in ("faq", "review"):
-        got = sum(v for k, v in right.items() if k[0] == kind)
-        print(f"{kind}: {got} / {sum(v for k, v in asked.items() if k[0] == kind)} right")
+        of_kind = [row for row in rows if row["kind"] == kind]
+        print(f"{kind}: {sum(row['right'] for row in of_kind)} / {len(of_kind)} right")
     save_answers(args.out, rows)
     if args.compare:
         print_verdict_changes(rows, args.compare, lambda row: f" ({row['kind']})")

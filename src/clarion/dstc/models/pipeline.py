@@ -702,8 +702,10 @@ class DstcModel:
             index.aspect_stems = aspect_stems(faqs, names, rule.rows, rule.questions)
         stems = anchors(plain_turn, index.aspect_stems, self.detector.word_stems())
         found = anchored(choices, stems, names) if stems else []
+        if not found:
+            return None
         chosen = self.selector.choose(scores)
-        if not found or any(s.key in {snippets[j].key for j in chosen} for s in found):
+        if any(s.key in {snippets[j].key for j in chosen} for s in found):
             return None
         floor = self.config.detect.entity_faq_cosine
         faq = rule.best_faq(view, found, ENTITY_FAQ_COSINE if floor is None else floor)
