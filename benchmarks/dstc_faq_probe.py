@@ -64,9 +64,7 @@ def probe_items(knowledge) -> list[tuple[str, str, tuple, set]]:
 def main() -> None:
     from dstc_probe import print_tally, print_verdict_changes, probe_parser, probed_grounder, save_answers
 
-    parser = probe_parser(__doc__.splitlines()[0])
-    parser.add_argument("--show", type=int, default=3, help="wrong answers printed per question")
-    args = parser.parse_args()
+    args = probe_parser(__doc__.splitlines()[0], show=3).parse_args()
     grounder = probed_grounder(args)
     items = probe_items(grounder.knowledge)
     replies = grounder.respond_many([[question] for _, question, _, _ in items])

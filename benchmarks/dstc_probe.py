@@ -68,9 +68,12 @@ def overrides(settings: list[str]) -> dict:
         raise SystemExit(str(err)) from None
 
 
-def probe_parser(description: str) -> argparse.ArgumentParser:
-    """The options every probe takes: ``--out``, ``--compare``, ``--set`` and ``--model``."""
+def probe_parser(description: str, show: int | None = None) -> argparse.ArgumentParser:
+    """The options every probe takes: ``--out``, ``--compare``, ``--set`` and ``--model``; with ``show``, a counting
+    probe's ``--show`` (wrong answers printed per question, default ``show``)."""
     parser = argparse.ArgumentParser(description=description)
+    if show is not None:
+        parser.add_argument("--show", type=int, default=show, help="wrong answers printed per question")
     parser.add_argument("--out", help="write the answers here (JSON)")
     parser.add_argument("--compare", help="print only the answers that differ from this earlier --out")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=JSON", help="a config override")
