@@ -201,3 +201,21 @@ def test_respond_answers_dialogues_read_from_stdin_one_json_line_each(data, tmp_
     assert result.stderr.splitlines() == [f"error: <stdin>:{a['line']}: {a['error']}" for a in answers[2:5]]
     human = CliRunner().invoke(app, [*args, "-"], input=lines[0] + "\n")
     assert human.exit_code == 0 and "> Are the bathrooms clean?\n1. [ALPHA LODGE]" in human.stdout
+
+
+def test_train_takes_settings_and_refuses_a_bad_one_before_training(data, tmp_path, capsys):
+    model = tmp_path / "model"
+    settings = ["--set", "select.n_estimators=7", "--set", "abstain_below=0.2"]
+    run("train", "--data", str(data), "--out", str(model), *settings)
+    config = json.loads((model / "meta.json").read_text())["config"]
+    assert config["select"]["n_estimators"] == 7 and config["abstain_below"] == 0.2
+    assert config["select"]["calibration_folds"] == 2  # the other fields as the default (tiny here) has them
+    other = tmp_path / "other"
+    for setting, words in (
+        ("select.trees=5", "PipelineConfig.select has no field 'trees'"),
+        ("select.n_estimators=0", "SelectConfig.n_estimators"),
+        ("abstain_below", "expected FIELD=VALUE"),
+    ):
+        line = fails(capsys, "train", "--data", str(data), "--out", str(other), "--set", setting)
+        assert line.startswith("error: --set") and words in line, line
+    assert not other.exists()

@@ -42,6 +42,8 @@ def test_overrides_merge_into_a_checked_configuration():
         with_overrides(PipelineConfig(), {"abstain_below": "high"})
     with pytest.raises(InputError, match="detect takes fields"):
         with_overrides(PipelineConfig(), {"detect": 0.5})
+    with pytest.raises(InputError, match="PipelineConfig.lm has no field 'epoch'"):
+        with_overrides(PipelineConfig(), {"lm": {"epoch": 2}})
 
 
 def test_prediction_settings_refuse_what_training_fixed():

@@ -75,15 +75,28 @@ def train(
     split: SplitOption = DataSplit.all,
     out: Annotated[Path | None, typer.Option("--out", help="Model directory (default: in the cache).")] = None,
     generator: Annotated[Generator | None, typer.Option(help="Response generator (default: consensus).")] = None,
+    settings: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="FIELD=VALUE",
+            help="Train with a setting changed, e.g. select.anchor_precision=null (JSON value; a nested field dotted; "
+            "repeatable).",
+        ),
+    ] = None,
     data_dir: DataDirOption = None,
 ) -> None:
-    """Train detection, selection and the response generator; prints the model directory."""
+    """Train detection, selection and the response generator; prints the model directory (in the cache, keyed by
+    the configuration, unless --out is given)."""
     from clarion.data.io import check_output_dir
     from clarion.dstc.models.default import default_config, train_into
+    from clarion.dstc.models.options import parse_settings, with_overrides
 
     if out is not None:
         check_output_dir(out)
     config = default_config()
+    if settings:
+        config = with_overrides(config, parse_settings(settings))
     if generator is not None:
         config.generator = generator
     with _bars() as bars:

@@ -1,8 +1,8 @@
 """Settings of a pipeline configuration given as ``FIELD=VALUE`` (a JSON value: ``true``, ``0.3``, ``null``).
 
 ``clarion dstc predict`` and ``respond`` take them (``--set``) for the fields a trained model reads only when it
-predicts (:func:`prediction_config`: "aspect_anchors=true" turns on an option without retraining); the benchmarks
-take any field, nested ones dotted ("detect.entity_faq_cosine=0.5"), and train with them where they must.
+predicts (:func:`prediction_config`: "aspect_anchors=true" turns on an option without retraining); ``clarion dstc
+train`` and the benchmarks take any field, nested ones dotted ("detect.entity_faq_cosine=0.5"), and train with them.
 """
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ def with_overrides(config: PipelineConfig, overrides: dict, option: str = "--set
             raise InputError(f"{option}: PipelineConfig has no field {key!r}")
         if isinstance(fields[key], dict) != isinstance(value, dict):
             raise InputError(f"{option}: {key} takes {'fields' if isinstance(fields[key], dict) else 'a value'}")
+        unknown = sorted(set(value).difference(fields[key])) if isinstance(value, dict) else []
+        if unknown:
+            raise InputError(f"{option}: PipelineConfig.{key} has no field {unknown[0]!r}")
         fields[key] = {**fields[key], **value} if isinstance(value, dict) else value
     try:
         return PipelineConfig.from_json(fields)
