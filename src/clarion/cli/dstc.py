@@ -34,14 +34,19 @@ ModelOption = Annotated[
     typer.Option("--model", help="Model directory (default: the default model, trained on dstc11_track5 train)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")]
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="FIELD=VALUE",
-        help="Change a setting the model reads when it predicts, e.g. aspect_anchors=true (JSON value; repeatable).",
-    ),
-]
+
+
+def _set_option(text: str):
+    """A repeatable ``--set FIELD=VALUE`` option (:mod:`clarion.dstc.models.options`)."""
+    return Annotated[list[str] | None, typer.Option("--set", metavar="FIELD=VALUE", help=text)]
+
+
+SetOption = _set_option(
+    "Change a setting the model reads when it predicts, e.g. aspect_anchors=true (JSON value; repeatable)."
+)
+TrainSetOption = _set_option(
+    "Train with a setting changed, e.g. select.anchor_precision=null (JSON value; a nested field dotted; repeatable)."
+)
 
 
 def _data(data: Path | None, data_dir: Path | None) -> Path:
@@ -75,15 +80,7 @@ def train(
     split: SplitOption = DataSplit.all,
     out: Annotated[Path | None, typer.Option("--out", help="Model directory (default: in the cache).")] = None,
     generator: Annotated[Generator | None, typer.Option(help="Response generator (default: consensus).")] = None,
-    settings: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set",
-            metavar="FIELD=VALUE",
-            help="Train with a setting changed, e.g. select.anchor_precision=null (JSON value; a nested field dotted; "
-            "repeatable).",
-        ),
-    ] = None,
+    settings: TrainSetOption = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Train detection, selection and the response generator; prints the model directory (in the cache, keyed by
