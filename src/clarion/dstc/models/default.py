@@ -85,10 +85,9 @@ def _dev_scores(model, dev, progress: Progress) -> dict:
 
     if not dev.contexts:
         return {}
-    generation = dev.format is Format.DSTC11
-    if model.config.generator is Generator.lm:
-        model = replace(model, config=replace(model.config, generator=Generator.consensus), lm=None, lm_dir=None)
-        generation = False
+    generation = model.config.generator is not Generator.lm
+    if not generation:
+        model = replace(model, config=replace(model.config, generator=Generator.consensus))
     hyps = [p.to_json(dev.format) for p in model.predict(dev, progress)]
     refs = [label.to_json(dev.format) for label in dev.labels]
     options = {"meteor": False, "generation": generation} if dev.format is Format.DSTC11 else {"generation": False}
