@@ -290,6 +290,39 @@ def test_fuzzy_match_for_typos(tracker):
     assert tracker.track(["Info on the cambrdige belfry please.", "It is in the west.", "Nice view?"]) == [("hotel", 3)]
 
 
+TYPO_NAMES = {
+    ("hotel", 1): "ACORN GUEST HOUSE",
+    ("hotel", 2): "ARBURY LODGE GUESTHOUSE",
+    ("hotel", 3): "HAMILTON LODGE",
+    ("hotel", 4): "ROSA'S BED AND BREAKFAST",
+    ("hotel", 5): "FINCHES BED AND BREAKFAST",
+    ("hotel", 6): "HUNTINGDON MARRIOTT HOTEL",
+    ("restaurant", 7): "J RESTAURANT",
+    ("restaurant", 8): "ASK RESTAURANT",
+    ("restaurant", 9): "GRAFFITI",
+}
+
+
+@pytest.mark.parametrize(
+    ("turn", "expected"),
+    [
+        ("Is the Accorn guesthouse quiet?", [("hotel", 1)]),
+        ("Is the wifi good at the Huntington Marriott?", [("hotel", 6)]),
+        ("Does Flinches Bed and Breakfast have parking?", [("hotel", 5)]),
+        ("Is the staff at Hamiltn Lodge nice?", [("hotel", 3)]),
+        # what several names share, or another word near a name, is no typo of one
+        ("Does the restaurant have outdoor seating?", []),
+        ("Are the restaurants here any good?", []),
+        ("Is a guesthouse in the north clean?", []),
+        ("I want a bed and breakfast. Is breakfast free?", []),
+        ("Is the wifi good at the Hilton?", []),
+        ("Is it near Milton?", []),
+    ],
+)
+def test_fuzzy_matches_are_typos_of_a_names_own_words(turn, expected):
+    assert EntityTracker.from_names(TYPO_NAMES).track([turn]) == expected
+
+
 def test_place_words_alone_do_not_match_and_nothing_gives_empty(tracker):
     assert tracker.track(["I love Cambridge.", "Me too.", "Is it clean?"]) == []
 

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from nltk.metrics.distance import edit_distance
+
 _GENERIC = (
     "restaurant and bar",
     "restaurant",
@@ -110,6 +112,8 @@ _NUMBER_WORDS = set(
     "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand".split()
 )
 _FUZZY_CUTOFF = 0.85
+# Words that join a name's distinctive words ("the Cambridge Belfry", "A and B"), besides the words several names share.
+_FUNCTION_WORDS = frozenset("the a an and of in at by to or on for is any some few".split())
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
@@ -265,6 +269,27 @@ def distinctive_words(names: dict[tuple, str | None]) -> dict[str, tuple]:
     }
 
 
+def shared_words(names: dict[tuple, str | None]) -> frozenset[str]:
+    """Words of the aliases of two or more entities ("restaurant", "guesthouse", "lodge", "cambridge", "pizza"),
+    function words, and two of them written as one ("marketplace", "sanfrancisco"): the parts of a name that do not
+    tell it from the others (:meth:`EntityTracker.fuzzy_mentions`)."""
+    owners: dict[str, set[tuple]] = {}
+    for key, name in names.items():
+        if key[1] != "*":
+            for word in {w for alias in aliases(name or "") for w in alias.split()}:
+                owners.setdefault(word, set()).add(key)
+    shared = {word for word, keys in owners.items() if len(keys) > 1} | _FUNCTION_WORDS
+    joined = {w for w in owners if any(w[:i] in shared and w[i:] in shared for i in range(1, len(w)))}
+    return frozenset(shared | joined)
+
+
+def near(typed: str, word: str) -> bool:
+    """Whether ``typed`` is within one edit of ``word`` (insertion, deletion, substitution or swap of neighbours;
+    two for a word of 12+ characters): "accorn" of "acorn", "huntington" of "huntingdon"; not "hilton" of
+    "hamilton"."""
+    return abs(len(typed) - len(word)) <= 2 and edit_distance(typed, word, transpositions=True) <= 1 + len(word) // 12
+
+
 @dataclass
 class EntityTracker:
     """Finds the entities a dialogue context refers to; build with :meth:`from_entities`."""
@@ -276,6 +301,7 @@ class EntityTracker:
     short_index: dict[str, set[tuple]] = field(default_factory=dict)  # "Pizza Hut", "Midsummer" -> keys (see outside)
     short_pattern: re.Pattern | None = None
     name_words: dict[str, tuple] = field(default_factory=dict)  # "marriott" -> its one entity (see word_mentions)
+    shared: frozenset[str] = frozenset()  # words several names hold, and function words (see fuzzy_mentions)
 
     @classmethod
     def from_names(cls, names: dict[tuple, str | None]) -> EntityTracker:
@@ -301,7 +327,9 @@ class EntityTracker:
             if short
             else None
         )
-        return cls(index, domain_wide, pattern, branches, short, short_pattern, distinctive_words(names))
+        return cls(
+            index, domain_wide, pattern, branches, short, short_pattern, distinctive_words(names), shared_words(names)
+        )
 
     def mentions(self, text: str) -> list[tuple]:
         """Entity keys named in ``text``, in order of appearance (longest alias wins at a position)."""
@@ -414,8 +442,8 @@ class EntityTracker:
         return found
 
     def fuzzy_mentions(self, text: str) -> list[tuple]:
-        """Entities whose alias is within edit ratio 0.85 of a 1-4 word n-gram of ``text`` (typos); an n-gram
-        followed by a street word is skipped, as in exact matching."""
+        """Entities whose alias is within edit ratio 0.85 of a 1-4 word n-gram of ``text`` and a typo of it
+        (:meth:`typo_of`); an n-gram followed by a street word is skipped, as in exact matching."""
         words = normalise(text).split()
         candidates = list(self.alias_index)
         found: list[tuple] = []
@@ -425,8 +453,25 @@ class EntityTracker:
                 if len(gram) < 6 or (start + n < len(words) and _STREET.fullmatch(words[start + n])):
                     continue  # too short to tell, or part of an address
                 for alias in difflib.get_close_matches(gram, candidates, n=1, cutoff=_FUZZY_CUTOFF):
-                    found.extend(k for k in sorted(self.alias_index[alias], key=str) if k not in found)
+                    if self.typo_of(gram, alias):
+                        found.extend(k for k in sorted(self.alias_index[alias], key=str) if k not in found)
         return found
+
+    def typo_of(self, gram: str, alias: str) -> bool:
+        """Whether ``gram``, near ``alias`` as a whole, types the alias's own words: the words no other name holds
+        (:attr:`shared`), joined, within one edit of the gram's (:func:`near`; a gram word within one edit of a
+        shared word is shared: "resturant"). "a guesthouse" is no typo of ACORN GUESTHOUSE, "the restaurant" of
+        J RESTAURANT, "Hilton" of HAMILTON LODGE; "accorn guesthouse" and "Cambrdige Belfry" are. An alias of shared
+        words only ("pizza hut city centre") is taken on the ratio alone."""
+        own = "".join(word for word in alias.split() if word not in self.shared)
+        if not own or not self.shared:
+            return True
+        typed = "".join(word for word in gram.split() if not self._shared_like(word))
+        return bool(typed) and near(typed, own)
+
+    def _shared_like(self, word: str) -> bool:
+        """Whether ``word`` is a shared word or, at 5+ letters, within one edit of one ("restaurants", "resturant")."""
+        return word in self.shared or (len(word) >= 5 and any(len(s) >= 5 and near(word, s) for s in self.shared))
 
     def track(self, turns: list[str], max_entities: int = 5, fuzzy_turns: int = 4) -> list[tuple]:
         """The entities of the most recent turn that names any (last turn first); [] when none does.
