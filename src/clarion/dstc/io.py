@@ -200,15 +200,18 @@ def _entity_id(raw: str) -> EntityId:
 
 def detect_format(raw_knowledge: Any, path: str | Path | None = None) -> Format:
     """DSTC11 when entities have ``reviews``/``faqs``, DSTC9/10 when they have ``docs``."""
-    if isinstance(raw_knowledge, dict):
-        for entities in raw_knowledge.values():
-            if not isinstance(entities, dict):
-                continue
-            for entity in entities.values():
-                if isinstance(entity, dict) and ("reviews" in entity or "faqs" in entity):
-                    return Format.DSTC11
-                if isinstance(entity, dict) and "docs" in entity:
-                    return Format.DSTC9
+    if not isinstance(raw_knowledge, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+        got = kind.get(type(raw_knowledge), "null")
+        raise DataError(path, f"expected a JSON object of domains (domain -> entity id -> entity), got {got}")
+    for entities in raw_knowledge.values():
+        if not isinstance(entities, dict):
+            continue
+        for entity in entities.values():
+            if isinstance(entity, dict) and ("reviews" in entity or "faqs" in entity):
+                return Format.DSTC11
+            if isinstance(entity, dict) and "docs" in entity:
+                return Format.DSTC9
     raise DataError(path, "cannot tell the format: no entity has 'docs' (DSTC9/10) or 'reviews'/'faqs' (DSTC11)")
 
 

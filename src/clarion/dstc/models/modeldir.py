@@ -72,6 +72,8 @@ def save_model(
 def load_model(directory: str | Path) -> DstcModel:
     """Read a model written by :func:`save_model`; anything missing or foreign raises :class:`ModelError`."""
     directory = Path(directory)
+    if not directory.exists():
+        raise ModelError(f"{directory}: no such model directory; run `clarion dstc train` (or leave --model out)")
     if not is_complete(directory):
         raise ModelError(f"{directory}: not a trained DSTC model (no meta.json); run `clarion dstc train`")
     read_meta(directory)
