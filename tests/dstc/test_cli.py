@@ -107,8 +107,12 @@ def test_bad_prediction_and_missing_model(data, tmp_path, capsys):
     pred.write_text(json.dumps([{"target": False}]))
     assert "pred.json" in fails(capsys, "evaluate", "--data", str(data), "--pred", str(pred), "--no-meteor")
     out = tmp_path / "out.json"
-    assert "no meta.json" in fails(
+    assert "nope: no such model directory" in fails(
         capsys, "predict", "--data", str(data), "--out", str(out), "--model", str(tmp_path / "nope")
+    )
+    (tmp_path / "empty").mkdir()
+    assert "no meta.json" in fails(
+        capsys, "predict", "--data", str(data), "--out", str(out), "--model", str(tmp_path / "empty")
     )
     assert not out.exists()
 

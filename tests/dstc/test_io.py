@@ -227,7 +227,9 @@ BAD = [
         {"hotel": {"1": {"name": "A", "faqs": {"0": {"question": "q"}}}}},
         "field hotel.1.faqs.0: 'answer' is a required property",
     ),
-    ("dstc9", "knowledge.json", [1, 2], "knowledge.json: cannot tell the format"),
+    ("dstc9", "knowledge.json", [1, 2], "knowledge.json: expected a JSON object of domains"),
+    ("dstc11", "knowledge.json", [], "entity id -> entity), got an array"),
+    ("dstc9", "knowledge.json", {"hotel": {"1": {"name": "x"}}}, "knowledge.json: cannot tell the format"),
 ]
 
 
