@@ -195,6 +195,9 @@ def test_bad_topics_leave_no_output(tmp_path, capsys):
     assert code == 2 and "--depth" in err and "100" in err and not out.exists()
     code, _, err = run_cli(["clariq", "train", "--out", str(topics)], capsys)  # fails before loading or training
     assert code == 2 and "is a file, expected a directory" in err and "Tell me about iron" in topics.read_text()
+    for command in ("rank", "need"):  # the output named as the input: refused, the topics kept
+        code, _, err = run_cli(["clariq", command, "--topics", str(topics), "--out", str(topics)], capsys)
+        assert code == 2 and "is also an input" in err and "Tell me about iron" in topics.read_text()
 
 
 def test_bad_need_run(tmp_path, clariq_dir, capsys):

@@ -57,6 +57,27 @@ def test_a_fifo_output_is_refused_and_kept(tmp_path, via_link):
     assert fifo.is_fifo() and out.exists() and len(list(tmp_path.iterdir())) == 1 + via_link
 
 
+@pytest.mark.parametrize("stream", ["/dev/stdout", "/dev/stderr", "/dev/fd/1", "/proc/self/fd/1"])
+def test_a_standard_stream_output_is_refused_even_when_redirected_to_a_file(stream):
+    # "{ ...; clarion ... --out /dev/stdout; } > log.txt": /dev/stdout is then the regular file log.txt, which an
+    # atomic replace would swap for the output alone
+    with pytest.raises(DataError, match="is a standard stream") as err:
+        check_output(stream)
+    assert str(err.value).startswith(f"{stream}:") and "\n" not in str(err.value)
+
+
+def test_an_output_that_is_an_input_is_refused_and_kept(tmp_path):
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("topic_id\tinitial_request\n1\tTell me about iron\n")
+    link = tmp_path / "link.tsv"
+    link.symlink_to(topics)
+    for out in (topics, link):
+        with pytest.raises(DataError, match=r"is also an input \(.*topics.tsv\), refusing to overwrite it"):
+            check_output(out, [None, topics])
+    assert topics.read_text().startswith("topic_id")
+    assert check_output(tmp_path / "need.txt", [topics]) == tmp_path / "need.txt"
+
+
 def test_a_symlink_loop_output_is_a_data_error(tmp_path):
     loop = tmp_path / "loop"
     loop.symlink_to(loop)

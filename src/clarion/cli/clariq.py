@@ -90,7 +90,7 @@ def rank(
     from clarion.data.io import check_output
     from clarion.data.trec import write_run
 
-    check_output(out)
+    check_output(out, [topics])
     items = _read_topics(topics)
     data = ClariQ.load(data_dir)
     with console.status(f"ranking {len(items)} topics with {method.value}"):
@@ -113,7 +113,7 @@ def need(
     from clarion.data.clariq import ClariQ
     from clarion.data.io import check_output
 
-    check_output(out)
+    check_output(out, [topics])
     items = _read_topics(topics)
     data = ClariQ.load(data_dir)
     with console.status(f"predicting need for {len(items)} topics with {method.value}"):

@@ -122,9 +122,9 @@ def predict(
     from clarion.dstc.models.options import prediction_config
     from clarion.dstc.models.pipeline import PipelineConfig, apply_split
 
-    check_output(out)
-    prediction_config(PipelineConfig(), settings or [])  # a bad setting fails before the model loads
     directory = _data(data, data_dir)
+    check_output(out, [directory / name for name in ("logs.json", "knowledge.json", "labels.json")])
+    prediction_config(PipelineConfig(), settings or [])  # a bad setting fails before the model loads
     dataset = apply_split(load_dataset(directory, labels=False), split)
     if model is None:
         from clarion.dstc.models.default import ensure_default_model

@@ -115,7 +115,7 @@ def main(
     if depth is not None and depth < 1:
         raise InputError(f"--depth must be >= 1, got {depth}")
     _run_id(run_id)
-    check_output(out)
+    check_output(out, [*(mrr or []), ndcg, *(run or [])])
     entry, runs, ndcg_run = _inputs(method, mrr, ndcg, run)
     params = _params(entry, param, len(runs) + (ndcg_run is not None))
     fused = fuse(entry.method, runs, ndcg_run, params, norm)
@@ -168,7 +168,7 @@ def tune(
 
     _run_id(run_id)
     if out is not None:
-        check_output(out)
+        check_output(out, [*(mrr or []), ndcg, *(run or [])])
     entry, runs, ndcg_run = _inputs(method, mrr, ndcg, run)
     n_runs = len(runs) + (ndcg_run is not None)
     fixed = _params(entry, fix, n_runs, "--fix")

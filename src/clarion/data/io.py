@@ -9,7 +9,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -130,15 +130,25 @@ def _lone_surrogate(text: str) -> tuple[int, str] | None:
     return None
 
 
-def check_output(path: str | Path) -> Path:
-    """``path`` as an output file: not a directory, and writable where it will be created. Commands call it
-    before their work, so a wrong ``--out`` fails at once instead of after the run. Nothing is created: the
-    missing parent directories are made by :func:`atomic_writer` when the output is written."""
+_STREAM = re.compile(r"/(?:dev/(?:stdin|stdout|stderr|fd/\d+)|proc/(?:self|thread-self|\d+)/fd/\d+)")
+"""Paths of a process's open streams: replacing the file behind one ("> log.txt") would lose what else it holds."""
+
+
+def check_output(path: str | Path, inputs: Iterable[str | Path | None] = ()) -> Path:
+    """``path`` as an output file: not a directory, not a standard stream, not one of the command's ``inputs``,
+    and writable where it will be created. Commands call it before their work, so a wrong ``--out`` fails at once
+    instead of after the run. Nothing is created: the missing parent directories are made by :func:`atomic_writer`
+    when the output is written."""
     path = Path(path)
     if path.is_dir():
         raise DataError(path, "is a directory, expected a file to write")
+    if _STREAM.fullmatch(os.path.abspath(path)):  # "/dev/stdout" redirected to a file is a regular file
+        raise DataError(path, "is a standard stream, refusing to replace the file behind it; give a file path")
     if path.exists() and not path.is_file():  # follows links: /dev/stdout is a pipe or a terminal
         raise DataError(path, "is not a regular file (a FIFO, device or socket), refusing to replace it")
+    for source in inputs:
+        if source is not None and path.exists() and Path(source).exists() and os.path.samefile(path, source):
+            raise DataError(path, f"is also an input ({source}), refusing to overwrite it")
     _probe_writable(path, _target(path).parent)
     return path
 
