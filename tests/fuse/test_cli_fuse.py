@@ -109,6 +109,14 @@ def test_missing_roles_and_bad_run_files(runs, capsys):
     assert exc.value.code == 2 and "broken.run:1" in capsys.readouterr().err
 
 
+def test_a_method_without_roles_refuses_role_options(runs, capsys):
+    # rrf over "--mrr A --run B" fused [A, B] whatever the options' order, so weights= could follow the wrong run
+    for role in (["--mrr", str(runs / "m.run")], ["--ndcg", str(runs / "m.run")]):
+        args = ["fuse", "--method", "rrf", *role, "--run", str(runs / "n.run"), "--out", str(runs / "o.run")]
+        assert "--method rrf takes --run runs, not --mrr or --ndcg" in _exit_2(args, capsys)
+    assert not (runs / "o.run").exists()
+
+
 def _exit_2(args, capsys) -> str:
     """Run ``clarion ARGS``, expect exit 2 and one line on stderr; return that line."""
     with pytest.raises(SystemExit) as exc:

@@ -58,10 +58,11 @@ def _inputs(method: str, mrr: list[Path] | None, ndcg: Path | None, run: list[Pa
         if not mrr or ndcg is None:
             raise InputError(f"--method {entry.method.value} needs at least one --mrr run and one --ndcg run")
         return entry, [read_run(p) for p in mrr], read_run(ndcg)
-    paths = [*(mrr or []), *(run or []), *([ndcg] if ndcg else [])]
-    if len(paths) < 2:
+    if mrr or ndcg is not None:  # the roles of two-step and alpha; here the runs' order would follow the options'
+        raise InputError(f"--method {entry.method.value} takes --run runs, not --mrr or --ndcg (two-step and alpha)")
+    if len(run or []) < 2:
         raise InputError(f"--method {entry.method.value} needs at least two runs (--run A --run B)")
-    return entry, [read_run(p) for p in paths], None
+    return entry, [read_run(p) for p in run or []], None
 
 
 def _params(entry, texts: list[str] | None, n_runs: int, option: str = "--param") -> dict:
