@@ -278,7 +278,8 @@ def test_a_split_without_labels_fails_before_any_training_is_announced(tmp_path,
     args = ["--topics", str(clariq_dir / "dev.tsv"), "--out", str(out), "--splits", "test"]
     for command in (["need", "--method", "model"], ["rank", "--method", "full"]):
         code, _, err = run_cli(["clariq", *command, *args], capsys)
-        assert code == 2 and err.strip() == f"error: {clariq_dir / 'test_with_labels.tsv'}: no such file"
+        fetch = "no such file: the test labels are fetched by `clarion data fetch clariq`"
+        assert code == 2 and err.strip() == f"error: {clariq_dir / 'test_with_labels.tsv'}: {fetch}"
         assert not out.exists()
 
 

@@ -85,6 +85,7 @@ def test_methods_lists_the_registry():
         (["--param", "rho_h=-1"], "rho_h must be"),
         (["--param", "nope=1"], "allowed: rho_h"),
         (["--param", "p"], "NAME=VALUE"),
+        (["--param", "rho_h=1", "--param", "rho_h=5"], "--param rho_h: given twice"),
         (["--param", "p=101"], "--param 'p=101': p must be float in [0, 100]"),
     ],
 )

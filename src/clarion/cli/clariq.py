@@ -252,7 +252,9 @@ def clarify(
             help="The user's request, e.g. 'Tell me about dinosaurs.'; '-' reads one request per line from stdin."
         ),
     ],
-    k: Annotated[int, typer.Option("--k", min=1, help="Clarifying questions to show.")] = 5,
+    k: Annotated[
+        int, typer.Option("--k", min=1, help="Clarifying questions to show (at most shortlist + 1: 101 by default).")
+    ] = 5,
     threshold: Annotated[
         float,
         typer.Option("--threshold", help="Ask when P(the request is not clear, need >= 2) reaches this (0-1]."),

@@ -77,6 +77,8 @@ def _params(entry, texts: list[str] | None, n_runs: int, option: str = "--param"
         if name not in known:
             allowed = ", ".join(known) or "none"
             raise InputError(f"{option} {name}: not a parameter of {entry.method.value}; allowed: {allowed}")
+        if name in params:
+            raise InputError(f"{option} {name}: given twice; give each parameter once")
         try:
             params[name] = known[name].parse(value, n_runs)
         except InputError as err:

@@ -302,7 +302,10 @@ class ClariQ:
 
     def labels(self, split: str) -> ClariqLabels:
         """Labels of ``train``, ``dev`` or ``test`` (the last needs ``test_with_labels.tsv``)."""
-        labels = self._memo(f"labels:{split}", read_labels, self.path(labels_file(split)))
+        path = self.path(labels_file(split))
+        if split == "test" and not path.exists():
+            raise DataError(path, "no such file: the test labels are fetched by `clarion data fetch clariq`")
+        labels = self._memo(f"labels:{split}", read_labels, path)
         if split not in self.restricted:
             return labels
         return self._memo(f"labels:{self._cut(split)}", labels.only, self.restricted[split])
