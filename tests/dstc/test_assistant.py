@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
@@ -172,6 +174,26 @@ def test_a_question_about_no_named_place_gets_asked_which_place(grounder):
     assert guessed.knowledge_seeking and guessed.snippets and guessed.response
     named = grounder.respond(["I want a hotel number 0 for quiet.", "Alpha Lodge is a good choice.", dialogue[-1]])
     assert named.snippets and named.snippets[0].entity_name == "ALPHA LODGE"
+
+
+def test_a_turn_only_the_faq_rule_flags_with_no_place_named_is_not_knowledge_seeking(grounder, monkeypatch):
+    # "Is there a 4 star guesthouse with both free parking and free wifi?" (dstc11 dev): a search near FAQ questions,
+    # which the detector leaves to the booking APIs; with no place named no FAQ can answer it, so nothing is asked
+    dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
+    assert PipelineConfig().rule_needs_place and not PipelineConfig.from_json({}).rule_needs_place
+
+
+    class EveryTurn:  # an FAQ rule flagging every turn (the tiny model's knowledge has none)
+        penalties = None
+
+        def matches(self, emb):
+            return np.ones(len(emb), dtype=bool)
+
+    monkeypatch.setattr(grounder, "prepared", dataclasses.replace(grounder.prepared, faq_rule=EveryTurn()))
+    monkeypatch.setattr(grounder.model.detector, "predict", lambda texts, emb=None: np.zeros(len(texts), dtype=bool))
+    assert grounder.respond(dialogue) == Reply(False)
+    monkeypatch.setattr(grounder.model.config, "rule_needs_place", False)  # off: asked which place, as before
+    assert grounder.respond(dialogue) == Reply(True, (), "Which hotel or restaurant are you asking about?")
 
 
 def test_string_turns_alternate_and_end_with_the_user(grounder, synthetic):

@@ -126,6 +126,7 @@ _PIPELINE_BOUNDS = {
     "faq_fallback_memory": Bound("float", -1, 1, optional=True),
     "memory_elsewhere": Bound("float", 0, 2, optional=True),
     "ask_entity": FLAG,
+    "rule_needs_place": FLAG,
     "review_cues": FLAG,
     "faq_every_place": FLAG,
     "coordinated_faqs": FLAG,
@@ -177,6 +178,7 @@ class PipelineConfig:
     faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
     memory_elsewhere: float | None = 0.15  # ... a memory of questions this much farther from that FAQ does not count
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
+    rule_needs_place: bool = True  # DSTC11, ask_entity: a turn only the FAQ rule flagged, no place named -> not KS
     detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
     faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
     last_resort_faq: bool = True  # DSTC11: before "no information", the place's FAQ within OUTRANKING_FAQ_COSINE
@@ -240,6 +242,7 @@ class PipelineConfig:
             faq_fallback_memory=obj.get("faq_fallback_memory"),  # before it: the selector's confidence alone
             memory_elsewhere=obj.get("memory_elsewhere"),  # before it: any remembered choice kept
             ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
+            rule_needs_place=bool(obj.get("rule_needs_place", False)),  # before it: such a turn asked which place
             detail_penalty=obj.get("detail_penalty"),  # before it: none
             unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
@@ -461,6 +464,9 @@ class DstcModel:
         with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only spin
             for i in positive:
                 if not tracked[i] and not ranked and self.config.ask_entity:
+                    if not detected[i] and self.config.rule_needs_place:  # the FAQ rule's turn, no place's FAQ to
+                        advance(1)  # answer from: "Is there a 4 star guesthouse with free parking?" is a search
+                        continue
                     out[i] = self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i])))
                     advance(1)
                     continue
