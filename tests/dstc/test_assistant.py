@@ -182,7 +182,6 @@ def test_a_turn_only_the_faq_rule_flags_with_no_place_named_is_not_knowledge_see
     dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
     assert PipelineConfig().rule_needs_place and not PipelineConfig.from_json({}).rule_needs_place
 
-
     class EveryTurn:  # an FAQ rule flagging every turn (the tiny model's knowledge has none)
         penalties = None
 
