@@ -135,3 +135,14 @@ def test_an_unwritable_cache_still_gives_the_embeddings(tmp_path, monkeypatch, c
     texts = ["do you want a recipe"]
     assert np.allclose(encode_cached(texts, name="t"), encode(texts))
     assert "warning: cannot cache embeddings in" in capsys.readouterr().err
+
+
+def test_loading_an_encoder_draws_no_progress_bar_and_leaves_bars_as_they_were(capfd):
+    from transformers.utils import logging as transformers_logging
+
+    from clarion.retrieve.dense import _load
+
+    assert transformers_logging.is_progress_bar_enabled()
+    _load.__wrapped__(None)  # not the process's cached model: load it again
+    assert "Loading weights" not in capfd.readouterr().err
+    assert transformers_logging.is_progress_bar_enabled()  # training bars elsewhere are the caller's to keep

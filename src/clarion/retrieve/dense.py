@@ -66,13 +66,19 @@ MIN_VOCABULARY = 1000
 def _load(member: str | None):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
 
     path = packaged_path(member or MODEL_NAME) if is_packaged(member) else member
+    shown = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()  # a "Loading weights" bar on every command's stderr says nothing
     try:
         model = SentenceTransformer(str(path), device="cpu")
     except Exception as err:  # a damaged model directory: torch, safetensors and tokenizers raise their own types
         reason = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
         raise ModelError(f"{path}: cannot load the sentence encoder ({reason}); retrain or reinstall it") from None
+    finally:
+        if shown:
+            transformers_logging.enable_progress_bar()
     if len(model.tokenizer) < MIN_VOCABULARY:  # tokenizer.json lost: transformers builds an empty one, all [UNK]
         raise ModelError(f"{path}: the sentence encoder's tokenizer has no vocabulary; retrain or reinstall it")
     return model
