@@ -21,8 +21,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from nltk.metrics.distance import edit_distance
-
 _GENERIC = (
     "restaurant and bar",
     "restaurant",
@@ -287,7 +285,11 @@ def near(typed: str, word: str) -> bool:
     """Whether ``typed`` is within one edit of ``word`` (insertion, deletion, substitution or swap of neighbours;
     two for a word of 12+ characters): "accorn" of "acorn", "huntington" of "huntingdon"; not "hilton" of
     "hamilton"."""
-    return abs(len(typed) - len(word)) <= 2 and edit_distance(typed, word, transpositions=True) <= 1 + len(word) // 12
+    if abs(len(typed) - len(word)) > 2:
+        return False
+    from nltk.metrics.distance import edit_distance  # here: importing nltk takes a second, and few turns get here
+
+    return edit_distance(typed, word, transpositions=True) <= 1 + len(word) // 12
 
 
 @dataclass
