@@ -46,6 +46,11 @@ RunIdOption = Annotated[str, typer.Option("--run-id", help="Run id written in th
 DepthOption = Annotated[int | None, typer.Option("--depth", help="Keep only the top DEPTH per query.")]
 
 
+def _given(mrr: list[Path] | None, ndcg: Path | None, run: list[Path] | None) -> list[Path]:
+    """Every run file named on the command line, whatever its role (what ``--out`` must not overwrite)."""
+    return [*(mrr or []), *([ndcg] if ndcg is not None else []), *(run or [])]
+
+
 def _inputs(method: str, mrr: list[Path] | None, ndcg: Path | None, run: list[Path] | None):
     """Read the runs; returns (entry, runs, ndcg_run)."""
     from clarion.data.trec import read_run
@@ -118,7 +123,7 @@ def main(
     if depth is not None and depth < 1:
         raise InputError(f"--depth must be >= 1, got {depth}")
     _run_id(run_id)
-    check_output(out, [*(mrr or []), ndcg, *(run or [])])
+    check_output(out, _given(mrr, ndcg, run))
     entry, runs, ndcg_run = _inputs(method, mrr, ndcg, run)
     params = _params(entry, param, len(runs) + (ndcg_run is not None))
     fused = fuse(entry.method, runs, ndcg_run, params, norm)
@@ -171,7 +176,7 @@ def tune(
 
     _run_id(run_id)
     if out is not None:
-        check_output(out, [*(mrr or []), ndcg, *(run or [])])
+        check_output(out, _given(mrr, ndcg, run))
     entry, runs, ndcg_run = _inputs(method, mrr, ndcg, run)
     n_runs = len(runs) + (ndcg_run is not None)
     fixed = _params(entry, fix, n_runs, "--fix")
