@@ -322,3 +322,19 @@ def test_a_killed_command_cleans_up_and_says_so_in_one_line(signum, code, line):
     child.send_signal(signum)
     out, err = child.communicate(timeout=30)
     assert child.returncode == code and out == "cleaned up\n" and err == f"{line}\n"
+
+
+@pytest.mark.parametrize(
+    ("label", "unclear", "ask", "threshold", "line"),
+    [
+        (3, 0.98, True, 0.5, "ask: yes (P(need >= 2) 0.98 >= 0.5)"),
+        (1, 0.10, False, 0.5, "ask: no (P(need >= 2) 0.10 < 0.5)"),
+        # the likeliest label 1 at 0.42, labels 2-4 together at 0.58: the line says why "need 1" still asks
+        (1, 0.58, True, 0.5, "ask: yes (P(need >= 2) 0.58 >= 0.5; 1 is only the likeliest single label)"),
+        (3, 0.80, False, 0.9, "ask: no (P(need >= 2) 0.80 < 0.9; 3 is only the likeliest single label)"),
+    ],
+)
+def test_clarify_says_what_its_yes_or_no_rests_on(label, unclear, ask, threshold, line):
+    from clarion.cli.clariq import _verdict
+
+    assert _verdict(label, unclear, ask, threshold) == line

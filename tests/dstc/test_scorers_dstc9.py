@@ -248,5 +248,8 @@ def test_evaluate_predictions_tiny(tmp_path, tiny):
     with pytest.raises(DataError, match="missing.json: no such file"):
         evaluate_predictions(root, tmp_path / "missing.json")
     pred.write_text(json.dumps([{"target": False}, {"target": False}]))
-    with pytest.raises(InputError, match="option 'meteor' does not apply to dstc9 data .*wordnet, generation"):
-        evaluate_predictions(root, pred, meteor=False)
+    with pytest.raises(InputError, match="option 'stemmer' does not apply to dstc9 data .*wordnet, generation, meteor"):
+        evaluate_predictions(root, pred, stemmer=False)
+    # meteor=False leaves METEOR out (as on DSTC11), every other generation score stays
+    with_meteor, without = (evaluate_predictions(root, pred, meteor=m)["generation"] for m in (True, False))
+    assert set(with_meteor) - set(without) == {"meteor"} and without == {n: with_meteor[n] for n in without}

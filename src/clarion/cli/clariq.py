@@ -322,8 +322,7 @@ def _clarification(bot, request: str, k: int, threshold: float) -> tuple[dict, l
         "questions": [{"id": c.id, "text": c.text, "score": round(c.score, 6)} for c in questions],
     }
     shares = ", ".join(f"{n}: {p:.2f}" for n, p in probabilities.items())
-    unclear = 1.0 - probabilities[1]
-    verdict = f"ask: {'yes' if ask else 'no'} (P(need >= 2) {unclear:.2f} {'>=' if ask else '<'} {threshold:g})"
+    verdict = _verdict(label, 1.0 - probabilities[1], ask, threshold)
     text = [f"clarification need {label} (1 clear ... 4 very ambiguous; {shares}); {verdict}"]
     if known is not None:
         text.append(f"questions of the known request {known[0]!r} (cosine {known[1]:.2f})")
@@ -334,6 +333,14 @@ def _clarification(bot, request: str, k: int, threshold: float) -> tuple[dict, l
     for rank, c in enumerate(questions, 1):
         text.append(f"{rank}. {c.id} {'(ask nothing)' if c.id == NO_QUESTION else c.text}")
     return reply, text
+
+
+def _verdict(label: int, unclear: float, ask: bool, threshold: float) -> str:
+    """The yes/no and what it rests on: P(need >= 2) against the threshold, not the likeliest label."""
+    verdict = f"ask: {'yes' if ask else 'no'} (P(need >= 2) {unclear:.2f} {'>=' if ask else '<'} {threshold:g}"
+    if ask == (label == 1):  # "need 1; ask: yes" reads as a contradiction unless the line says why it is not one
+        verdict += f"; {label} is only the likeliest single label"
+    return verdict + ")"
 
 
 @app.command()

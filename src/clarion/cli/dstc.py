@@ -228,12 +228,10 @@ def _scores(directory: Path, pred: Path, split: DataSplit, meteor: bool) -> dict
     from clarion.dstc.evaluate import SCORERS, evaluate_predictions
     from clarion.dstc.io import load_dataset, read_raw_labels
     from clarion.dstc.models.pipeline import apply_split
-    from clarion.dstc.schema import Format
 
     options = {} if meteor else {"meteor": False}
     if split is DataSplit.all:
-        fmt_is_11 = _is_dstc11(directory)
-        return evaluate_predictions(directory, pred, **(options if fmt_is_11 else {}))
+        return evaluate_predictions(directory, pred, **options)
     dataset = apply_split(load_dataset(directory, labels=True), split)
     hyps = read_raw_labels(
         pred,
@@ -243,14 +241,7 @@ def _scores(directory: Path, pred: Path, split: DataSplit, meteor: bool) -> dict
         contexts_from=f"the {split.value} side of logs.json",
     )
     refs = [label.to_json(dataset.format) for label in dataset.labels]
-    return SCORERS[dataset.format](refs, hyps, **(options if dataset.format is Format.DSTC11 else {}))
-
-
-def _is_dstc11(directory: Path) -> bool:
-    from clarion.dstc.io import KNOWLEDGE, read_knowledge
-    from clarion.dstc.schema import Format
-
-    return read_knowledge(directory / KNOWLEDGE).format is Format.DSTC11
+    return SCORERS[dataset.format](refs, hyps, **options)
 
 
 @app.command()
@@ -258,7 +249,7 @@ def evaluate(
     pred: Annotated[Path, typer.Option("--pred", help="Prediction JSON to score.")],
     data: DataOption = None,
     split: SplitOption = DataSplit.all,
-    meteor: Annotated[bool, typer.Option(help="DSTC11: run the METEOR jar (Java, ~30 s).")] = True,
+    meteor: Annotated[bool, typer.Option(help="Score METEOR (DSTC11: the Java jar, ~30 s; DSTC9/10: nltk).")] = True,
     as_json: JsonOption = False,
     data_dir: DataDirOption = None,
 ) -> None:

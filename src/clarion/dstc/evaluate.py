@@ -43,7 +43,7 @@ def evaluate_predictions(data_dir: str | Path, pred_path: str | Path, **options:
     """Official-compatible scores of ``pred_path`` on ``data_dir`` (``logs.json``, ``knowledge.json``,
     ``labels.json``), in the track's JSON shape (``{"detection": ..., "selection": ..., "generation": ...}``).
 
-    ``options`` go to the scorer (``meteor=False`` skips DSTC11's Java METEOR; ``wordnet=`` for DSTC9).
+    ``options`` go to the scorer (``meteor=False`` skips METEOR — DSTC11: the Java jar; ``wordnet=`` for DSTC9).
     """
     fmt, refs, hyps = load_for_scoring(data_dir, pred_path)
     scorer = SCORERS[fmt]

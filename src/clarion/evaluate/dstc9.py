@@ -178,9 +178,9 @@ SELECTION = ("mrr@5", "r@1", "r@5")
 
 
 def turn_scores(
-    ref: dict[str, Any], hyp: dict[str, Any], wordnet: Any = None, generation: bool = True
+    ref: dict[str, Any], hyp: dict[str, Any], wordnet: Any = None, generation: bool = True, meteor_too: bool = True
 ) -> dict[str, float]:
-    """Selection (and generation) scores of one detection true positive."""
+    """Selection (and generation) scores of one detection true positive; ``meteor_too=False`` skips METEOR."""
     ref_k, hyp_k = ref.get("knowledge", []), hyp.get("knowledge", [])
     scores = {
         "mrr@5": reciprocal_rank(ref_k, hyp_k, 5),
@@ -191,7 +191,8 @@ def turn_scores(
         return scores
     for n in (1, 2, 3, 4):
         scores[f"bleu-{n}"] = bleu(ref["response"], hyp["response"], n)
-    scores["meteor"] = meteor(ref["response"], hyp["response"], wordnet)
+    if meteor_too:
+        scores["meteor"] = meteor(ref["response"], hyp["response"], wordnet)
     scores.update(rouge(ref["response"], hyp["response"]))
     return scores
 
@@ -210,13 +211,15 @@ def score(
     *,
     wordnet: Any = None,
     generation: bool = True,
+    meteor: bool = True,
 ) -> dict:
     """Official DSTC9/10 scores of ``hyps`` (system output objects) against ``refs`` (``labels.json`` objects).
 
     Returns the official JSON shape: ``{"detection": {prec, rec, f1}, "selection": {mrr@5, r@1, r@5},
     "generation": {bleu-1..4, meteor, rouge_1, rouge_2, rouge_l}}``; ``generation=False`` leaves out the
-    generation block (fast). ``wordnet`` overrides :func:`debian_wordnet`. Lists of different lengths, and
-    entries the labels schema refuses (:class:`~clarion.errors.DataError` naming the entry and field), are refused.
+    generation block (fast), ``meteor=False`` the ``meteor`` entry. ``wordnet`` overrides :func:`debian_wordnet`.
+    Lists of different lengths, and entries the labels schema refuses (:class:`~clarion.errors.DataError` naming the
+    entry and field), are refused.
     """
     refs, hyps = check_labels(refs, Format.DSTC9, "refs"), check_labels(hyps, Format.DSTC9, "hyps")
     if len(refs) != len(hyps):
@@ -226,7 +229,7 @@ def score(
     for ref, hyp in zip(refs, hyps, strict=True):
         if ref["target"] is True and hyp["target"] is True:
             tp += 1
-            for name, value in turn_scores(ref, hyp, wordnet, generation).items():
+            for name, value in turn_scores(ref, hyp, wordnet, generation, meteor).items():
                 sums[name] += value
         elif ref["target"] is True:
             fn += 1
@@ -238,5 +241,6 @@ def score(
         "selection": {name: prf(sums[name], tp, fp, fn)[2] for name in SELECTION},
     }
     if generation:
-        scores["generation"] = {name: prf(sums[name], tp, fp, fn)[2] for name in GENERATION}
+        names = GENERATION if meteor else tuple(n for n in GENERATION if n != "meteor")
+        scores["generation"] = {name: prf(sums[name], tp, fp, fn)[2] for name in names}
     return scores
