@@ -71,10 +71,11 @@ class Clarifier:
     def rank(self, request: str, k: int = 30, fitting: bool = False) -> list[Candidate]:
         """The ``k`` best clarifying questions for ``request`` (1 <= k <= shortlist + 1), best first.
 
-        With ``fitting``, a request ranked over the whole bank (:meth:`is_new`) keeps only the questions scoring at
-        least :data:`~clarion.clariq.ranker.FIT`, and the "ask nothing" entry: fewer than ``k``, or that entry
-        alone, when the bank has no question for a request from outside ClariQ ("How do I reset my iPhone
-        password?" had been offered "are you having trouble quitting somking")."""
+        With ``fitting``, a request ranked over the whole bank (:meth:`is_new`) keeps, of those ``k``, only the
+        questions scoring at least :data:`~clarion.clariq.ranker.FIT` and the "ask nothing" entry when it is among
+        them: fewer than ``k``, possibly none, when the bank has no question for a request from outside ClariQ ("How
+        do I reset my iPhone password?" had been offered "are you having trouble quitting somking"; now ``[]`` at
+        ``k=5`` and the "ask nothing" entry alone at ``k=7``, where it ranks sixth)."""
         if isinstance(k, bool) or not isinstance(k, Integral):  # numpy's integers too
             raise InputError(f"k must be an integer, got {k!r}")
         if not isinstance(fitting, bool):

@@ -61,13 +61,7 @@ def _read_topics(path: Path) -> list:
     from clarion.clariq.constants import validate_request
     from clarion.data.clariq import read_topics
 
-    items = read_topics(path)
-    for topic in items:
-        try:
-            validate_request(topic.request)
-        except InputError as err:
-            raise DataError(path, f"topic {topic.id}: {err}") from None
-    return items
+    return read_topics(path, check=validate_request)
 
 
 @app.command()
@@ -198,7 +192,6 @@ def _bank_ids(data_dir) -> set[str] | None:
 
     from clarion.data.clariq import ClariQ
     from clarion.data.location import dataset_dir
-    from clarion.errors import DataError
 
     try:
         directory = dataset_dir("clariq", data_dir)
@@ -211,7 +204,6 @@ def _bank_ids(data_dir) -> set[str] | None:
 
 def _checked_rows(path: Path, topics: set[str], bank: set[str] | None):
     from clarion.data.trec import read_run_rows
-    from clarion.errors import DataError
 
     # A pair scored twice with different scores stays: the official sample runs hold such rows (dev_bm25, query
     # 191, Q02435 on lines 491 and 496) and the official scorer takes them, so these numbers must too.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from clarion.data.io import read_json, read_lines
 from clarion.data.safe_pickle import load_pickle
 from clarion.data.trec import RunRow, _number
 from clarion.data.tsv import read_tsv
-from clarion.errors import DataError
+from clarion.errors import DataError, InputError
 from clarion.store import fingerprint_config, fingerprint_files
 from clarion.types import Topic
 
@@ -31,15 +31,21 @@ _ALIASES = {"initial request": "initial_request"}
 LABEL_COLUMNS = ("topic_id", "initial_request", "clarification_need", "facet_id", "question_id")
 
 
-def read_topics(path: str | Path) -> list[Topic]:
+def read_topics(path: str | Path, check: Callable[[str], object] | None = None) -> list[Topic]:
     """The distinct topics of any ClariQ TSV with ``topic_id`` and ``initial_request`` (or
-    ``initial request``), in file order."""
+    ``initial request``), in file order. ``check`` judges each request; its :class:`InputError` becomes a
+    :class:`DataError` naming the file, line and topic."""
     topics: dict[str, Topic] = {}
     for row in read_tsv(path, required=("topic_id", "initial_request"), aliases=_ALIASES):
         tid, request = row["topic_id"].strip(), row["initial_request"].strip()
         _check_id(path, row.line, "topic_id", tid)
         if not request:
             raise DataError(path, f"empty initial_request for topic {tid}", row.line)
+        if check is not None:
+            try:
+                check(request)
+            except InputError as err:
+                raise DataError(path, f"topic {tid}: {err}", row.line) from None
         if topics.setdefault(tid, Topic(tid, request)).request != request:
             raise DataError(path, f"topic {tid} repeated with another initial_request", row.line)
     return list(topics.values())
