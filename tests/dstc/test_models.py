@@ -323,6 +323,32 @@ def test_fuzzy_matches_are_typos_of_a_names_own_words(turn, expected):
     assert EntityTracker.from_names(TYPO_NAMES).track([turn]) == expected
 
 
+COMMON_WORD_NAMES = {
+    ("hotel", 1): "ASHLEY HOTEL",
+    ("restaurant", 2): "GRAFFITI",
+    ("restaurant", 3): "TRAVELLERS REST",
+    ("restaurant", 4): "LA MARGHERITA",
+}
+
+
+@pytest.mark.parametrize(
+    ("turn", "expected"),
+    [
+        # a restaurant's name in lower case, in a turn calling its place "the hotel": a common word, not the name
+        ("Is there any graffiti on the walls of the hotel?", [("hotel", 1)]),
+        ("Does the hotel have a travellers rest area or lounge?", [("hotel", 1)]),
+        # written as a name, with its own kind's word, or the hotel only as where the restaurant is: the name
+        ("Is Graffiti near the hotel?", [("restaurant", 2)]),
+        ("Is graffiti restaurant any good? I will walk from the hotel.", [("restaurant", 2)]),
+        ("I have two near the hotel, the la margherita is very cheap.", [("restaurant", 4)]),
+        ("Is graffiti good?", [("restaurant", 2)]),
+    ],
+)
+def test_a_lower_case_name_of_another_kind_of_place_is_a_common_word(turn, expected):
+    tracker = EntityTracker.from_names(COMMON_WORD_NAMES)
+    assert tracker.track(["I need a hotel.", "The Ashley Hotel is available.", turn]) == expected
+
+
 def test_place_words_alone_do_not_match_and_nothing_gives_empty(tracker):
     assert tracker.track(["I love Cambridge.", "Me too.", "Is it clean?"]) == []
 

@@ -46,6 +46,17 @@ _DOMAIN_WORDS = {
     "taxi": ("taxi", "cab", "car"),
     "train": ("train", "rail", "railway"),
 }
+_NOT_AFTER = r"(?<!near )(?<!to )(?<!from )(?<!by )(?<!and )(?<!between )(?<!around )(?<!beside )(?<!behind )"
+_PLACE_TYPES = {  # a turn calling its place "the hotel", not "near the hotel" (see EntityTracker._other_kind)
+    "hotel": re.compile(
+        rf"\b{_NOT_AFTER}(?:the|this|that|your|my|our) (?:hotel|guest ?house|b ?& ?b|bed and breakfast)\b", re.I
+    ),
+    "restaurant": re.compile(rf"\b{_NOT_AFTER}(?:the|this|that|your|my|our) restaurant\b", re.I),
+}
+_OWN_TYPE = {
+    "hotel": re.compile(r"\b(?:hotel|guest ?house|b ?& ?b|bed and breakfast|lodge)\b", re.I),
+    "restaurant": re.compile(r"\b(?:restaurant|cafe|bistro|bar|pub)\b", re.I),
+}
 _PARKING = re.compile(r" park")  # "a place to park my car" asks about the place, not a taxi
 _MIN_ALIAS = 4
 _CITIES = ("san francisco", "cambridge")  # the cities of the DSTC knowledge bases, dropped from the end of a name
@@ -377,9 +388,33 @@ class EntityTracker:
         return chains, re.compile(r"\b(" + forms + r")\b")
 
     def _named(self, text: str) -> Iterator[set[tuple]]:
-        """For each name in ``text``, in order, the keys of the entities it may be (longest alias wins)."""
-        for match in self._matches(normalise(text)):
-            yield self.alias_index[match.group(1)]
+        """For each name in ``text``, in order, the keys of the entities it may be (longest alias wins); a name
+        written in lower case where the turn calls its place by another kind's word is none (:meth:`_other_kind`)."""
+        called = {kind for kind, pattern in _PLACE_TYPES.items() if pattern.search(text)}
+        if not called:  # nearly every turn: no name can be another kind's common word
+            for match in self._matches(normalise(text)):
+                yield self.alias_index[match.group(1)]
+            return
+        norm, source = _normalise_with_sources(text)
+        for match in self._matches(norm):
+            keys = self.alias_index[match.group(1)]
+            written = text[source[match.start(1)] : source[match.end(1) - 1] + 1]
+            if not self._other_kind(text, written, keys, called):
+                yield keys
+
+    @staticmethod
+    def _other_kind(text: str, written: str, keys: set[tuple], called: set[str]) -> bool:
+        """Whether the name ``written`` in ``text`` is a common word there: written in lower case, only one kind of
+        place's name, in a turn that calls its place by another kind's word (``called``: "the hotel" for a
+        restaurant's name, "the restaurant" for a hotel's), not as where another place is ("near the hotel"), and
+        says no word of the name's own kind: "Is there any graffiti on the walls of the hotel?" is not about the
+        restaurant GRAFFITI, nor "Does the hotel have a travellers rest area?" about TRAVELLERS REST."""
+        if written != written.lower():
+            return False
+        domains = {domain for domain, _ in keys}
+        if len(domains) != 1 or (domain := next(iter(domains))) not in _OWN_TYPE:
+            return False
+        return bool(called - {domain}) and not _OWN_TYPE[domain].search(text)
 
     def _matches(self, norm: str) -> Iterator[re.Match]:
         """The alias matches in normalised text, in order; an alias followed by a street word is part of an address
