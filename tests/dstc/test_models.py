@@ -349,6 +349,39 @@ def test_a_lower_case_name_of_another_kind_of_place_is_a_common_word(turn, expec
     assert tracker.track(["I need a hotel.", "The Ashley Hotel is available.", turn]) == expected
 
 
+SHORT_NAMES = {
+    ("restaurant", 1): "ASK RESTAURANT",
+    ("restaurant", 2): "THE OAK BISTRO",
+    ("restaurant", 3): "PIZZA HUT CITY CENTRE",
+    ("restaurant", 4): "ZIZZI CAMBRIDGE",
+    ("hotel", 5): "INN AT THE PARK",
+    ("hotel", 6): "THE GREAT INN",
+}
+
+
+@pytest.mark.parametrize(
+    ("turn", "expected"),
+    [
+        # a name's three-letter form, written as a name and not at a sentence's start, names it
+        (
+            "I have Pizza Hut City Centre, Ask, and Zizzi Cambridge.",
+            [("restaurant", 3), ("restaurant", 1), ("restaurant", 4)],
+        ),
+        ("Is Ask in the south?", [("restaurant", 1)]),
+        ("Can you book a table for 7 at ASK?", [("restaurant", 1)]),
+        ("Is the Oak good for kids?", [("restaurant", 2)]),
+        ("I found Ask restaurant.", [("restaurant", 1)]),  # the longer alias covers it
+        # the verb, a sentence's first word, or a form other names share ("Inn") is no name
+        ("Can I ask about parking?", []),
+        ("Ask them about parking.", []),
+        ("Thanks. Ask them about parking.", []),
+        ("Is the Inn quiet?", []),
+    ],
+)
+def test_a_three_letter_form_of_a_name_counts_written_as_a_name(turn, expected):
+    assert EntityTracker.from_names(SHORT_NAMES).track([turn]) == expected
+
+
 def test_place_words_alone_do_not_match_and_nothing_gives_empty(tracker):
     assert tracker.track(["I love Cambridge.", "Me too.", "Is it clean?"]) == []
 

@@ -59,6 +59,8 @@ _OWN_TYPE = {
 }
 _PARKING = re.compile(r" park")  # "a place to park my car" asks about the place, not a taxi
 _MIN_ALIAS = 4
+_CAPITAL_FORM = 3  # a name's 3-letter form counts only written as a name: "Ask", "ASK" (capital_forms)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"(]\s*)$")
 _CITIES = ("san francisco", "cambridge")  # the cities of the DSTC knowledge bases, dropped from the end of a name
 # Words that are names of places or ordinary adjectives: never an alias on their own.
 _STOP_ALIASES = {
@@ -165,9 +167,9 @@ _WRITTEN_SUFFIXES = (" and bar",)
 the faithfulness check (:func:`aliases` with ``written``, :func:`short_forms`), not for tracking."""
 
 
-def aliases(name: str, written: bool = False) -> set[str]:
-    """The normalised surface forms a name may take in a dialogue (see the module docstring); ``written``: also the
-    forms a response writes without one of :data:`_WRITTEN_SUFFIXES`."""
+def aliases(name: str, written: bool = False, minimum: int = _MIN_ALIAS) -> set[str]:
+    """The normalised surface forms a name may take in a dialogue (see the module docstring), of at least ``minimum``
+    characters; ``written``: also the forms a response writes without one of :data:`_WRITTEN_SUFFIXES`."""
     full = normalise(name).strip()
     if not full:
         return set()
@@ -195,7 +197,7 @@ def aliases(name: str, written: bool = False) -> set[str]:
                 forms.add(form[len(suffix) + 1 :].strip())
     forms = {f for f in forms if f and f.split()[-1] not in _DANGLING and not _numeric(f)}
     forms |= {f.replace(" ", "") for f in forms if " " in f}  # "cityroomz" / "city roomz"
-    return {f for f in forms if len(f) >= _MIN_ALIAS and f not in _STOP_ALIASES} | {full}
+    return {f for f in forms if len(f) >= minimum and f not in _STOP_ALIASES} | {full}
 
 
 def _numeric(form: str) -> bool:
@@ -292,6 +294,19 @@ def shared_words(names: dict[tuple, str | None]) -> frozenset[str]:
     return frozenset(shared | joined)
 
 
+def capital_forms(names: dict[tuple, str | None], shared: frozenset[str]) -> dict[str, set[tuple]]:
+    """Forms of three letters too short to be aliases ("ask" of ASK RESTAURANT, "oak" of THE OAK BISTRO, "opa" of
+    Opa cafe), no word another name holds (``shared``), each with the entities it names: they name a place only when
+    written as a name (:meth:`EntityTracker.capital_mentions`)."""
+    out: dict[str, set[tuple]] = {}
+    for key, name in names.items():
+        if key[1] != "*":
+            for form in aliases(name or "", minimum=_CAPITAL_FORM):
+                if len(form) == _CAPITAL_FORM and form.isalpha() and form not in shared:
+                    out.setdefault(form, set()).add(key)
+    return out
+
+
 def near(typed: str, word: str) -> bool:
     """Whether ``typed`` is within one edit of ``word`` (insertion, deletion, substitution or swap of neighbours;
     two for a word of 12+ characters): "accorn" of "acorn", "huntington" of "huntingdon"; not "hilton" of
@@ -315,6 +330,7 @@ class EntityTracker:
     short_pattern: re.Pattern | None = None
     name_words: dict[str, tuple] = field(default_factory=dict)  # "marriott" -> its one entity (see word_mentions)
     shared: frozenset[str] = frozenset()  # words several names hold, and function words (see fuzzy_mentions)
+    capitals: dict[str, set[tuple]] = field(default_factory=dict)  # "ask" -> ASK RESTAURANT (see capital_mentions)
 
     @classmethod
     def from_names(cls, names: dict[tuple, str | None]) -> EntityTracker:
@@ -340,8 +356,17 @@ class EntityTracker:
             if short
             else None
         )
+        shared = shared_words(names)
         return cls(
-            index, domain_wide, pattern, branches, short, short_pattern, distinctive_words(names), shared_words(names)
+            index,
+            domain_wide,
+            pattern,
+            branches,
+            short,
+            short_pattern,
+            distinctive_words(names),
+            shared,
+            capital_forms(names, shared),
         )
 
     def mentions(self, text: str) -> list[tuple]:
@@ -391,16 +416,41 @@ class EntityTracker:
         """For each name in ``text``, in order, the keys of the entities it may be (longest alias wins); a name
         written in lower case where the turn calls its place by another kind's word is none (:meth:`_other_kind`)."""
         called = {kind for kind, pattern in _PLACE_TYPES.items() if pattern.search(text)}
-        if not called:  # nearly every turn: no name can be another kind's common word
+        capitals = self.capital_mentions(text)
+        if not called and not capitals:  # nearly every turn: names as aliases alone, no original positions needed
             for match in self._matches(normalise(text)):
                 yield self.alias_index[match.group(1)]
             return
         norm, source = _normalise_with_sources(text)
+        spans = []
         for match in self._matches(norm):
             keys = self.alias_index[match.group(1)]
-            written = text[source[match.start(1)] : source[match.end(1) - 1] + 1]
-            if not self._other_kind(text, written, keys, called):
-                yield keys
+            start, end = source[match.start(1)], source[match.end(1) - 1] + 1
+            if not self._other_kind(text, text[start:end], keys, called):
+                spans.append((start, end, keys))
+        spans += [(a, b, keys) for a, b, keys in capitals if not any(a < end and start < b for start, end, _ in spans)]
+        for _, _, keys in sorted(spans, key=lambda span: span[0]):
+            yield keys
+
+    @cached_property
+    def _capital_pattern(self) -> re.Pattern | None:
+        """:attr:`capitals` as written as a name, capitalised or in capitals ("Ask", "ASK"), built once."""
+        if not self.capitals:
+            return None
+        forms = sorted({written for form in self.capitals for written in (form.title(), form.upper())})
+        return re.compile(r"\b(" + "|".join(map(re.escape, forms)) + r")\b")
+
+    def capital_mentions(self, text: str) -> list[tuple[int, int, set[tuple]]]:
+        """The 3-letter forms of names (:func:`capital_forms`) in ``text`` written as names, not at the start of a
+        sentence, as (start, end, keys): "Pizza Hut City Centre, Ask, and Zizzi Cambridge", "Is Ask in the south?";
+        not "Ask them about parking." nor "I will ask"."""
+        if self._capital_pattern is None:
+            return []
+        return [
+            (match.start(), match.end(), self.capitals[match.group(1).lower()])
+            for match in self._capital_pattern.finditer(text)
+            if not _SENTENCE_START.search(text, 0, match.start())
+        ]
 
     @staticmethod
     def _other_kind(text: str, written: str, keys: set[tuple], called: set[str]) -> bool:
