@@ -312,6 +312,13 @@ def nap():
 cli.main(["nap"])
 """
 
+SWALLOWING_COMMAND = NAPPING_COMMAND.replace(
+    "        time.sleep(60)\n",
+    "        try:\n            time.sleep(60)\n        except KeyboardInterrupt:\n"
+    "            pass  # swallowed, as C code calling back into Python swallows it (numba, under ranx)\n"
+    "        time.sleep(60)\n",
+)
+
 
 @pytest.mark.parametrize(
     ("signum", "code", "line"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
@@ -341,3 +348,15 @@ def test_clarify_says_what_its_yes_or_no_rests_on(label, unclear, ask, threshold
     from clarion.cli.clariq import _verdict
 
     assert _verdict(label, unclear, ask, threshold) == line
+
+
+def test_sigterm_swallowed_once_is_raised_again():
+    """An interrupt swallowed where it was raised comes again (every AGAIN_SECONDS) until the command unwinds."""
+    assert "pass  # swallowed" in SWALLOWING_COMMAND
+    child = subprocess.Popen(
+        [sys.executable, "-c", SWALLOWING_COMMAND], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert child.stdout.readline() == "ready\n"
+    child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=30)
+    assert child.returncode == 143 and out == "cleaned up\n" and err == "terminated\n"

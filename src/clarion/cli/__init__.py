@@ -63,11 +63,37 @@ _received: list[int] = []
 """SIGTERM received during this command."""
 
 
+AGAIN_SECONDS = 0.5
+"""After SIGTERM, how often its KeyboardInterrupt is raised again until one unwinds (:func:`_again`)."""
+
+
 def _terminate(signum, frame) -> None:
     """SIGTERM (``kill``, a CI timeout, ``docker stop``) raised like Ctrl-C, so that every ``finally`` and
-    temporary-file cleanup runs on the way out."""
+    temporary-file cleanup runs on the way out; raised again every :data:`AGAIN_SECONDS` until it unwinds."""
+    import signal
+
     _received.append(signum)
+    if hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, _again)
+        signal.setitimer(signal.ITIMER_REAL, AGAIN_SECONDS, AGAIN_SECONDS)
     raise KeyboardInterrupt
+
+
+def _again(signum, frame) -> None:
+    """SIGTERM's KeyboardInterrupt once more, unless one is unwinding (its ``finally`` blocks are running): an
+    exception raised while C code calls back into Python is swallowed there (numba compiling ranx's kernels
+    printed "Exception ignored on calling ctypes callback" and the command ran on, wrote its output, exit 0)."""
+    if not isinstance(sys.exc_info()[1], KeyboardInterrupt):
+        raise KeyboardInterrupt
+
+
+def _stop_again() -> None:
+    """Disarm :func:`_again` (the command is leaving)."""
+    import signal
+
+    if _received and hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -84,6 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _run(argv)
     finally:
+        _stop_again()
         signal.signal(signal.SIGTERM, before)
 
 
@@ -94,6 +121,7 @@ def _run(argv: list[str] | None) -> None:
         typer.echo(f"error: {err}", err=True)
         sys.exit(2)
     except (KeyboardInterrupt, typer.Abort, click.exceptions.Abort):
+        _stop_again()
         code = 130
     except _usage_errors() as err:
         if type(err).__name__ == "NoArgsIsHelpError":  # the help is printed already
@@ -102,6 +130,9 @@ def _run(argv: list[str] | None) -> None:
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         typer.echo(f"error: {err.format_message()}{hint}", err=True)
         sys.exit(2)
+    _stop_again()
+    if _received:  # SIGTERM came as the command ended, or its interrupt was swallowed and never came again
+        code = 130
     if code == 130:  # Ctrl-C or SIGTERM: typer returns 130 in non-standalone mode
         terminated = bool(_received)
         typer.echo("terminated" if terminated else "interrupted", err=True)
