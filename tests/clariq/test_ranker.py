@@ -181,6 +181,8 @@ def test_load_rejects_missing_model(tmp_path):
         Clarifier.load(tmp_path)
     with pytest.raises(InputError, match="model_dir must be a path"):
         Clarifier.load(5)
+    with pytest.raises(InputError, match="progress must be a callable progress"):
+        Clarifier.load(tmp_path, progress=5)
 
 
 @pytest.mark.parametrize("bad", ["", "   \n", "x" * (MAX_REQUEST_CHARS + 1), None, 42, "obama \ud800"])
@@ -401,3 +403,27 @@ def test_a_new_request_is_offered_only_the_questions_that_fit_it(tiny_ranker, mo
     assert bot.rank(known, k=10, fitting=True) == bot.rank(known, k=10)
     with pytest.raises(InputError, match="fitting must be"):
         bot.rank(request, fitting="yes")
+
+
+def test_load_reports_training_the_default_model_to_progress(monkeypatch, tmp_path):
+    """Clarifier.load's progress gets the training's description and step count, and train_models its advance."""
+    import clarion.clariq.train as train
+    from clarion.data.clariq import ClariQ
+
+    calls, advanced = [], []
+
+    def progress(description, total):
+        calls.append((description, total))
+        return advanced.append
+
+    def fake_train(data, splits, directory, progress=None):
+        progress(1)
+        raise RuntimeError("stop here")  # the wiring is what is tested, not the training
+
+    monkeypatch.setattr(ClariQ, "load", classmethod(lambda cls, data_dir=None: None))
+    monkeypatch.setattr(train, "default_model_dir", lambda data, splits: tmp_path / "absent")
+    monkeypatch.setattr(train, "ready_to_train", lambda data, splits: None)
+    monkeypatch.setattr(train, "train_models", fake_train)
+    with pytest.raises(RuntimeError, match="stop here"):
+        Clarifier.load(progress=progress)
+    assert calls == [("training the ClariQ model", train.ranker_steps())] and advanced == [1]

@@ -248,6 +248,21 @@ def test_load_reads_a_saved_model_and_knowledge_file_or_dir(grounder, synthetic,
         Grounder.load(tmp_path / "model", {"hotel": {}})
 
 
+def test_a_model_of_the_other_task_is_named_as_such(grounder, synthetic, tmp_path):
+    import shutil
+
+    from clarion.clariq.clarifier import Clarifier
+
+    save_model(grounder.model, tmp_path / "dstc", "fp")
+    with pytest.raises(ModelError, match="a DSTC model, not a ClariQ one"):
+        Clarifier.load(tmp_path / "dstc")
+    clariq_like = tmp_path / "clariq"  # a finished model directory holding a question ranker, no state.json
+    (clariq_like / "ranker").mkdir(parents=True)
+    shutil.copy(tmp_path / "dstc" / "meta.json", clariq_like / "meta.json")
+    with pytest.raises(ModelError, match="a ClariQ model, not a DSTC one"):
+        Grounder.load(clariq_like, synthetic.knowledge)
+
+
 def test_load_trains_the_default_model_when_absent(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CLARION_TINY", "1")
     monkeypatch.setenv("CLARION_CACHE_DIR", str(tmp_path / "cache"))

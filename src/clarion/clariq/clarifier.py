@@ -19,6 +19,7 @@ candidates, with text ``""``; a chatbot that must ask something skips it.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -44,11 +45,26 @@ class Clarifier:
         self._text = dict(zip(bank.bank_ids, bank.bank_texts, strict=True)) | {NO_QUESTION: ""}
 
     @classmethod
-    def load(cls, model_dir: str | Path | None = None, data_dir: str | Path | None = None) -> Clarifier:
-        """The model in ``model_dir``; by default the train+dev model, trained first (saying so on stderr)
-        when absent. An explicit ``model_dir`` must hold a finished model."""
+    def load(
+        cls,
+        model_dir: str | Path | None = None,
+        data_dir: str | Path | None = None,
+        progress: Callable[[str, int], Callable[[int], None]] | None = None,
+    ) -> Clarifier:
+        """The model in ``model_dir``; by default the train+dev model, trained first (saying so on stderr; about 10
+        minutes on a 2-core CPU) when absent. An explicit ``model_dir`` must hold a finished model. ``progress``
+        reports that training as :meth:`clarion.dstc.assistant.Grounder.load`'s does: ``progress(description,
+        total)`` returns an ``advance(n)`` callback (a rich or tqdm bar)."""
+        if progress is not None and not callable(progress):
+            raise InputError(f"progress must be a callable progress(description, total), got {progress!r}")
         if model_dir is None:
-            from clarion.clariq.train import DEFAULT_SPLITS, default_model_dir, ready_to_train, train_models
+            from clarion.clariq.train import (
+                DEFAULT_SPLITS,
+                default_model_dir,
+                ranker_steps,
+                ready_to_train,
+                train_models,
+            )
             from clarion.data.clariq import ClariQ
 
             data = ClariQ.load(data_dir)
@@ -60,12 +76,15 @@ class Clarifier:
                     file=sys.stderr,
                     flush=True,
                 )
-                train_models(data, DEFAULT_SPLITS, directory)
+                advance = None if progress is None else progress("training the ClariQ model", ranker_steps())
+                train_models(data, DEFAULT_SPLITS, directory, progress=advance)
         else:
             from clarion.data.io import as_path
 
             directory = as_path(model_dir, "model_dir")
         read_meta(directory)  # ModelError when the directory is not a finished model
+        if not (directory / "ranker").is_dir() and (directory / "state.json").is_file():
+            raise ModelError(f"{directory}: a DSTC model, not a ClariQ one (train one with `clarion clariq train`)")
         return cls(directory, QuestionRanker.load(directory / "ranker"))
 
     def rank(self, request: str, k: int = 30, fitting: bool = False) -> list[Candidate]:
@@ -125,7 +144,9 @@ class Clarifier:
 
     def should_clarify(self, request: str, threshold: float = 0.5) -> bool:
         """Ask a clarifying question when P(need >= 2) — the probability that the request is *not* fully
-        clear (ClariQ label 1) — reaches ``threshold`` (0 < threshold <= 1)."""
+        clear (ClariQ label 1) — reaches ``threshold`` (0 < threshold <= 1). This can be True while :meth:`need`'s
+        likeliest label is 1 (1 at 0.42, labels 2-4 together at 0.58); and for a request from outside ClariQ,
+        :meth:`rank` with ``fitting`` may then offer no question: ask the user to say more instead."""
         check_threshold(threshold)
         return clarify_from(self.need(request)[1], threshold)
 

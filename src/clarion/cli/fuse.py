@@ -105,7 +105,10 @@ def main(
     mrr: MrrOption = None,
     ndcg: NdcgOption = None,
     run: RunOption = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Fused run (TREC) to write.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Fused run (TREC) to write (required; 0-based ranks, ties nudged by 1e-6)."),
+    ] = None,
     param: ParamOption = None,
     norm: NormOption = Norm.MIN_MAX,
     run_id: RunIdOption = "",

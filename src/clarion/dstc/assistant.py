@@ -44,7 +44,7 @@ class Reply:
 
     knowledge_seeking: bool
     """Whether the turn asks for knowledge beyond the booking APIs (task 1). When false, the assistant's own
-    dialogue manager answers and :attr:`snippets` and :attr:`response` are empty."""
+    dialogue manager answers, :attr:`snippets` is empty and :attr:`response` is None."""
     snippets: tuple[Snippet, ...] = ()
     """The selected knowledge, best first (task 2); empty for a knowledge-seeking turn no snippet of the tracked
     entities answers, whose :attr:`response` then says so ("I'm sorry, I could not find any information about that

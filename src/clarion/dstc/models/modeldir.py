@@ -73,10 +73,13 @@ def load_model(directory: str | Path) -> DstcModel:
     """Read a model written by :func:`save_model`; anything missing or foreign raises :class:`ModelError`."""
     directory = Path(directory)
     if not directory.exists():
-        raise ModelError(f"{directory}: no such model directory; run `clarion dstc train` (or leave --model out)")
+        raise ModelError(f"{directory}: no such model directory; train one with `clarion dstc train`")
     if not is_complete(directory):
         raise ModelError(f"{directory}: not a trained DSTC model (no meta.json); run `clarion dstc train`")
     read_meta(directory)
+    if not (directory / STATE).is_file():
+        kind = "a ClariQ model, not a DSTC one" if (directory / "ranker").is_dir() else f"no {STATE}"
+        raise ModelError(f"{directory}: not a trained DSTC model ({kind}); run `clarion dstc train`")
     try:
         state = read_json(directory / STATE)
         with np.load(directory / ARRAYS, allow_pickle=False) as npz:
