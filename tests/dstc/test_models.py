@@ -375,6 +375,7 @@ SHORT_NAMES = {
         ("Can I ask about parking?", []),
         ("Ask them about parking.", []),
         ("Thanks. Ask them about parking.", []),
+        ("  Ask them about parking.", []),
         ("Is the Inn quiet?", []),
     ],
 )

@@ -60,7 +60,7 @@ _OWN_TYPE = {
 _PARKING = re.compile(r" park")  # "a place to park my car" asks about the place, not a taxi
 _MIN_ALIAS = 4
 _CAPITAL_FORM = 3  # a name's 3-letter form counts only written as a name: "Ask", "ASK" (capital_forms)
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"(]\s*)$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\"(])\s*$")
 _CITIES = ("san francisco", "cambridge")  # the cities of the DSTC knowledge bases, dropped from the end of a name
 # Words that are names of places or ordinary adjectives: never an alias on their own.
 _STOP_ALIASES = {
