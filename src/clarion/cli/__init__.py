@@ -121,7 +121,6 @@ def _run(argv: list[str] | None) -> None:
         typer.echo(f"error: {err}", err=True)
         sys.exit(2)
     except (KeyboardInterrupt, typer.Abort, click.exceptions.Abort):
-        _stop_again()
         code = 130
     except _usage_errors() as err:
         if type(err).__name__ == "NoArgsIsHelpError":  # the help is printed already
