@@ -563,6 +563,24 @@ def test_a_question_about_two_things_gets_the_faq_of_each(dense_model, tmp_path)
     assert PipelineConfig().coordinated_faqs and not PipelineConfig.from_json({}).coordinated_faqs
 
 
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("Does it have free parking and wifi?", ["Does it have free parking", "Does it have free wifi?"]),
+        ("Does it have free parking and free wifi?", ["Does it have free parking", "Does it have free wifi?"]),
+        ("Does it have a gym and free parking?", ["Does it have a gym", "Does it have free parking?"]),
+        ("Is there free parking and is there a gym?", ["Is there free parking", "is there a gym?"]),
+        ("Is the free WiFi fast and reliable?", ["Is the free WiFi fast", "reliable?"]),
+    ],
+)
+def test_free_is_asked_of_every_part_it_governs(question, parts):
+    """ "Does it have free parking and wifi?" is the booking API's question twice; its second part had been asked
+    "Does it have wifi?", which the FAQ rule answers (a dev false positive)."""
+    from clarion.dstc.models.detect import coordinated_parts
+
+    assert coordinated_parts(question) == parts
+
+
 def test_an_accessibility_faq_gives_way_to_the_places_faq_within_the_answering_floor():
     """``PipelineConfig.accessibility_apart``: "Do they have parking?" had been answered "Accessible parking is not
     available at Limehouse." though Limehouse's "What type of parking is available?" answers it."""

@@ -101,6 +101,8 @@ def follow_up_question(
 
 
 _COORDINATION = re.compile(r"\s*,?\s+\band\b\s+|\s*,?\s+\bas well as\b\s+", re.IGNORECASE)
+_FREE = re.compile(r"\s*free\b", re.IGNORECASE)
+"""A first part's object the booking API asks about ("free parking", "free wifi"): "free" distributes over the parts."""
 _ASKED = re.compile(r"[^.!?]*\?|[^.!?]+$")
 _QUESTION_OPENER = re.compile(
     r"^(?:is|are|was|were|do|does|did|can|could|will|would|should|may|have|has|how|what|which|where|when|who|why)\b",
@@ -117,7 +119,9 @@ def coordinated_parts(text: str) -> list[str]:
     """The last question of ``text`` (its last stretch ending with "?", else an unterminated last stretch; none for a
     text ending with "." or "!") asked once per thing it joins with "and": "Do they have a pool and a gym?" -> ["Do
     they have a pool", "Do they have a gym?"] (a later part that is no question of its own gets the first part's
-    opening up to its verb); one part without an "and" (entity names should be cut first: "A and B Guest House")."""
+    opening up to its verb, and its "free": "Does it have free parking and wifi?" -> [..., "Does it have free wifi?"],
+    the booking API's question, not the FAQ's "Does it have wifi?"); one part without an "and" (entity names should be
+    cut first: "A and B Guest House")."""
     asked = [m.group(0).strip() for m in _ASKED.finditer(text) if m.group(0).strip()]
     if not asked:
         return []
@@ -126,7 +130,16 @@ def coordinated_parts(text: str) -> list[str]:
         return parts
     frame = next((m for m in _FRAME_END.finditer(parts[0]) if m.start() > 0), None)
     opening = parts[0][: frame.end()] if frame is not None and _QUESTION_OPENER.match(parts[0]) else ""
-    return parts[:1] + [p if _QUESTION_OPENER.match(p) or not opening else f"{opening} {p}" for p in parts[1:]]
+    if opening and _FREE.match(parts[0][len(opening) :]):
+        opening += " free"
+    return parts[:1] + [p if _QUESTION_OPENER.match(p) or not opening else _opened(opening, p) for p in parts[1:]]
+
+
+def _opened(opening: str, part: str) -> str:
+    """``part`` asked with the first part's ``opening``, whose "free" it holds once."""
+    if opening.endswith(" free") and _FREE.match(part):
+        opening = opening[: -len(" free")]
+    return f"{opening} {part}"
 
 
 @dataclass
