@@ -57,6 +57,20 @@ def test_fused_runs_have_no_tied_scores(runs):
     assert [row[2] for row in rows] == ["a", "b"] and rows[0][4] != rows[1][4]
 
 
+def test_combsum_ties_in_exact_arithmetic_are_written_by_id(runs):
+    """Min-max scores d5 (0.2 of 0.1..0.3) and d4 (0.7 of 0.5..0.9) are both 0.5, but their sums came out
+    0.5000000000000001 and 0.4999999999999999, and the float noise wrote d5 first; ties go by id."""
+    write_run(runs / "a.run", {"q1": {"d1": 0.3, "d5": 0.2, "d3": 0.1}}, "a")
+    write_run(runs / "b.run", {"q1": {"d3": 0.9, "d4": 0.7, "d1": 0.5}}, "b")
+    out = runs / "sum.run"
+    args = ["fuse", "--method", "combsum", "--run", str(runs / "a.run"), "--run", str(runs / "b.run")]
+    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [line.split()[2] for line in out.read_text().splitlines()] == ["d1", "d3", "d4", "d5"]
+    fused = fuse("combsum", [read_run(runs / "a.run"), read_run(runs / "b.run")])["q1"]
+    assert fused["d4"] == fused["d5"] == 0.5 and fused["d1"] == fused["d3"] == 1.0
+
+
 def test_tune_prints_best_parameters(runs):
     # with rho_h=1, rho_t=0, rho_nm=1 only M's top candidate leads; the tail follows r_N^p * r_M, so the default
     # p=3 puts c (N's first) before b, and only p < 0.585 puts b, the relevant one, second: tuning must find it

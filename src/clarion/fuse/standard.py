@@ -134,7 +134,8 @@ def ranx_fuse(
     when given, one number >= 0 per run; every other parameter a finite number that ranx's ``method`` takes.
     Anything else, and scores that overflow, raise :class:`InputError` naming the run, or ``label`` (default
     ``ranx METHOD``) and ``params``. Each parameter's range (``rrf``'s k >= 1, ...) is checked by
-    :func:`clarion.fuse.fuse`, which names methods as the CLI does.
+    :func:`clarion.fuse.fuse`, which names methods as the CLI does. Fused scores are rounded to 12 significant
+    digits, so that candidates tied in exact arithmetic are tied in the result (float noise does not order them).
 
     >>> fused = ranx_fuse([{"q": {"a": 2, "b": 1}}, {"q": {"b": 2, "c": 1}}], "mnz")
     >>> sorted(fused["q"], key=fused["q"].get, reverse=True)[0]
@@ -162,4 +163,11 @@ def ranx_fuse(
             fused = fuse(_to_ranx(runs), norm=RANX_NORM[norm], method=method, params=dict(params or {}))
         except (AssertionError, ValueError, ZeroDivisionError, TypeError) as err:  # TypeError: an unknown name
             raise InputError(f"ranx {method} with {params or {}}: {err}") from None
-    return check_finite(_from_ranx(fused), describe(label or f"ranx {method}", params, norm))
+    return check_finite(_settled(_from_ranx(fused)), describe(label or f"ranx {method}", params, norm))
+
+
+def _settled(run: Run) -> Run:
+    """``run`` with each score rounded to 12 significant digits, so that candidates tied in exact arithmetic are tied
+    in the output too and ordered by id: min-max normalisation leaves float noise ("0.5000000000000001" against
+    "0.4999999999999999" for two candidates each a run's middle) that would otherwise decide their order."""
+    return {q: {d: float(f"{s:.12g}") for d, s in docs.items()} for q, docs in run.items()}
