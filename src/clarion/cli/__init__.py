@@ -23,6 +23,26 @@ SUBAPPS = {
     "dstc": "DSTC9-11 knowledge-grounded dialogue: detection, selection, generation.",
 }
 
+
+def _flags_show_no_type() -> None:
+    """Help lists a flag (``--json``, ``--meteor/--no-meteor``, ``--help``) without a type: typer >= 0.2x writes
+    ``<bool>`` beside it, as if it took a value. Left alone where typer's option class has no such hook."""
+    option = getattr(getattr(typer, "core", None), "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if shown is None or getattr(shown, "_clarion_flags", False):
+        return
+
+    def display_type_rich(self, ctx):
+        if getattr(self, "is_flag", False) and not getattr(self, "count", False):
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._clarion_flags = True
+    option.display_type_rich = display_type_rich
+
+
+_flags_show_no_type()
+
 app = typer.Typer(
     name="clarion",
     help="clarion: mixed-initiative conversational search — when to clarify, what to ask, how to answer.",
