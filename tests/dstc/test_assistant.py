@@ -195,6 +195,24 @@ def test_a_turn_only_the_faq_rule_flags_with_no_place_named_is_not_knowledge_see
     assert grounder.respond(dialogue) == Reply(True, (), "Which hotel or restaurant are you asking about?")
 
 
+def test_a_request_for_a_choice_naming_no_aspect_is_not_knowledge_seeking(grounder, monkeypatch):
+    # "Which one is better?" after two places were offered (dstc11 dev, labelled not knowledge-seeking, as train labels
+    # "Which one would you recommend?"); "Which one is quieter at night?" names an aspect and stays knowledge-seeking
+    from clarion.dstc.models.detect import asks_preference_only
+
+    offered = ["I want a hotel.", "Alpha Lodge and Beta House both fit."]
+    assert PipelineConfig().preference_apart and not PipelineConfig.from_json({}).preference_apart
+    monkeypatch.setattr(grounder.model.detector, "predict", lambda texts, emb=None: np.ones(len(texts), dtype=bool))
+    assert grounder.respond([*offered, "Which one is better?"]) == Reply(False)
+    assert grounder.respond([*offered, "Which of the two would you recommend?"]) == Reply(False)
+    assert grounder.respond([*offered, "Which one is quieter at night?"]).knowledge_seeking
+    assert asks_preference_only("Okay, which one do you think is best?")
+    assert not asks_preference_only("Which one has the best views?")
+    assert not asks_preference_only("Is the Alpha Lodge better?")  # no choice between places asked
+    monkeypatch.setattr(grounder.model.config, "preference_apart", False)  # off: the detector's verdict, as before
+    assert grounder.respond([*offered, "Which one is better?"]).knowledge_seeking
+
+
 def test_string_turns_alternate_and_end_with_the_user(grounder, synthetic):
     context = synthetic.contexts[1]
     texts = [t.text for t in context.turns]

@@ -142,6 +142,28 @@ def _opened(opening: str, part: str) -> str:
     return f"{opening} {part}"
 
 
+PREFERENCE_WORDS = frozenset({"better", "best", "recommend", "suggest", "prefer"})
+"""Words that ask which place to choose, not what a place is like."""
+_CHOICE_FILLER = frozenset(
+    "one ones option options choice choices place places hotel hotels restaurant restaurants guesthouse guesthouses "
+    "guest house houses lodge think opinion overall personally really just say like want choose pick go yes ok okay "
+    "alright right sure well hmm um uh thanks thank great good sound sounds two three ll ve".split()
+)
+"""Words that name no aspect in a request for a choice ("Okay, which one would you recommend?")."""
+
+
+def asks_preference_only(text: str) -> bool:
+    """Whether ``text`` (entity names cut) asks which place to choose and names no aspect: "Which one is better?",
+    "Which one would you recommend?" (train labels such requests not knowledge-seeking, 6 of 6, and every "which"
+    question naming an aspect, "Which one has the best views?", knowledge-seeking, 33 of 33)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    words = re.findall(r"[a-z]+", text.lower())
+    if "which" not in words or not PREFERENCE_WORDS.intersection(words):
+        return False
+    return all(w in ENGLISH_STOP_WORDS or w in PREFERENCE_WORDS or w in _CHOICE_FILLER for w in words)
+
+
 @dataclass
 class DetectConfig:
     """Options of the detector (part of the model's config in meta.json)."""

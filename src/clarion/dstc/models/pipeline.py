@@ -27,7 +27,14 @@ from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
 from clarion.dstc.models.anchors import anchored, anchors, aspect_stems
 from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.detect import DetectConfig, Detector, as_question, coordinated_parts, follow_up_question
+from clarion.dstc.models.detect import (
+    DetectConfig,
+    Detector,
+    as_question,
+    asks_preference_only,
+    coordinated_parts,
+    follow_up_question,
+)
 from clarion.dstc.models.downsides import (
     ASKS_COMPLAINTS,
     ASKS_DOWNSIDES,
@@ -127,6 +134,7 @@ _PIPELINE_BOUNDS = {
     "memory_elsewhere": Bound("float", 0, 2, optional=True),
     "ask_entity": FLAG,
     "rule_needs_place": FLAG,
+    "preference_apart": FLAG,
     "review_cues": FLAG,
     "faq_every_place": FLAG,
     "coordinated_faqs": FLAG,
@@ -179,6 +187,7 @@ class PipelineConfig:
     memory_elsewhere: float | None = 0.15  # ... a memory of questions this much farther from that FAQ does not count
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
     rule_needs_place: bool = True  # DSTC11, ask_entity: a turn only the FAQ rule flagged, no place named -> not KS
+    preference_apart: bool = True  # "Which one is better?", no aspect named: a request for a choice, not KS
     detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
     faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
     last_resort_faq: bool = True  # DSTC11: before "no information", the place's FAQ within OUTRANKING_FAQ_COSINE
@@ -243,6 +252,7 @@ class PipelineConfig:
             memory_elsewhere=obj.get("memory_elsewhere"),  # before it: any remembered choice kept
             ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
             rule_needs_place=bool(obj.get("rule_needs_place", False)),  # before it: such a turn asked which place
+            preference_apart=bool(obj.get("preference_apart", False)),  # before it: the detector's verdict
             detail_penalty=obj.get("detail_penalty"),  # before it: none
             unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
@@ -445,6 +455,8 @@ class DstcModel:
         wordless = np.array([not any(c.isalnum() for c in text) for text in texts], dtype=bool)
         targets = (detected | faq_turns) & ~wordless
         index, tracker = prepared.index, prepared.tracker
+        if self.config.preference_apart:  # "Which one is better?": which place to choose, no aspect asked about
+            targets &= ~np.array([asks_preference_only(tracker.strip_names(t)) for t in texts], dtype=bool)
         positive = [i for i, t in enumerate(targets) if t]
         tracked = {i: tracker.track(context_texts(dataset.contexts[i])) for i in positive}
         needed = sorted({e for ents in tracked.values() for e in ents if index.snippets(e)}, key=str)
