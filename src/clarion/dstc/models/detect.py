@@ -155,7 +155,7 @@ _CHOICE_FILLER = frozenset(
 def asks_preference_only(text: str) -> bool:
     """Whether ``text`` (entity names cut) asks which place to choose and names no aspect: "Which one is better?",
     "Which one would you recommend?" (train labels such requests not knowledge-seeking, 6 of 6, and every "which"
-    question naming an aspect, "Which one has the best views?", knowledge-seeking, 33 of 33)."""
+    question naming an aspect, "Which one has the best views?", knowledge-seeking, 34 of 34)."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     words = re.findall(r"[a-z]+", text.lower())
