@@ -152,15 +152,22 @@ _CHOICE_FILLER = frozenset(
 """Words that name no aspect in a request for a choice ("Okay, which one would you recommend?")."""
 
 
+def might_ask_preference(text: str) -> bool:
+    """Whether ``text`` holds "which" and a preference word: cutting names never adds them, so a turn without both
+    needs no :func:`asks_preference_only`."""
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    return "which" in words and not words.isdisjoint(PREFERENCE_WORDS)
+
+
 def asks_preference_only(text: str) -> bool:
     """Whether ``text`` (entity names cut) asks which place to choose and names no aspect: "Which one is better?",
     "Which one would you recommend?" (train labels such requests not knowledge-seeking, 6 of 6, and every "which"
     question naming an aspect, "Which one has the best views?", knowledge-seeking, 34 of 34)."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    words = re.findall(r"[a-z]+", text.lower())
-    if "which" not in words or not PREFERENCE_WORDS.intersection(words):
+    if not might_ask_preference(text):
         return False
+    words = re.findall(r"[a-z]+", text.lower())
     return all(w in ENGLISH_STOP_WORDS or w in PREFERENCE_WORDS or w in _CHOICE_FILLER for w in words)
 
 

@@ -34,6 +34,7 @@ from clarion.dstc.models.detect import (
     asks_preference_only,
     coordinated_parts,
     follow_up_question,
+    might_ask_preference,
 )
 from clarion.dstc.models.downsides import (
     ASKS_COMPLAINTS,
@@ -456,7 +457,9 @@ class DstcModel:
         targets = (detected | faq_turns) & ~wordless
         index, tracker = prepared.index, prepared.tracker
         if self.config.preference_apart:  # "Which one is better?": which place to choose, no aspect asked about
-            targets &= ~np.array([asks_preference_only(tracker.strip_names(t)) for t in texts], dtype=bool)
+            for i in np.flatnonzero(targets):  # names cut only for the flagged turns that could be such a request
+                if might_ask_preference(texts[i]) and asks_preference_only(tracker.strip_names(texts[i])):
+                    targets[i] = False
         positive = [i for i, t in enumerate(targets) if t]
         tracked = {i: tracker.track(context_texts(dataset.contexts[i])) for i in positive}
         needed = sorted({e for ents in tracked.values() for e in ents if index.snippets(e)}, key=str)
