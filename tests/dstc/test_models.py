@@ -593,6 +593,45 @@ def test_an_faq_aspect_the_place_has_no_faq_for_is_unknown():
     assert PipelineConfig.from_json({}).unknown_aspect_cosine is None  # models trained before it keep answering
 
 
+def test_a_review_aspect_the_places_reviews_never_touch_is_absent():
+    from types import SimpleNamespace
+
+    from clarion.dstc.io import parse_knowledge
+    from clarion.dstc.models.candidates import KnowledgeIndex
+    from clarion.dstc.models.pipeline import DstcModel
+
+    def unit(rows):
+        rows = np.asarray(rows, dtype=float)
+        return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+    def place(i, sentences):
+        reviews = {"0": {"sentences": {str(j): text for j, text in enumerate(sentences)}}}
+        return {"name": f"PLACE {i}", "faqs": {"0": {"question": "Parking?", "answer": "Yes."}}, "reviews": reviews}
+
+    knowledge = parse_knowledge({"restaurant": {"0": place(0, ["food", "view"]), "1": place(1, ["noise"])}})
+    index = KnowledgeIndex(knowledge, None, dense=False)
+    # axes: noise, food, view, parking; "Is it noisy?" is [1, 0.15, 0.1, 0] (cosine 0.98 to place 1's noise review)
+    index._emb = {("restaurant", 0): unit([[0.1, 1, 0, 0], [0.1, 0, 1, 0], [0, 0, 0, 1]])}
+    index._emb[("restaurant", 1)] = unit([[1, 0, 0, 0], [0, 0, 0, 1]])
+    snippets = index.snippets(("restaurant", 0))
+    group = SimpleNamespace(snippets=index.embeddings(("restaurant", 0)))
+    turn = unit([[1, 0.15, 0.1, 0]])[0]  # 0.25 and 0.19 to place 0's reviews
+    model = SimpleNamespace(config=PipelineConfig(review_floor=0.3))
+    assert DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0, 1])
+    assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0, 2])  # an FAQ chosen too
+    model.config.review_floor = 0.2
+    assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0])  # a review is close enough
+    model.config.review_floor = 0.3
+    vague = unit([[0.2, 0.15, 0.1, 1]])[0]  # the other place's reviews no closer: not an aspect reviews discuss
+    assert not DstcModel._absent_review_aspect(model, index, vague, snippets, group, [0])
+    assert index.reviews_elsewhere(turn, ("restaurant", 0)) > 0.95  # place 1's one review
+    model.config = PipelineConfig(review_floor=0.3, dense=False)
+    assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0])  # no embeddings
+    model.config = PipelineConfig(review_floor=None)
+    assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0])  # off
+    assert PipelineConfig.from_json({}).review_floor is None  # models trained before it keep answering
+
+
 def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers():
     from types import SimpleNamespace
 

@@ -30,6 +30,7 @@ class KnowledgeIndex:
         self._words: dict[tuple, frozenset[str]] = {}
         self._name_words: frozenset[str] | None = None
         self.aspect_stems: frozenset[str] | None = None  # anchors.aspect_stems, computed on first use
+        self._reviews: dict[str, tuple[np.ndarray, list[tuple]]] = {}
 
     def specific_words(self, share: float = 0.05, common: frozenset[str] = frozenset()) -> frozenset[str]:
         """Words (4+ letters, no English stop word) found in the knowledge of at least one and at most ``share`` of
@@ -85,6 +86,29 @@ class KnowledgeIndex:
             else:
                 self._emb[entity] = np.zeros((len(texts), N_DENSE), np.float32)
         return self._emb[entity]
+
+    def reviews(self, domain: str) -> tuple[np.ndarray, list[tuple]]:
+        """The embeddings of every review sentence of ``domain``'s entities and each one's entity (cached; the first
+        call encodes the entities not yet encoded)."""
+        if domain not in self._reviews:
+            rows, owners = [], []
+            for entity in (e for e in self._by_entity if e[0] == domain):
+                keep = [j for j, s in enumerate(self.snippets(entity)) if s.doc_type == "review"]
+                if keep:
+                    rows.append(self.embeddings(entity)[keep])
+                    owners.extend([entity] * len(keep))
+            self._reviews[domain] = (np.vstack(rows) if rows else np.zeros((0, N_DENSE), np.float32), owners)
+        return self._reviews[domain]
+
+    def reviews_elsewhere(self, query_emb: np.ndarray, entity: tuple, top: int = 10) -> float:
+        """The mean cosine of the ``top`` review sentences closest to ``query_emb`` among the other entities of
+        ``entity``'s domain (-1 when they have none)."""
+        emb, owners = self.reviews(entity[0])
+        others = np.array([owner != tuple(entity) for owner in owners], dtype=bool)
+        if not others.any():
+            return -1.0
+        cosines = np.sort(emb[others] @ query_emb)[::-1]
+        return float(cosines[:top].mean())
 
     def prepare(self, entities: Sequence[tuple], progress=None) -> None:
         """Encode the snippets of ``entities`` now (``progress(n)`` is called after each entity)."""

@@ -109,6 +109,10 @@ MAX_BRANCHES = 5
 FAQ_OUTRANKS = 0.2
 """How much closer to the turn (MiniLM cosine, names cut) the FAQ it paraphrases must be than every snippet the
 selector chose, for :attr:`PipelineConfig.faq_fallback_memory` to answer from the FAQ instead."""
+REVIEW_ASPECT_GAP = 0.2
+"""With :attr:`PipelineConfig.review_floor`: how much closer to the turn the other places' reviews (the mean of their
+10 closest sentences) must be than the tracked place's closest, for the turn to be about an aspect reviews discuss
+elsewhere and the place's never touch."""
 OUTRANKING_FAQ_COSINE = 0.5
 """The least cosine (names cut) between the turn and the place's FAQ that may outrank the selector's choice
 (:meth:`DstcModel._outranked`); below :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE`, where the gated rule's
@@ -157,6 +161,7 @@ _PIPELINE_BOUNDS = {
     "aspect_anchors": FLAG,
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
+    "review_floor": Bound("float", -1, 1, optional=True),
     "max_contexts": Bound("int", 1, optional=True),
     "dense": FLAG,
 }
@@ -184,6 +189,7 @@ class PipelineConfig:
     abstain_below: float | None = 0.1  # DSTC11 format: best snippet probability below it -> nothing fits, say so
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
     unknown_aspect_cosine: float | None = 0.3  # DSTC11: an FAQ aspect the place has no FAQ for, no snippet this close
+    review_floor: float | None = 0.23  # DSTC11: chosen reviews of a place none of whose reviews is this close -> say so
     faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
     memory_elsewhere: float | None = 0.15  # ... a memory of questions this much farther from that FAQ does not count
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
@@ -256,6 +262,7 @@ class PipelineConfig:
             preference_apart=bool(obj.get("preference_apart", False)),  # before it: the detector's verdict
             detail_penalty=obj.get("detail_penalty"),  # before it: none
             unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
+            review_floor=obj.get("review_floor"),  # before it: the chosen reviews answered
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
             last_resort_faq=bool(obj.get("last_resort_faq", False)),  # before it: the apology
             dish_answers=bool(obj.get("dish_answers", False)),  # before it: any body choosable
@@ -758,6 +765,26 @@ class DstcModel:
             return False
         return rule.best_faq(turn_emb, snippets, OUTRANKING_FAQ_COSINE) is None
 
+    def _absent_review_aspect(self, index: KnowledgeIndex, turn_emb: np.ndarray, snippets, group, chosen) -> bool:
+        """Whether the chosen snippets are reviews of one place none of whose review sentences is within
+        ``review_floor`` of the turn (names cut), while the other places of its domain have reviews about it (their 10
+        closest sentences :data:`REVIEW_ASPECT_GAP` closer on average): "Is it noisy?" about Zizzi Cambridge, whose
+        reviews never mention noise, music or atmosphere, got a borrowed answer from four unrelated sentences (best
+        cosine 0.20, above ``abstain_cosine``). Every train turn answered from one place's reviews has a review of
+        that place at least 0.258 from it (scratch ``/work/notes/exp/s60/feas2.py``)."""
+        floor = self.config.review_floor
+        picked = [snippets[j] for j in chosen]
+        if floor is None or not self.config.dense or not picked or any(s.doc_type != "review" for s in picked):
+            return False
+        entity = (picked[0].domain, picked[0].entity_id)
+        if any((s.domain, s.entity_id) != entity for s in picked):
+            return False
+        own = [j for j, s in enumerate(snippets) if s.doc_type == "review" and (s.domain, s.entity_id) == entity]
+        best = float((group.snippets[own] @ turn_emb).max())
+        if best >= floor:
+            return False
+        return index.reviews_elsewhere(turn_emb, entity) >= best + REVIEW_ASPECT_GAP
+
     def _outranked(
         self, group, scores: np.ndarray, snippets, faq, rule=None, query=None, view=None, plain_turn: str = ""
     ) -> bool:
@@ -1040,6 +1067,7 @@ class DstcModel:
         if not ranked and (
             self._unrelated(group.snippets[chosen], view)
             or self._unknown_aspect(faq_fallback, view, faq_choices, group.snippets[chosen])
+            or self._absent_review_aspect(index, view, snippets, group, chosen)
         ):
             return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
         picked = [snippets[j] for j in chosen]
