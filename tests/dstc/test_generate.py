@@ -47,6 +47,7 @@ from clarion.dstc.models.generate import (
     swap_entities,
     swap_entity,
     template_response,
+    with_article,
     with_detail_penalty,
     with_faq_answers,
     without_joined_question,
@@ -119,6 +120,32 @@ def test_consensus_uses_same_knowledge_turns_and_appends_follow_up():
     plain = consensus_response(bank, query, query, "Gamma House", [], k=2, follow_up="")
     assert "quiet" in plain and not plain.endswith("?")
     assert consensus_response(NeighbourBank([], [], np.zeros((0, 384)), np.zeros((0, 384))), query, query, "X") == ""
+
+
+def test_the_bank_knows_whether_responses_write_the_before_a_name():
+    responses = [
+        "The rooms at the Alpha Hotel are quiet.",
+        "The Alpha Hotel is quiet.",  # "The" opening the sentence counts too
+        "Alpha Hotel has free wifi.",
+        "Beta Inn serves breakfast, and the beta inn bar opens at six.",
+        "Beta Inn is central.",
+        "Nothing named here.",
+    ]
+    names = ["ALPHA HOTEL"] * 3 + ["BETA INN"] * 2 + ["GAMMA HOUSE"]
+    alpha, beta, gamma = ("hotel", 1, 0, 0), ("hotel", 2, 1), ("hotel", 3, 1)
+    keys = [frozenset({alpha})] * 3 + [frozenset({beta})] * 2 + [frozenset({gamma})]
+    bank = _one_hot_bank(responses, names, keys)
+    bank.entity_names = {("hotel", 1): "ALPHA HOTEL", ("hotel", 2): "BETA INN", ("hotel", 3): "GAMMA HOUSE"}
+    assert bank.writes_the(("hotel", 1)) is True  # 2 of 3
+    assert bank.writes_the(("hotel", 2)) is False  # 1 of 3, any case
+    assert bank.writes_the(("hotel", 3)) is None  # never written
+    assert bank.writes_the(("hotel", 9)) is None  # not in the bank
+    assert NeighbourBank(responses, names, bank.query_emb, bank.knowledge_emb).writes_the(("hotel", 1)) is None
+    assert with_article("Alpha Hotel", True) == "The Alpha Hotel"
+    assert with_article("The Gonville Hotel", True) == "The Gonville Hotel"
+    assert with_article("Beta Inn", False) == with_article("Beta Inn", None) == "Beta Inn"
+    body = swap_entity("Guests of Omega Lodge say it is quiet.", "OMEGA LODGE", with_article("Alpha Hotel", True))
+    assert body == "Guests of the Alpha Hotel say it is quiet."
 
 
 def test_consensus_pool_is_what_consensus_chooses_from():

@@ -632,6 +632,11 @@ def test_a_review_aspect_the_places_reviews_never_touch_is_absent():
     assert PipelineConfig.from_json({}).review_floor is None  # models trained before it keep answering
 
 
+def test_the_article_before_a_name_is_on_by_default_and_off_for_older_models():
+    assert PipelineConfig().name_article
+    assert not PipelineConfig.from_json({}).name_article  # models trained before it write the knowledge's name
+
+
 def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers():
     from types import SimpleNamespace
 

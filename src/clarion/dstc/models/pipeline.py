@@ -83,6 +83,7 @@ from clarion.dstc.models.generate import (
     snippets_used,
     split_follow_up,
     swap_entity,
+    with_article,
     with_detail_penalty,
     with_faq_answers,
     words_of,
@@ -162,6 +163,7 @@ _PIPELINE_BOUNDS = {
     "detail_penalty": _SHARE,
     "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
     "review_floor": Bound("float", -1, 1, optional=True),
+    "name_article": FLAG,
     "max_contexts": Bound("int", 1, optional=True),
     "dense": FLAG,
 }
@@ -190,6 +192,7 @@ class PipelineConfig:
     abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
     unknown_aspect_cosine: float | None = 0.3  # DSTC11: an FAQ aspect the place has no FAQ for, no snippet this close
     review_floor: float | None = 0.23  # DSTC11: chosen reviews of a place none of whose reviews is this close -> say so
+    name_article: bool = True  # one place: its name written "the X" when the training responses mostly write it so
     faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
     memory_elsewhere: float | None = 0.15  # ... a memory of questions this much farther from that FAQ does not count
     ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
@@ -263,6 +266,7 @@ class PipelineConfig:
             detail_penalty=obj.get("detail_penalty"),  # before it: none
             unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
             review_floor=obj.get("review_floor"),  # before it: the chosen reviews answered
+            name_article=bool(obj.get("name_article", False)),  # before it: the knowledge's name as it is
             faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
             last_resort_faq=bool(obj.get("last_resort_faq", False)),  # before it: the apology
             dish_answers=bool(obj.get("dish_answers", False)),  # before it: any body choosable
@@ -1074,6 +1078,8 @@ class DstcModel:
         picked = [snippets[j] for j in chosen]
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
+        if self.config.name_article and len(key_entities(s.key for s in picked)) == 1:
+            name = with_article(name, self.bank.writes_the((top.domain, top.entity_id)))
         pool = picked[:1] if ranked else picked
         if self.config.generator is Generator.template or ranked:  # DSTC9/10: the FAQ answer itself
             template = snippets_response(pool, index.knowledge.entity_names)
