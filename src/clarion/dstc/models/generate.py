@@ -266,8 +266,12 @@ def _whose(answer: str, name: str) -> str:
 
 def _names(text: str, name: str) -> bool:
     """Whether ``text`` writes the place ``name`` (any case, with or without a leading "the")."""
-    bare = re.sub(r"^the ", "", name.lower())
-    return bare in text.lower()
+    return _bare_name(name) in text.lower()
+
+
+def _bare_name(name: str) -> str:
+    """``name`` lower-cased without a leading "the": what a text writes of it, with or without the article."""
+    return re.sub(r"^the ", "", name.lower())
 
 
 def _name_tail(old_name: str) -> str:
@@ -419,15 +423,18 @@ class NeighbourBank:
             return None
         if self._articles is None:
             self._articles = {}
+            written = {
+                e: re.compile(rf"\b{re.escape(_bare_name(display_name(n)))}\b")
+                for e, n in self.entity_names.items()
+                if n
+            }
             for response, turn_keys in zip(self.responses, self.keys, strict=True):
                 text = response.lower()
                 for entity_key in key_entities(turn_keys):
-                    name = self.entity_names.get(entity_key)
-                    if not name:
+                    if entity_key not in written:
                         continue
-                    bare = re.sub(r"^the ", "", display_name(name).lower())
                     counts = self._articles.setdefault(entity_key, [0, 0])  # [with "the", without]
-                    for match in re.finditer(r"\b" + re.escape(bare) + r"\b", text):
+                    for match in written[entity_key].finditer(text):
                         counts[0 if text[: match.start()].endswith("the ") else 1] += 1
         with_the, without = self._articles.get(tuple(entity), (0, 0))
         return None if with_the + without == 0 else with_the > without

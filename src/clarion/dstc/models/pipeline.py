@@ -781,9 +781,10 @@ class DstcModel:
         picked = [snippets[j] for j in chosen]
         if floor is None or not self.config.dense or not picked or any(s.doc_type != "review" for s in picked):
             return False
-        entity = (picked[0].domain, picked[0].entity_id)
-        if any((s.domain, s.entity_id) != entity for s in picked):
+        places = key_entities(s.key for s in picked)
+        if len(places) != 1:
             return False
+        entity = places[0]
         own = [j for j, s in enumerate(snippets) if s.doc_type == "review" and (s.domain, s.entity_id) == entity]
         best = float((group.snippets[own] @ turn_emb).max())
         if best >= floor:
