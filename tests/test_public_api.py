@@ -61,7 +61,10 @@ def test_import_is_cheap():
 
 def test_lazy_import_loads_only_what_it_needs():
     # the fusion entry point loads neither the ClariQ nor the DSTC models' stack
-    code = "import sys; from clarion import two_step; print('clarion.clariq.clarifier' in sys.modules, 'torch' in sys.modules)"
+    code = (
+        "import sys; from clarion import two_step; "
+        "print('clarion.clariq.clarifier' in sys.modules, 'torch' in sys.modules)"
+    )
     assert _run(code) == "False False"
 
 
