@@ -134,11 +134,17 @@ def _one_line(text: str) -> str:
     return text.replace("\r", " ").replace("\n", " ").replace("|||", "")
 
 
+JAVA_MISSING = (
+    "DSTC11 METEOR needs `java` on PATH for pycocoevalcap's meteor-1.5 jar: apt-get install default-jre-headless "
+    "on Debian/Ubuntu (elsewhere any Java 8+ runtime), or pass --no-meteor to score without METEOR"
+)
+
+
 @contextmanager
 def _meteor_jar():
     """pycocoevalcap's METEOR 1.5 process, shut down on exit."""
     if shutil.which("java") is None:
-        raise ClarionError("DSTC11 METEOR needs Java (the meteor-1.5 jar): apt-get install default-jre-headless")
+        raise ClarionError(JAVA_MISSING)
     from pycocoevalcap.meteor.meteor import Meteor
 
     scorer = Meteor()

@@ -14,8 +14,8 @@ Track 2). Over the turns of ``labels.json`` and a system's output, in order:
 - Selection and generation sums are reported as the F-measure of ``sum / (TP + FP)`` and ``sum / (TP + FN)``,
   so a system is penalised for both missed and spurious knowledge-seeking turns.
 
-WordNet for METEOR comes from Debian's ``wordnet-base``/``wordnet-sense-index`` files (:func:`debian_wordnet`);
-nothing is downloaded. Assumptions are listed in ``docs/dstc_scoring.md``.
+WordNet for METEOR comes from Debian's ``wordnet-base``/``wordnet-sense-index`` files, else from nltk's data path
+(:func:`load_wordnet`); nothing is downloaded. Assumptions are listed in ``docs/dstc_scoring.md``.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def meteor(ref_response: str, hyp_response: str, wordnet: Any = None) -> float:
     """nltk ``single_meteor_score`` on the normalised, whitespace-tokenised texts."""
     from nltk.translate.meteor_score import single_meteor_score
 
-    wordnet = wordnet if wordnet is not None else debian_wordnet()
+    wordnet = wordnet if wordnet is not None else load_wordnet()
     ref_tokens = normalize_text(ref_response).split()
     hyp_tokens = normalize_text(hyp_response).split()
     return float(single_meteor_score(ref_tokens, hyp_tokens, wordnet=wordnet))
@@ -137,24 +137,51 @@ def _lexnames() -> str:
     return "".join(f"{num}\t{name}\t{_CATEGORY[name.split('.')[0]]}\n" for num, name in rows)
 
 
-@functools.cache
-def debian_wordnet(root: str | None = None) -> Any:
-    """nltk's ``WordNetCorpusReader`` on Debian's WordNet 3.0 files (``wordnet-base``, ``wordnet-sense-index``).
+WORDNET_HOW = (
+    "on Debian/Ubuntu apt-get install wordnet-base wordnet-sense-index; elsewhere run "
+    "python -m nltk.downloader wordnet on a machine with network (or set CLARION_WORDNET_DIR to a WordNet dict dir)"
+)
+"""How to get WordNet, either way; every WordNet error ends with it."""
 
-    ``root`` defaults to ``$CLARION_WORDNET_DIR`` or ``/usr/share/wordnet``. Debian lacks the ``lexnames`` file,
-    which is rebuilt from the package's ``lexnames(5WN)`` man page; the OMW mapping (multilingual lookups, unused
-    by METEOR) is switched off. The directory is added to ``nltk.data.path``, which nltk requires of every corpus
-    root it opens. Loading takes ~5 s; the reader is cached per process.
+
+@functools.cache
+def load_wordnet(root: str | None = None) -> Any:
+    """nltk's ``WordNetCorpusReader`` on WordNet 3.0, from the first place that has it.
+
+    ``root`` (or ``$CLARION_WORDNET_DIR``) when given; else Debian's files (``wordnet-base``,
+    ``wordnet-sense-index`` in ``/usr/share/wordnet``); else nltk's data path (``nltk.data.find("corpora/wordnet")``,
+    where ``python -m nltk.downloader wordnet`` puts it). Nothing is downloaded; when none has it,
+    :class:`ClarionError` says how to get it either way. Loading takes ~5 s; the reader is cached per process.
     """
+    explicit = root or os.environ.get("CLARION_WORDNET_DIR")
+    if explicit or (DEBIAN_WORDNET / "data.noun").is_file():
+        return _debian_reader(Path(explicit or DEBIAN_WORDNET))
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    path = Path(root or os.environ.get("CLARION_WORDNET_DIR") or DEBIAN_WORDNET)
+    try:
+        found = nltk.data.find("corpora/wordnet")
+    except LookupError:
+        raise ClarionError(f"WordNet 3.0 not found: {WORDNET_HOW}") from None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "multilingual functions are not available"
+        return WordNetCorpusReader(found, None)
+
+
+debian_wordnet = load_wordnet
+"""The older name of :func:`load_wordnet`, kept for its callers."""
+
+
+def _debian_reader(path: Path) -> Any:
+    """The reader on a WordNet 3.0 dict directory laid out as Debian's. Debian lacks the ``lexnames`` file, which
+    is rebuilt from the package's ``lexnames(5WN)`` man page; the OMW mapping (multilingual lookups, unused by
+    METEOR) is switched off. The directory is added to ``nltk.data.path``, which nltk requires of every corpus
+    root it opens."""
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
     if not (path / "data.noun").is_file():
-        raise ClarionError(
-            f"WordNet not found in {path}: apt-get install wordnet-base wordnet-sense-index "
-            "(or set CLARION_WORDNET_DIR to a WordNet 3.0 dict directory)"
-        )
+        raise ClarionError(f"WordNet not found in {path}: {WORDNET_HOW}")
     lexnames = (path / "lexnames").read_text() if (path / "lexnames").is_file() else _lexnames()
 
     class _DebianWordNet(WordNetCorpusReader):
@@ -217,7 +244,7 @@ def score(
 
     Returns the official JSON shape: ``{"detection": {prec, rec, f1}, "selection": {mrr@5, r@1, r@5},
     "generation": {bleu-1..4, meteor, rouge_1, rouge_2, rouge_l}}``; ``generation=False`` leaves out the
-    generation block (fast), ``meteor=False`` the ``meteor`` entry. ``wordnet`` overrides :func:`debian_wordnet`.
+    generation block (fast), ``meteor=False`` the ``meteor`` entry. ``wordnet`` overrides :func:`load_wordnet`.
     Lists of different lengths, and entries the labels schema refuses (:class:`~clarion.errors.DataError` naming the
     entry and field), are refused.
     """

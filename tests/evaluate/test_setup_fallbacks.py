@@ -1,0 +1,85 @@
+"""WordNet and Java off Debian: WordNet from nltk's data path when Debian's files are absent, and one-line errors
+that say how to get either (issue 61, item 6)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from clarion.errors import ClarionError
+from clarion.evaluate import dstc9, dstc11
+
+DEBIAN = Path("/usr/share/wordnet")
+needs_debian_wordnet = pytest.mark.skipif(
+    not (DEBIAN / "data.noun").is_file() or not dstc9._LEXNAMES_MAN.is_file(), reason="apt-get install wordnet-base"
+)
+
+
+@pytest.fixture
+def no_debian(monkeypatch, tmp_path):
+    """Debian's WordNet moved away, no $CLARION_WORDNET_DIR, an empty nltk data path, a fresh loader cache."""
+    import nltk
+
+    monkeypatch.setattr(dstc9, "DEBIAN_WORDNET", tmp_path / "no-wordnet")
+    monkeypatch.delenv("CLARION_WORDNET_DIR", raising=False)
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "nltk_data")])
+    dstc9.load_wordnet.cache_clear()
+    yield tmp_path / "nltk_data"
+    dstc9.load_wordnet.cache_clear()
+
+
+def test_no_wordnet_anywhere_says_how_to_get_it_either_way(no_debian):
+    with pytest.raises(ClarionError) as caught:
+        dstc9.load_wordnet()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("WordNet 3.0 not found: ")
+    assert "apt-get install wordnet-base wordnet-sense-index" in message
+    assert "python -m nltk.downloader wordnet" in message
+
+
+def test_a_missing_explicit_directory_is_named(no_debian, monkeypatch, tmp_path):
+    monkeypatch.setenv("CLARION_WORDNET_DIR", str(tmp_path / "elsewhere"))
+    with pytest.raises(ClarionError, match=f"^WordNet not found in {tmp_path / 'elsewhere'}: on Debian/Ubuntu apt-get"):
+        dstc9.load_wordnet()
+
+
+@needs_debian_wordnet
+def test_wordnet_from_nltk_data_path_when_debian_files_are_absent(no_debian):
+    # lay out WordNet as `python -m nltk.downloader wordnet` does: <nltk_data>/corpora/wordnet/ with a lexnames file
+    corpus = no_debian / "corpora" / "wordnet"
+    corpus.mkdir(parents=True)
+    for file in DEBIAN.iterdir():
+        if file.is_file() and file.name.split(".")[0] in {"data", "index", "adj", "adv", "noun", "verb"}:
+            shutil.copyfile(file, corpus / file.name)  # nltk refuses files outside the corpus root
+    (corpus / "lexnames").write_text(dstc9._lexnames())
+    wordnet = dstc9.load_wordnet()
+    assert type(wordnet).__name__ == "WordNetCorpusReader"  # nltk's own reader, not the Debian one
+    assert "dog.n.01" in {s.name() for s in wordnet.synsets("dog")}
+    assert dstc9.meteor("the car is fast", "the auto is fast", wordnet) > dstc9.meteor(
+        "the car is fast", "the auto is fast", _NoSynonyms()
+    )
+
+
+class _NoSynonyms:
+    def synsets(self, *args, **kwargs):
+        return []
+
+
+def test_debian_wordnet_is_the_same_loader():
+    assert dstc9.debian_wordnet is dstc9.load_wordnet
+
+
+def test_no_java_names_the_install_and_the_way_around(monkeypatch):
+    real_which = shutil.which
+    monkeypatch.setattr(dstc11.shutil, "which", lambda name, *a, **k: None if name == "java" else real_which(name))
+    with pytest.raises(ClarionError) as caught:
+        dstc11.corpus_meteor(["the room is clean"], ["the room is very clean"])
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "apt-get install default-jre-headless" in message and "--no-meteor" in message
+    # scoring without METEOR needs no Java
+    scores = dstc11.generation_scores(["the room is clean"], ["the room is very clean"], meteor=False)
+    assert "meteor" not in scores and scores["bleu"] > 0
