@@ -11,7 +11,7 @@ selection is as imperfect as on dev, which the ``val`` part's gold snippets are 
 rated level on METEOR and +0.005 on ROUGE-2 lost 0.0026 METEOR on dev, and two-fold ``oof`` had seen the same -0.0027.
 The bank matters too: with two folds it holds half the training turns, and a choice that makes up for weak pools
 (a support-by-the-snippets term) gained +0.005 BLEU there, ~0 with five folds and lost 0.012 on dev, whose bank is
-all of train (docs/dstc_generation.md). No dev data is used; about 5 minutes with 5 folds.
+all of train (docs/dstc.md). No dev data is used; about 5 minutes with 5 folds.
 ``--part dev``: ``DstcModel.predict`` on the dev split with each generator (predicted detection, entity and
 snippets, as ``clarion dstc predict --split dev --generator G``), scored on detection true positives and
 multiplied by detection F1 like the official scorer; with ``--bootstrap N`` each score's standard error and 95%

@@ -8,7 +8,7 @@ when the turn is knowledge-seeking and such an FAQ is among the selected snippet
 between the tables at {p}?", "Are the rooms at {p} big enough for my luggage?"), asked at every place with reviews;
 right when the turn is knowledge-seeking and a review snippet is among the selected (the controls of a rule that lets
 FAQs answer more often). The wordings were written in five sets on 2026-11-27, each before the run it first judged
-(docs/dstc_detection.md, "night 2"); the patterns miss a few FAQs ("Is there workout rooms available onsite?"), so
+(docs/dstc.md); the patterns miss a few FAQs ("Is there workout rooms available onsite?"), so
 read the answers a change moves, not only the counts.
 
 Run: ``python benchmarks/dstc_wording_probe.py --out wording.json`` (a few minutes once the default model is trained),

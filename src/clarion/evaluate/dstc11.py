@@ -15,7 +15,7 @@ Task-Oriented Conversational Modeling with Subjective Knowledge, SIGDIAL 2023). 
   detection F1.
 
 The official scorer zips predictions with labels and silently drops a longer list's tail; here lists of different
-lengths are refused. Assumptions are listed in ``docs/dstc_scoring.md``.
+lengths are refused. Assumptions are listed in ``docs/scoring.md``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Track 2). Over the turns of ``labels.json`` and a system's output, in order:
   so a system is penalised for both missed and spurious knowledge-seeking turns.
 
 WordNet for METEOR comes from Debian's ``wordnet-base``/``wordnet-sense-index`` files, else from nltk's data path
-(:func:`load_wordnet`); nothing is downloaded. Assumptions are listed in ``docs/dstc_scoring.md``.
+(:func:`load_wordnet`); nothing is downloaded. Assumptions are listed in ``docs/scoring.md``.
 """
 
 from __future__ import annotations
