@@ -15,8 +15,11 @@ from clarion.cli import app
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def _commands() -> list[str]:
-    blocks = re.findall(r"```(?:bash|text)\n(.*?)```", README.read_text(), flags=re.S)
+DOCS = README.parent / "docs"
+
+
+def _commands(page: Path = README) -> list[str]:
+    blocks = re.findall(r"```(?:bash|text)\n(.*?)```", page.read_text(), flags=re.S)
     lines = [line.split("#")[0].strip() for block in blocks for line in block.splitlines()]
     found = []
     for line in lines:
@@ -42,7 +45,7 @@ def test_readme_shows_commands():
     assert len(_commands()) >= 15
 
 
-@pytest.mark.parametrize("command", _commands())
+@pytest.mark.parametrize("command", _commands() + [c for page in sorted(DOCS.glob("*.md")) for c in _commands(page)])
 def test_readme_command_exists(command):
     path, options = _path_and_options(command)
     result = CliRunner().invoke(app, [*path, "--help"])
