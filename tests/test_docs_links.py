@@ -75,3 +75,42 @@ def test_no_machine_paths_or_session_dates(page):
     text = page.read_text(encoding="utf-8")
     assert not re.search(r"/work/|/root/|/home/|/tmp/", text), f"{page.name} holds a machine path"
     assert not re.search(r"\b20\d\d-\d\d-\d\d\b", text), f"{page.name} holds a date (history belongs in git)"
+
+
+def _dotted_names() -> list[tuple[str, str]]:
+    """Every `clarion.x.y` name the README and docs/ show in inline code, without call arguments."""
+    found = set()
+    for page in PAGES:
+        text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.S | re.M)
+        for code in re.findall(r"`([^`\n]+)`", text):
+            for name in re.findall(r"\bclarion(?:\.\w+)+", code):
+                found.add((page.name, name))
+    return sorted(found)
+
+
+def _resolve(name: str) -> object:
+    import importlib
+
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for attribute in parts[cut:]:
+            obj = getattr(obj, attribute)
+        return obj
+    raise ModuleNotFoundError(name)
+
+
+def test_there_are_names_to_check():
+    assert len(_dotted_names()) >= 20
+
+
+@pytest.mark.parametrize(("page", "name"), _dotted_names())
+def test_named_module_or_object_exists(page, name):
+    # a module moved or an object renamed leaves the docs naming something that is not there
+    try:
+        _resolve(name)
+    except (ImportError, AttributeError) as err:
+        pytest.fail(f"{page} names {name}, which does not resolve: {err}")
