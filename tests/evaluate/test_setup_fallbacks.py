@@ -47,14 +47,19 @@ def test_a_missing_explicit_directory_is_named(no_debian, monkeypatch, tmp_path)
 
 
 @needs_debian_wordnet
-def test_wordnet_from_nltk_data_path_when_debian_files_are_absent(no_debian):
-    # lay out WordNet as `python -m nltk.downloader wordnet` does: <nltk_data>/corpora/wordnet/ with a lexnames file
+@pytest.mark.parametrize("layout", ["directory", "zip"])
+def test_wordnet_from_nltk_data_path_when_debian_files_are_absent(no_debian, layout):
+    # lay WordNet out as `python -m nltk.downloader wordnet` does: <nltk_data>/corpora/wordnet/ with a lexnames
+    # file, or that directory left zipped as corpora/wordnet.zip
     corpus = no_debian / "corpora" / "wordnet"
     corpus.mkdir(parents=True)
     for file in DEBIAN.iterdir():
         if file.is_file() and file.name.split(".")[0] in {"data", "index", "adj", "adv", "noun", "verb"}:
             shutil.copyfile(file, corpus / file.name)  # nltk refuses files outside the corpus root
     (corpus / "lexnames").write_text(dstc9._lexnames())
+    if layout == "zip":
+        shutil.make_archive(str(corpus), "zip", root_dir=corpus.parent, base_dir="wordnet")
+        shutil.rmtree(corpus)
     wordnet = dstc9.load_wordnet()
     assert type(wordnet).__name__ == "WordNetCorpusReader"  # nltk's own reader, not the Debian one
     assert "dog.n.01" in {s.name() for s in wordnet.synsets("dog")}

@@ -150,8 +150,8 @@ def load_wordnet(root: str | None = None) -> Any:
 
     ``root`` (or ``$CLARION_WORDNET_DIR``) when given; else Debian's files (``wordnet-base``,
     ``wordnet-sense-index`` in ``/usr/share/wordnet``); else nltk's data path (``nltk.data.find("corpora/wordnet")``,
-    where ``python -m nltk.downloader wordnet`` puts it). Nothing is downloaded; when none has it,
-    :class:`ClarionError` says how to get it either way. Loading takes ~5 s; the reader is cached per process.
+    or the ``wordnet.zip`` that ``python -m nltk.downloader wordnet`` puts there). Nothing is downloaded; when none
+    has it, :class:`ClarionError` says how to get it either way. Loading takes ~5 s; the reader is cached per process.
     """
     explicit = root or os.environ.get("CLARION_WORDNET_DIR")
     if explicit or (DEBIAN_WORDNET / "data.noun").is_file():
@@ -159,10 +159,14 @@ def load_wordnet(root: str | None = None) -> Any:
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    try:
-        found = nltk.data.find("corpora/wordnet")
-    except LookupError:
-        raise ClarionError(f"WordNet 3.0 not found: {WORDNET_HOW}") from None
+    for resource in ("corpora/wordnet", "corpora/wordnet.zip/wordnet/"):  # the downloader may leave the zip
+        try:
+            found = nltk.data.find(resource)
+            break
+        except LookupError:
+            continue
+    else:
+        raise ClarionError(f"WordNet 3.0 not found: {WORDNET_HOW}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "multilingual functions are not available"
         return WordNetCorpusReader(found, None)
