@@ -88,3 +88,28 @@ def test_no_java_names_the_install_and_the_way_around(monkeypatch):
     # scoring without METEOR needs no Java
     scores = dstc11.generation_scores(["the room is clean"], ["the room is very clean"], meteor=False)
     assert "meteor" not in scores and scores["bleu"] > 0
+
+
+def test_dstc_evaluate_without_java_is_one_line_and_no_meteor_works(data_root, monkeypatch, capsys):
+    from clarion.cli import main
+
+    data = data_root / "dstc11_track5"
+    if not (data / "labels.json").is_file():
+        pytest.skip("dstc11_track5 not found")
+    real_which = shutil.which
+    monkeypatch.setattr(dstc11.shutil, "which", lambda name, *a, **k: None if name == "java" else real_which(name))
+    args = ["dstc", "evaluate", "--data", str(data), "--pred"]
+    gold = data / "labels.json"  # the gold labels scored as a prediction
+
+    def run(*extra):
+        try:
+            main([*args, str(gold), *extra])
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code or 0
+        return code, capsys.readouterr()
+
+    code, out = run("--json")
+    assert code == 2 and out.err.count("\n") == 1 and "--no-meteor" in out.err, out.err
+    code, out = run("--json", "--no-meteor")
+    assert code == 0 and '"meteor"' not in out.out
