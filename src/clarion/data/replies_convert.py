@@ -136,6 +136,11 @@ def dailydialog_rows(path: Path, seed: int) -> list[ReplyRow]:
     return rows
 
 
+def source_of(context_id: str) -> str:
+    """The source (``grade`` / ``dailydialog``) of a converted context, from its id."""
+    return "grade" if context_id.isdigit() and int(context_id) < ID_BASE["dailydialog_pp_dev"] else "dailydialog"
+
+
 def split_of(last_utterance: str, seed: int) -> str:
     """The part (train / dev / test) of a context, from a seeded hash of its normalised last utterance."""
     key = re.sub(r"[^a-z0-9]+", " ", last_utterance.lower()).strip()

@@ -151,10 +151,11 @@ def feature_matrix(groups: Sequence[Candidates], embedded: Embedded, names: Sequ
 
 
 def pair_vectors(groups: Sequence[Candidates], embedded: Embedded) -> np.ndarray:
-    """Per reply, the element-wise products of its embedding with the last utterance's and the whole context's
-    (``2 d`` columns): the input of the learned matching feature (:mod:`clarion.respond.replies.matching`)."""
+    """Per reply, its embedding's element-wise products with the last utterance's and the whole context's, its
+    absolute difference from the last utterance's, and itself (``4 d`` columns): the input of the learned
+    ``matching`` model (:mod:`clarion.respond.replies.methods`)."""
     parts = []
     for g in groups:
         b = block_of(g, embedded)
-        parts.append(np.hstack([b.replies * b.last, b.replies * b.whole]))
-    return np.vstack(parts) if parts else np.zeros((0, 2 * embedded.vectors.shape[1]))
+        parts.append(np.hstack([b.replies * b.last, b.replies * b.whole, np.abs(b.replies - b.last), b.replies]))
+    return np.vstack(parts) if parts else np.zeros((0, 4 * embedded.vectors.shape[1]))

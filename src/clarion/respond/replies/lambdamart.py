@@ -70,8 +70,8 @@ class LambdaMartMethod(Method):
         return self.booster.predict(self._features(groups, embedded, self.matching.scores(groups, embedded)))
 
     def save(self, directory):
+        self.matching.save(directory)  # writes method.json as matching's; overwritten below
         super().save(directory)
-        np.save(directory / "matching.npy", self.matching.coef)
         self.booster.save(directory / "lambdamart.txt")
 
     @classmethod

@@ -4,8 +4,7 @@ Each method scores every reply of a context (higher = better) from a :class:`~.e
 
 - ``random``: a seeded hash of context and reply (the floor);
 - ``cosine``: zero-shot MiniLM cosine between the reply and the context (mean of its utterances' embeddings);
-- ``matching``: ridge regression from the element-wise product of reply and context embeddings to the graded,
-  confidence-weighted target;
+- ``matching``: a one-layer MLP from reply and context embeddings to the graded, confidence-weighted target;
 - ``lambdamart``: LightGBM lambdarank over :mod:`.features` plus the out-of-fold ``matching`` score (the
   default);
 - ``bilstm``: the Yandex 2018 winner's BiLSTM-distance model (:mod:`.bilstm`).
@@ -101,40 +100,48 @@ class Cosine(Method):
 
 @dataclass
 class Matching(Method):
+    """A small MLP (one ReLU layer) from a reply's and its context's embeddings (their products, the reply's
+    distance to the last utterance, the reply itself) to the graded target, weighted by confidence."""
+
     name: ClassVar[str] = "matching"
     trained: ClassVar[bool] = True
-    alpha: float = 10.0
-    coef: np.ndarray | None = field(default=None, repr=False)
+    hidden: int = 128
+    seed: int = 13
+    layers: list[np.ndarray] = field(default_factory=list, repr=False)
 
     def fit(self, groups, embedded, progress=None):
+        from sklearn.neural_network import MLPRegressor
+
         from clarion.respond.replies.features import pair_vectors
 
-        x = pair_vectors(groups, embedded)
         y, w = targets(groups, self.weighted)
-        x1 = np.hstack([x, np.ones((len(x), 1))])
-        gram = (x1 * w[:, None]).T @ x1 + self.alpha * np.eye(x1.shape[1])
-        self.coef = np.linalg.solve(gram, (x1 * w[:, None]).T @ y)
+        mlp = MLPRegressor(
+            hidden_layer_sizes=(self.hidden,), alpha=1e-3, early_stopping=True, random_state=self.seed, max_iter=200
+        )
+        mlp.fit(pair_vectors(groups, embedded), y, sample_weight=w)
+        self.layers = [mlp.coefs_[0], mlp.intercepts_[0], mlp.coefs_[1][:, 0], mlp.intercepts_[1]]
         return self
 
     def scores(self, groups, embedded):
         from clarion.respond.replies.features import pair_vectors
 
-        if self.coef is None:
+        if not self.layers:
             raise ModelError("the matching model is not trained")
-        x = pair_vectors(groups, embedded)
-        return x @ self.coef[:-1] + self.coef[-1]
+        w0, b0, w1, b1 = self.layers
+        return np.maximum(pair_vectors(groups, embedded) @ w0 + b0, 0.0) @ w1 + b1
 
     def save(self, directory):
         super().save(directory)
-        np.save(directory / "matching.npy", self.coef)
+        np.savez(directory / "matching.npz", *self.layers)
 
     @classmethod
     def load(cls, directory):
         method = super().load(directory)
         try:
-            method.coef = np.load(directory / "matching.npy")
-        except (OSError, ValueError) as err:
-            raise ModelError(f"{directory / 'matching.npy'}: cannot read ({err}); retrain the model") from None
+            with np.load(directory / "matching.npz", allow_pickle=False) as arrays:
+                method.layers = [arrays[f"arr_{i}"] for i in range(4)]
+        except (OSError, ValueError, KeyError) as err:
+            raise ModelError(f"{directory / 'matching.npz'}: cannot read ({err}); retrain the model") from None
         return method
 
 

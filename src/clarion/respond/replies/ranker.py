@@ -89,6 +89,8 @@ class ReplyRanker:
         model = kind(weighted=weighted)
         if kind.trained and tiny():
             model = _tiny(model)
+        if not kind.trained:
+            return cls(model)
         tick = progress("embedding the training texts", 1)
         embedded = embed(groups, cached=True) if kind.uses_embeddings else None
         tick(1)
