@@ -44,8 +44,10 @@ def main() -> None:
         ranker.score_groups(groups[at : at + args.batch])
     took = time.perf_counter() - start
     replies = sum(len(g.replies) for g in groups)
-    print(f"{len(groups)} contexts, {replies} replies ranked in {took:.1f} s "
-          f"({torch.get_num_threads()} torch threads; {cpu_model()}; load average {os.getloadavg()[0]:.1f})")
+    print(
+        f"{len(groups)} contexts, {replies} replies ranked in {took:.1f} s "
+        f"({torch.get_num_threads()} torch threads; {cpu_model()}; load average {os.getloadavg()[0]:.1f})"
+    )
     if args.one_by_one:
         start = time.perf_counter()
         for g in groups[: args.one_by_one]:

@@ -68,7 +68,9 @@ def test_rank_with_random_model_writes_a_valid_submission(files):
     rows = read_replies(labels)
     model = train_into(tmp / "model", rows, "test", method="random")
     out = tmp / "sub.txt"
-    result = CliRunner().invoke(app, ["replies", "rank", "--input", str(labels), "--out", str(out), "--model", str(model)])
+    result = CliRunner().invoke(
+        app, ["replies", "rank", "--input", str(labels), "--out", str(out), "--model", str(model)]
+    )
     assert result.exit_code == 0, result.output
     ranking = read_submission(out, rows)
     assert list(ranking) == ["9", "10"] and sorted(ranking["10"]) == ["a", "b", "c"]

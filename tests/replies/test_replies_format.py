@@ -8,7 +8,7 @@ from clarion.data.replies import ReplyRow, read_replies, read_submission, write_
 from clarion.errors import DataError, InputError
 
 TRAIN = (
-    "7\t\tHi there\tHow are you?\t0\tFine, \"thanks\".\tgood\t0.9\n"
+    '7\t\tHi there\tHow are you?\t0\tFine, "thanks".\tgood\t0.9\n'
     "7\t\tHi there\tHow are you?\t1\tBananas.\tbad\t1\n"
     "3\tA\tB\tC\t5\tOk\tneutral\t0\n"
 )
@@ -23,7 +23,9 @@ def write(tmp_path, text, name="f.tsv"):
 def test_training_rows_keep_every_field_and_quotes(tmp_path):
     rows = read_replies(write(tmp_path, TRAIN))
     assert [(r.context_id, r.reply_id, r.label, r.confidence) for r in rows] == [
-        ("7", "0", "good", 0.9), ("7", "1", "bad", 1.0), ("3", "5", "neutral", 0.0)
+        ("7", "0", "good", 0.9),
+        ("7", "1", "bad", 1.0),
+        ("3", "5", "neutral", 0.0),
     ]
     assert rows[0].reply == 'Fine, "thanks".'
     assert rows[0].context == ("", "Hi there", "How are you?") and rows[0].utterances == ["Hi there", "How are you?"]

@@ -80,4 +80,6 @@ def test_trained_methods_learn_and_reload_with_the_same_scores(tmp_path):
         assert ranker.score(context, replies) == again.score(context, replies)
     matching = ReplyRanker.load(tmp_path / "matching")
     assert evaluate_rows(matching, rows, cached=False)["ndcg"] > 95_000  # learned its training data
-    assert matching.rank(["Tell me about the weather."], ["Purple elephants calculate.", "The weather was great, I loved it."]) == [1, 0]
+    assert matching.rank(
+        ["Tell me about the weather."], ["Purple elephants calculate.", "The weather was great, I loved it."]
+    ) == [1, 0]

@@ -1,10 +1,10 @@
 """`clarion replies`: graded reply ranking in the Yandex General Conversation format.
 
-    clarion replies convert --out DIR [--seed 13]
-    clarion replies evaluate --labels LABELLED.tsv --run SUBMISSION [--json]
-    clarion replies train --data TRAIN.tsv [--method lambdamart] [--no-weights] [--dev DEV.tsv] [--out DIR]
-    clarion replies rank --input TEST.tsv --out SUBMISSION [--model DIR]
-    clarion replies methods
+clarion replies convert --out DIR [--seed 13]
+clarion replies evaluate --labels LABELLED.tsv --run SUBMISSION [--json]
+clarion replies train --data TRAIN.tsv [--method lambdamart] [--no-weights] [--dev DEV.tsv] [--out DIR]
+clarion replies rank --input TEST.tsv --out SUBMISSION [--model DIR]
+clarion replies methods
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ def convert(
     """Write GRADE and DailyDialog++ in the task's format, split by context into train / dev / test."""
     from clarion.data.io import check_output_dir
     from clarion.data.location import dataset_dir
-    from clarion.data.replies_convert import convert as run, write_converted
+    from clarion.data.replies_convert import convert as run
+    from clarion.data.replies_convert import write_converted
 
     check_output_dir(out)
     counts = write_converted(run(dataset_dir("replies", data_dir), seed), out)
@@ -133,4 +134,6 @@ def methods() -> None:
 
     for name in METHODS:
         kind = method_class(name)
-        typer.echo(f"{name}{' (default)' if name == DEFAULT_METHOD else ''}\t{'trained' if kind.trained else 'zero-shot'}")
+        typer.echo(
+            f"{name}{' (default)' if name == DEFAULT_METHOD else ''}\t{'trained' if kind.trained else 'zero-shot'}"
+        )

@@ -138,7 +138,9 @@ def format_row(row: ReplyRow, labelled: bool) -> str:
     fields = [row.context_id, *row.context, row.reply_id, row.reply]
     if labelled:
         if row.label not in RELEVANCE or row.confidence is None:
-            raise InputError(f"context {row.context_id} reply {row.reply_id}: a labelled row needs label and confidence")
+            raise InputError(
+                f"context {row.context_id} reply {row.reply_id}: a labelled row needs label and confidence"
+            )
         fields += [row.label, f"{row.confidence:.4g}"]
     return "\t".join(_clean(f, f"context {row.context_id} reply {row.reply_id}") for f in fields)
 
@@ -158,7 +160,9 @@ def write_submission(path: str | Path, ranking: Mapping[str, Sequence[str]]) -> 
                 out.write(f"{context_id} {reply_id}\n")
 
 
-def read_submission(path: str | Path, rows: Sequence[ReplyRow], rows_path: str | Path | None = None) -> dict[str, list[str]]:
+def read_submission(
+    path: str | Path, rows: Sequence[ReplyRow], rows_path: str | Path | None = None
+) -> dict[str, list[str]]:
     """A submission checked against the test (or labelled) ``rows`` it answers: one line per row, the same
     (context_id, reply_id) pairs, each context's lines together, contexts in ascending id order. Returns
     ``context_id -> reply ids in submitted order``."""
@@ -183,7 +187,9 @@ def read_submission(path: str | Path, rows: Sequence[ReplyRow], rows_path: str |
             if pair[0] in ranking:
                 raise DataError(path, f"context {pair[0]} appears again after other contexts", number)
             if last is not None and context_key(pair[0]) < context_key(last):
-                raise DataError(path, f"context {pair[0]} comes after {last}: contexts must be in ascending order", number)
+                raise DataError(
+                    path, f"context {pair[0]} comes after {last}: contexts must be in ascending order", number
+                )
             last = pair[0]
         seen.add(pair)
         ranking.setdefault(pair[0], []).append(pair[1])

@@ -95,7 +95,8 @@ def _shuffled(context_id: str, context, replies: list[tuple[str, str, float]], s
     rng = np.random.default_rng([seed, int(context_id)])
     order = rng.permutation(len(replies))
     return [
-        ReplyRow(context_id, context, str(i), *replies[j]) for i, j in enumerate(order)  # type: ignore[arg-type]
+        ReplyRow(context_id, context, str(i), *replies[j])
+        for i, j in enumerate(order)  # type: ignore[arg-type]
     ]
 
 
@@ -122,7 +123,9 @@ def dailydialog_rows(path: Path, seed: int) -> list[ReplyRow]:
             }
             context, number_id = _context(record["context"]), int(record["id"])
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-            raise DataError(path, "expected a JSON object with id, context and the three response lists", number) from None
+            raise DataError(
+                path, "expected a JSON object with id, context and the three response lists", number
+            ) from None
         if not context[2]:
             continue
         rng = np.random.default_rng([seed, base + number_id])

@@ -31,9 +31,7 @@ def ndcg(relevances: Sequence[float]) -> float:
     return 1.0 if ideal == 0 else dcg(relevances) / ideal
 
 
-def mean_ndcg(
-    labels: Mapping[str, Mapping[str, int]], ranking: Mapping[str, Sequence[str]]
-) -> dict[str, float | int]:
+def mean_ndcg(labels: Mapping[str, Mapping[str, int]], ranking: Mapping[str, Sequence[str]]) -> dict[str, float | int]:
     """``{"ndcg": mean NDCG x 100,000, "contexts": n, "ndcg_all_bad": contexts with no good or neutral reply}``.
 
     ``labels``: context_id -> reply_id -> relevance (2 / 1 / 0); ``ranking``: context_id -> reply ids best

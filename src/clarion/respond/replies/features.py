@@ -142,7 +142,9 @@ FEATURES: dict[str, Callable[[Block], np.ndarray]] = {
 """Feature name -> function of a context's :class:`Block` giving one value per reply."""
 
 
-def feature_matrix(groups: Sequence[Candidates], embedded: Embedded, names: Sequence[str] = tuple(FEATURES)) -> np.ndarray:
+def feature_matrix(
+    groups: Sequence[Candidates], embedded: Embedded, names: Sequence[str] = tuple(FEATURES)
+) -> np.ndarray:
     """``(total replies, len(names))`` features, the groups' replies one after the other."""
     blocks = [block_of(g, embedded) for g in groups]
     if not blocks:

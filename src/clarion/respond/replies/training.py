@@ -106,7 +106,10 @@ def ensure_default_model(
     if not is_complete(directory):
         writable_cache()
         if say is not None:
-            say(f"no default reply ranker yet: training {DEFAULT_METHOD} on GRADE + DailyDialog++ (train part) -> {directory}")
+            say(
+                f"no default reply ranker yet: training {DEFAULT_METHOD} on GRADE + DailyDialog++ (train part)"
+                f" -> {directory}"
+            )
         train, dev, fingerprint = default_data(data_dir)
         train_into(directory, train, fingerprint, progress=progress, dev=dev)
     return directory
