@@ -49,7 +49,7 @@ def rating_label(rating: float) -> str:
 def grade_label(ratings: list[float]) -> tuple[str, float]:
     """(label of the mean rating, share of the ratings that read as that label)."""
     label = rating_label(sum(ratings) / len(ratings))
-    return label, sum(rating_label(r) == label for r in ratings) / len(ratings)
+    return label, round(sum(rating_label(r) == label for r in ratings) / len(ratings), 4)  # as the files hold it
 
 
 def _flat(text: str) -> str:

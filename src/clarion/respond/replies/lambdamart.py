@@ -53,7 +53,7 @@ class LambdaMartMethod(Method):
     def fit(self, groups, embedded, progress=None):
         from clarion.rerank.lambdamart import LambdaMART
 
-        tick = progress("features", FOLDS + 2) if progress else (lambda n: None)
+        tick = progress("lambdamart: matching folds, fit", FOLDS + 2) if progress else (lambda n: None)
         oof = self._out_of_fold(groups, embedded)
         tick(FOLDS)
         self.matching = Matching(weighted=self.weighted).fit(groups, embedded)
