@@ -154,3 +154,20 @@ def chat(
     assistant = load_assistant(knowledge, documents, model_dir, cost)
     with one_at_a_time():
         chat_session(assistant, write=lambda text: (print(text), sys.stdout.flush()))
+
+
+@app.command("converse-run")
+def converse_run(
+    contexts: Annotated[Path, typer.Option("--contexts", help="ClariQ multi-turn contexts (*.pkl or JSON).")],
+    out: Annotated[Path, typer.Option("--out", help='Run file: context_id 0 "question" rank score run_id.')],
+    model_dir: ModelDirOption = None,
+    run_id: Annotated[str, typer.Option("--run-id", help="The run's name (one word).")] = "clarion_converse",
+) -> None:
+    """The engine's next question for every ClariQ multi-turn context, as a multi-turn run."""
+    from clarion.data.io import check_output
+    from clarion.dialogue.runs import write_run
+
+    check_output(out, [contexts])
+    assistant = load_assistant(None, None, model_dir, 0.5)
+    written = write_run(assistant, contexts, out, run_id)
+    typer.echo(f"{written} contexts -> {out}", err=True)

@@ -63,6 +63,19 @@ class Understanding:
     last_scores: dict[str, float] = field(default_factory=dict)
 
 
+def understand(rewriter, state: State) -> Understanding:
+    """The query after each of ``state``'s answers, read one after the other by ``rewriter``."""
+    out = Understanding(state.request)
+    for turn, exchange in enumerate(state.exchanges, start=1):
+        query, chosen, scores = rewriter.rewrite(out.query, exchange.question, exchange.answer, turn)
+        known = set(tokens(out.query)) | set(tokens(exchange.question))
+        content = rewriter.features.parts(out.query, exchange.question, exchange.answer)["Ac"].split()
+        out.query, out.last_scores = query, scores
+        out.chosen.append(chosen)
+        out.new_words.append(sum(w not in known for w in content))
+    return out
+
+
 class Assistant:
     """Clarify, answer or stop, one user turn at a time (see the module docstring)."""
 
@@ -106,15 +119,7 @@ class Assistant:
 
     def understand(self, state: State) -> Understanding:
         """The query after each answer, and how each answer was read."""
-        out = Understanding(state.request)
-        for turn, exchange in enumerate(state.exchanges, start=1):
-            query, chosen, scores = self.rewriter.rewrite(out.query, exchange.question, exchange.answer, turn)
-            known = set(tokens(out.query)) | set(tokens(exchange.question))
-            content = self.rewriter.features.parts(out.query, exchange.question, exchange.answer)["Ac"].split()
-            out.query, out.last_scores = query, scores
-            out.chosen.append(chosen)
-            out.new_words.append(sum(w not in known for w in content))
-        return out
+        return understand(self.rewriter, state)
 
     def reply(self, turns: Sequence[Mapping[str, str]]) -> Decision:
         """The decision for the last user turn of ``turns`` (``{"role": "user" | "system", "text"}`` dicts)."""

@@ -143,9 +143,9 @@ def vocabulary_for(data: ClariQ, labels: ClariqLabels) -> Vocabulary:
 
 def train_rewriter(data: ClariQ, splits: Sequence[str], config: RewriterConfig, encode: Callable | None = None):
     """A :class:`Rewriter` trained on ``splits`` (and its out-of-fold metrics in ``meta``)."""
-    from clarion.retrieve.dense import encode as dense_encode
+    from clarion.retrieve.dense import encode_cached
 
-    encode = encode or (lambda texts: dense_encode(texts, batch_size=128))
+    encode = encode or (lambda texts: encode_cached(list(texts), name="dialogue-rewrites"))
     labels = merged_labels(data, splits)
     vocabulary = vocabulary_for(data, labels)
     ex = examples(labels, vocabulary, config, encode)
@@ -171,11 +171,12 @@ def save(rewriter: Rewriter, directory: Path) -> None:
         handle.write(rewriter.booster.model_to_string())
 
 
-def load(directory: Path) -> Rewriter:
+def load(directory: str | Path) -> Rewriter:
     from clarion.data.io import read_json, read_text
     from clarion.rerank.lambdamart import booster_from_text
     from clarion.store import read_meta
 
+    directory = Path(directory)
     meta = read_meta(directory)
     vocabulary = Vocabulary(**read_json(directory / "vocabulary.json"))
     booster = booster_from_text(read_text(directory / "rewriter.txt"), str(directory / "rewriter.txt"))
