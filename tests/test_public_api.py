@@ -10,6 +10,7 @@ import clarion
 def test_public_names():
     assert sorted(clarion.__all__) == sorted(
         [
+            "Assistant",
             "Candidate",
             "ClarionError",
             "DataError",

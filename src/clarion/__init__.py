@@ -12,6 +12,7 @@ from clarion.types import Candidate, Qrels, Ranking, Run, Topic
 __version__ = "0.1.0"
 
 __all__ = [
+    "Assistant",
     "Candidate",
     "ClarionError",
     "DataError",
@@ -23,3 +24,11 @@ __all__ = [
     "Topic",
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    if name == "Assistant":  # the conversation engine, imported on first use so `import clarion` stays cheap
+        from clarion.dialogue import Assistant
+
+        return Assistant
+    raise AttributeError(f"module 'clarion' has no attribute {name!r}")
