@@ -27,6 +27,9 @@ BANK = {
     "Q4": "do you want to know how to build a hip roof",
 }
 
+SHORTLIST = 40
+"""The stand-in ranker's shortlist (it returns at most the bank, but accepts k up to SHORTLIST + 1 as the real one)."""
+
 
 @dataclass
 class _Context:
@@ -62,8 +65,8 @@ class BankClarifier:
     def rank(self, request: str, k: int = 30, fitting: bool = False):
         from clarion.errors import InputError
 
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= len(BANK):
-            raise InputError(f"k must be at most {len(BANK)} (the shortlist and 'ask nothing'), got {k}")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= SHORTLIST + 1:
+            raise InputError(f"k must be at most {SHORTLIST + 1} (the shortlist and 'ask nothing'), got {k}")
         said = _words(request)
         scored = sorted(BANK.items(), key=lambda item: (-len(_words(item[1]) & said), item[0]))
         return [Candidate(q, text, float(len(BANK) - i)) for i, (q, text) in enumerate(scored)][:k]
@@ -99,3 +102,84 @@ def needs(grounder):
         {"kind": "clariq", "id": "F0002", "level": "2", "text": "How to build a hip roof.", "opener": "hip roof"},
         *dstc_needs(grounder.knowledge)[:2],
     ]
+
+
+def bow_encode(texts):
+    """Hashed bag-of-words vectors, L2-normalised: a deterministic, instant stand-in for the sentence encoder."""
+    import hashlib
+
+    import numpy as np
+
+    out = np.zeros((len(texts), 512), dtype=np.float32)
+    for i, text in enumerate(texts):
+        for word in _words(text):
+            out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % 512] += 1.0
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(norms == 0, 1, norms)
+
+
+@pytest.fixture(scope="session")
+def make_assistant(data_root):
+    """``make_assistant(answerer=None)``: the real conversation engine over small parts: :class:`BankClarifier`, the
+    answer-understanding model trained on ClariQ train rows with :func:`bow_encode`, and ``answerer`` (None: the
+    answer is the resolved query)."""
+    from clarion.data.clariq import ClariQ
+    from clarion.dialogue import Assistant
+    from clarion.dialogue.choose import QuestionChooser
+    from clarion.dialogue.training import RewriterConfig, train_rewriter
+
+    rewriter = train_rewriter(ClariQ.load(data_root), ("train",), RewriterConfig(rows=1200, trees=60), encode=bow_encode)
+    asked = [q for q, text in BANK.items() if text]
+    chooser = QuestionChooser(asked, bow_encode([BANK[q] for q in asked]))
+    return lambda answerer=None: Assistant(BankClarifier(), rewriter, chooser, answerer)
+
+
+@pytest.fixture(scope="session")
+def assistant(make_assistant):
+    return make_assistant()
+
+
+@pytest.fixture(scope="session")
+def grounded_services(make_assistant, grounder, needs):
+    """Services whose conversation engine answers from the synthetic knowledge base (the tiny DSTC pipeline)."""
+    from clarion.dialogue.answer import KnowledgeAnswerer
+    from clarion.serve.config import Feature
+    from clarion.serve.services import Services
+
+    return Services({Feature.converse: make_assistant(KnowledgeAnswerer(grounder))}, needs)
+
+
+@pytest.fixture(scope="session")
+def services(assistant, grounder, needs):
+    from clarion.serve.config import Feature
+    from clarion.serve.services import Services
+
+    models = {Feature.converse: assistant, Feature.clarify: BankClarifier(), Feature.respond: grounder}
+    return Services(models, needs)
+
+
+@pytest.fixture(scope="module")
+def make_client(services, tmp_path_factory):
+    """``make_client(loaded=None, **config)``: a started TestClient of an app over ``loaded`` (default:
+    :func:`services`), closed after the module."""
+    from fastapi.testclient import TestClient
+
+    from clarion.serve import ServeConfig, create_app
+
+    opened = []
+
+    def make(loaded=None, **config) -> TestClient:
+        config.setdefault("db", tmp_path_factory.mktemp("db") / "eval.sqlite")
+        app = create_app(ServeConfig(**config), loaded or services)
+        client = TestClient(app, raise_server_exceptions=False)
+        opened.append(client.__enter__())
+        return client
+
+    yield make
+    for client in opened:
+        client.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def client(make_client):
+    return make_client(admin_token="a-token-of-sixteen+")

@@ -136,7 +136,7 @@ class Assistant:
         if getattr(self.answerer, "reads_turns", False):  # a knowledge base: the Grounder reads the dialogue
             grounded = self.answerer(turns, understood.query)
             if grounded is not None and grounded.clarify:
-                return Decision("clarify", grounded.text, understood.query, None, grounded.sources, scores)
+                return Decision("clarify", grounded.text, understood.query, sources=grounded.sources, scores=scores)
         return self._decide(state, understood, scores, grounded)
 
     def _decide(self, state: State, understood: Understanding, scores: dict, grounded: Answer | None) -> Decision:
