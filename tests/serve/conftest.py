@@ -128,7 +128,9 @@ def make_assistant(data_root):
     from clarion.dialogue.choose import QuestionChooser
     from clarion.dialogue.training import RewriterConfig, train_rewriter
 
-    rewriter = train_rewriter(ClariQ.load(data_root), ("train",), RewriterConfig(rows=1200, trees=60), encode=bow_encode)
+    rewriter = train_rewriter(
+        ClariQ.load(data_root), ("train",), RewriterConfig(rows=1200, trees=60), encode=bow_encode
+    )
     asked = [q for q, text in BANK.items() if text]
     chooser = QuestionChooser(asked, bow_encode([BANK[q] for q in asked]))
     return lambda answerer=None: Assistant(BankClarifier(), rewriter, chooser, answerer)

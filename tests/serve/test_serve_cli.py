@@ -86,7 +86,10 @@ def test_report_groups_by_system_and_need_level(db):
     assert level3["dialogues"] == 3 and level3["unfinished"] == 1
     assert level3["rating"].mean == 4.0 and level3["satisfied"].mean == pytest.approx(2 / 3)
     assert level3["useful"].mean == 0.5 and level3["natural"].mean == 1.0  # per dialogue: 1 of 2 turns useful
-    assert rows[("clarion", "clariq", "2")]["rating"].mean == 2.0 and rows[("clarion", "clariq", "2")]["rating"].low is None
+    assert (
+        rows[("clarion", "clariq", "2")]["rating"].mean == 2.0
+        and rows[("clarion", "clariq", "2")]["rating"].low is None
+    )
     everything = rows[("clarion", "all", "all")]
     assert everything["dialogues"] == 4 and everything["rating"].mean == 3.5
 
@@ -107,7 +110,12 @@ def test_eval_report_prints_a_table_and_json(db):
     assert result.exit_code == 0, result.output
     assert "4.00 [1.52, 6.48]" in result.output  # ratings 3, 4, 5: the t interval
     rows = json.loads(CliRunner().invoke(app, ["eval", "report", "--db", str(db), "--json"]).stdout)
-    assert rows[0]["rating"] == {"mean": 3.5, "low": pytest.approx(1.4457, abs=1e-3), "high": pytest.approx(5.5543, abs=1e-3), "n": 4}
+    assert rows[0]["rating"] == {
+        "mean": 3.5,
+        "low": pytest.approx(1.4457, abs=1e-3),
+        "high": pytest.approx(5.5543, abs=1e-3),
+        "n": 4,
+    }
 
 
 @pytest.mark.parametrize(

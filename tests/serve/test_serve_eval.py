@@ -43,7 +43,9 @@ def test_a_session_is_chatted_rated_finished_and_stored_as_it_goes(eval_client):
     second = client.post(f"/v1/eval/sessions/{session}/turns", json={"text": "yes, pictures of them"}).json()
     assert second["index"] == 3 and second["decision"]["scores"]["questions_asked"] == 1  # the stored history was read
     for index, useful in ((1, True), (3, False)):
-        rated = client.post(f"/v1/eval/sessions/{session}/ratings", json={"index": index, "useful": useful, "natural": True})
+        rated = client.post(
+            f"/v1/eval/sessions/{session}/ratings", json={"index": index, "useful": useful, "natural": True}
+        )
         assert rated.status_code == 200, rated.text
     again = client.post(f"/v1/eval/sessions/{session}/ratings", json={"index": 3, "useful": True, "natural": False})
     assert again.status_code == 200  # a second rating of a turn replaces the first

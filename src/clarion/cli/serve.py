@@ -39,7 +39,9 @@ def serve(
     ] = None,
     feature: Annotated[
         list[Feature] | None,
-        typer.Option("--feature", help="Load only these endpoints' models (repeat; default: converse, clarify, respond)."),
+        typer.Option(
+            "--feature", help="Load only these endpoints' models (repeat; default: converse, clarify, respond)."
+        ),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", help="Threads running model calls.")] = 2,
     system: Annotated[str, typer.Option("--system", help="Name the evaluation records give this system.")] = "clarion",

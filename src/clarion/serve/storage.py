@@ -148,11 +148,12 @@ class EvalStore:
     ) -> None:
         """Store turn ``index`` of ``session`` (committed before this returns)."""
         self.open_session(session)
+        shown = None if decision is None else json.dumps(decision)
         try:
             self._write(
                 "INSERT INTO turns (session_id, idx, role, text, decision, latency_ms, created) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (session, index, role, text, None if decision is None else json.dumps(decision), latency_ms, time.time()),
+                (session, index, role, text, shown, latency_ms, time.time()),
             )
         except sqlite3.IntegrityError:
             raise Conflict(f"session {session!r} already has a turn {index} (send one turn at a time)") from None
