@@ -148,3 +148,6 @@ def test_serve_config_refusals():
         ServeConfig(admin_token="short")
     with pytest.raises(InputError, match="features must be one of"):
         ServeConfig(features=("converse", "dance"))
+    assert [f.value for f in ServeConfig().features] == ["converse", "clarify"]
+    assert [f.value for f in ServeConfig(knowledge="kb.json").features] == ["converse", "clarify", "respond"]
+    assert [f.value for f in ServeConfig(features=["respond"]).features] == ["respond"]

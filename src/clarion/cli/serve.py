@@ -11,7 +11,7 @@ import typer
 
 from clarion.cli.common import DataDirOption, echo_json, stdout
 from clarion.errors import DataError, InputError
-from clarion.serve.config import DEFAULT_DB, DEFAULT_FEATURES, Feature
+from clarion.serve.config import DEFAULT_DB, Feature
 
 TOKEN_VARIABLE = "CLARION_ADMIN_TOKEN"
 """The environment variable holding the admin token (not an option: a process's arguments are visible to all)."""
@@ -40,7 +40,8 @@ def serve(
     feature: Annotated[
         list[Feature] | None,
         typer.Option(
-            "--feature", help="Load only these endpoints' models (repeat; default: converse, clarify, respond)."
+            "--feature",
+            help="Load these endpoints' models (repeat; default: converse, clarify, and respond with --knowledge).",
         ),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", help="Threads running model calls.")] = 2,
@@ -48,7 +49,7 @@ def serve(
     data_dir: DataDirOption = None,
 ) -> None:
     """Serve clarion over HTTP: /v1/converse, /v1/clarify, /v1/respond, the chat page at / and the evaluation page
-    at /eval (API documentation at /docs). The models load once, before the server accepts requests.
+    at /eval (API documentation at /docs). The models load once, before the server listens.
 
     GET /v1/eval/export is on only when the CLARION_ADMIN_TOKEN environment variable holds a token (16+ characters).
     """
@@ -70,12 +71,18 @@ def serve(
         clariq_model=model,
         dstc_model=dstc_model,
         data_dir=data_dir,
-        features=tuple(feature or DEFAULT_FEATURES),
+        features=tuple(feature) if feature else None,
         workers=workers,
         admin_token=os.environ.get(TOKEN_VARIABLE) or None,
         system=system,
     )
-    uvicorn.run(create_app(config), host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+    from clarion.cli.dstc import _bars
+    from clarion.serve.services import load_services
+
+    with _bars() as bars:  # loaded here rather than in the app's lifespan: a model error is then one line, exit 2
+        services = load_services(config, bars)
+    app = create_app(config, services)
+    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
 
 
 def _store(db: Path):

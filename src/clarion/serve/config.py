@@ -28,7 +28,8 @@ class Feature(str, Enum):
     replies = "replies"
 
 
-DEFAULT_FEATURES = (Feature.converse, Feature.clarify, Feature.respond)
+DEFAULT_FEATURES = (Feature.converse, Feature.clarify)
+"""What a server loads unless told otherwise; with a knowledge base, ``respond`` too."""
 
 _BOUNDS = {
     "port": Bound("int", 0, 65_535),
@@ -52,7 +53,8 @@ class ServeConfig:
     dstc_model: Path | None = None
     """DSTC pipeline directory (default: the default model, trained first when absent)."""
     data_dir: Path | None = None
-    features: tuple[Feature, ...] = DEFAULT_FEATURES
+    features: tuple[Feature, ...] | None = None
+    """Default: :data:`DEFAULT_FEATURES`, and ``respond`` when ``knowledge`` is given."""
     workers: int = 2
     """Threads that run model calls (off the event loop); requests beyond them wait their turn."""
     admin_token: str | None = field(default=None, repr=False)
@@ -68,4 +70,7 @@ class ServeConfig:
             raise InputError(f"system must be a name of 1-100 characters, got {self.system!r}")
         if self.admin_token is not None and len(self.admin_token) < 16:
             raise InputError("the admin token must be at least 16 characters long")
+        if self.features is None:
+            with_knowledge = (Feature.respond,) if self.knowledge is not None else ()
+            object.__setattr__(self, "features", DEFAULT_FEATURES + with_knowledge)
         object.__setattr__(self, "features", tuple(as_choice("features", Feature, f) for f in self.features))
