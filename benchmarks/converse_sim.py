@@ -39,6 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="Write the numbers as JSON here.")
     parser.add_argument("--limit", type=int, default=0, help="Only the first N dev facets (a quick look).")
+    parser.add_argument("--recorded-only", action="store_true", help="Only the recorded conversations.")
     args = parser.parse_args()
 
     import torch
@@ -49,8 +50,9 @@ def main() -> None:
     from clarion.dialogue.evaluate import Bm25Baseline, engine_trace, facet_mrr, facets_of, recorded_traces
     from clarion.dialogue.loading import load_for_splits
     from clarion.dialogue.simulate import UserSimulator
+    from clarion.dialogue.training import load_or_train
     from clarion.dialogue.understand import baseline_query
-    from clarion.retrieve.dense import encode
+    from clarion.retrieve.dense import encode_cached
     from clarion.store import cpu_model
 
     data = ClariQ.load()
@@ -58,15 +60,19 @@ def main() -> None:
     if args.limit:
         keep = {t for t, _ in facets_of(dev)[: args.limit]}
         dev = dev.only([t for t in dev.requests if t in keep])
-    engine = load_for_splits(("train",))
-    enc = lambda texts: encode(list(texts), batch_size=128)  # noqa: E731
+    rewriter = load_or_train(data, ("train",))
+    enc = lambda texts: encode_cached(list(texts), name="converse-sim")  # noqa: E731
     out: dict = {"machine": f"{cpu_model()}, {os.cpu_count()} cores", "python": platform.python_version()}
+    out["rewriter_train_cv"] = rewriter.meta.get("cv", {})
     start = time.perf_counter()
     recorded = {
-        "engine": recorded_traces(dev, lambda s: understand(engine.rewriter, s).query),
+        "engine": recorded_traces(dev, lambda s: understand(rewriter, s).query),
         "baseline": recorded_traces(dev, lambda s: baseline_query(s.request, [e.answer for e in s.exchanges])),
     }
     out["recorded_mrr"] = {name: facet_mrr(traces, dev, enc) for name, traces in recorded.items()}
+    if args.recorded_only:
+        return report(out, start, args.out)
+    engine = load_for_splits(("train",))
     simulator = UserSimulator.fit(train, dev, enc)
     baseline = Bm25Baseline(data.bank)
     sims = {"engine": [], "engine (always asks)": [], "baseline": []}
@@ -80,10 +86,14 @@ def main() -> None:
     out["turns_used"] = {name: sum(len(t.asked) for t in ts) / len(ts) for name, ts in sims.items()}
     out["ask_rate_by_need"] = ask_rates(engine, dev)
     out["everyday"] = {r: engine.reply([{"role": "user", "text": r}]).action for r in EVERYDAY}
+    report(out, start, args.out)
+
+
+def report(out: dict, start: float, path: str | None) -> None:
     out["seconds"] = round(time.perf_counter() - start, 1)
     print_tables(out)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
+    if path:
+        with open(path, "w", encoding="utf-8") as handle:
             json.dump(out, handle, indent=2)
 
 
@@ -102,11 +112,13 @@ def print_tables(out: dict) -> None:
         print(f"\n{kind} (facet MRR among all dev facets, turns 0-3)")
         print("| system | turn 0 | turn 1 | turn 2 | turn 3 | questions asked |")
         print("|---|---|---|---|---|---|")
-        for name, values in out[kind].items():
-            used = out["turns_used"].get(name, 3.0) if kind == "simulated_mrr" else 3.0
+        for name, values in out.get(kind, {}).items():
+            used = out.get("turns_used", {}).get(name, 3.0) if kind == "simulated_mrr" else 3.0
             print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in values) + f" | {used:.2f} |")
-    print("\nask rate by need level (topics, share asked):", out["ask_rate_by_need"])
-    print("everyday requests:", out["everyday"])
+    print("\nrewriter, train CV (MRR among all train facets):", out["rewriter_train_cv"])
+    if "everyday" in out:
+        print("ask rate by need level (topics, share asked):", out["ask_rate_by_need"])
+        print("everyday requests:", out["everyday"])
 
 
 if __name__ == "__main__":

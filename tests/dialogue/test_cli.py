@@ -67,7 +67,7 @@ def test_converse_missing_input_is_one_line(tmp_path, capsys):
 CHAT_SCRIPT = """
 import sys
 sys.path.insert(0, {tests!r})
-from conftest import BANK, FakeClarifier, bow_encode
+from dialogue_fakes import BANK, FakeClarifier, bow_encode
 from clarion.cli import converse, main
 from clarion.dialogue import Assistant
 from clarion.dialogue.choose import QuestionChooser

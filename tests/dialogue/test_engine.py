@@ -113,3 +113,33 @@ def test_assistant_is_exported():
     import clarion
 
     assert clarion.Assistant is Assistant
+
+
+class FakeGrounder:
+    """Grounder.respond for three kinds of turn (its public Reply type)."""
+
+    def respond(self, dialogue):
+        from clarion.dstc.assistant import Reply
+        from clarion.dstc.io import Snippet
+
+        text = dialogue[-1]["text"].lower()
+        assert all(t["speaker"] in ("U", "S") for t in dialogue)
+        if "wifi" in text and "ashley" not in text:
+            return Reply(True, (), "Which hotel do you mean: Ashley Hotel or Acorn House?")
+        if "wifi" in text:
+            snippet = Snippet("hotel", 1, 4, None, "faq", "Is there wifi?", "Yes, free wifi.", "Ashley Hotel")
+            return Reply(True, (snippet,), "Yes, the Ashley Hotel has free wifi.")
+        return Reply(False)
+
+
+def test_knowledge_which_place_is_clarify_and_answer_has_sources(make_assistant):
+    from clarion.dialogue.answer import KnowledgeAnswerer
+
+    assistant = make_assistant(answerer=KnowledgeAnswerer(FakeGrounder()))
+    which = assistant.reply(turns("Is there wifi at the hotel?"))
+    assert which.action == "clarify" and which.text.startswith("Which hotel") and which.question_id is None
+    grounded = assistant.reply(turns("Is there wifi at the Ashley Hotel?"))
+    assert grounded.action == "answer" and grounded.sources[0]["id"] == "hotel/1/4"
+    assert grounded.sources[0]["text"] == "Is there wifi? Yes, free wifi."
+    other = assistant.reply(turns("Tell me about hip roof design."))  # not knowledge-seeking: the ClariQ policy
+    assert other.action == "clarify" and other.question_id == "Q1"

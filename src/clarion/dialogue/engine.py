@@ -136,11 +136,13 @@ class Assistant:
         if getattr(self.answerer, "reads_turns", False):  # a knowledge base: the Grounder reads the dialogue
             grounded = self.answerer(turns, understood.query)
             if grounded is not None and grounded.clarify:
+                scores |= grounded.scores
                 return Decision("clarify", grounded.text, understood.query, sources=grounded.sources, scores=scores)
         return self._decide(state, understood, scores, grounded)
 
     def _decide(self, state: State, understood: Understanding, scores: dict, grounded: Answer | None) -> Decision:
         need, p_need = self._cached("need", state.request, lambda: self.clarifier.need(state.request))
+        need = int(need)
         readings = policy.Readings(tuple(understood.chosen), tuple(understood.new_words))
         p = policy.p_unclear(p_need, readings)
         scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(p, 4)}
@@ -150,11 +152,13 @@ class Assistant:
         if choice is not None and policy.should_ask(p, self.cost, len(state.exchanges), True):
             scores |= {"question_score": round(choice.score, 4), "redundancy": round(choice.redundancy, 4)}
             text = as_question(choice.question.text)
-            return Decision("clarify", text, understood.query, need, choice.question.id, [], scores)
+            return Decision("clarify", text, understood.query, need, choice.question.id, scores=scores)
         if grounded is None and self.answerer is not None and not getattr(self.answerer, "reads_turns", False):
             grounded = self.answerer((), understood.query)
         answer = grounded or query_answer(understood.query)
-        return Decision("answer", answer.text, understood.query, need, None, answer.sources, scores | answer.scores)
+        return Decision(
+            "answer", answer.text, understood.query, need, sources=answer.sources, scores=scores | answer.scores
+        )
 
     def next_question(self, state: State, understood: Understanding):
         proposals = self._cached(

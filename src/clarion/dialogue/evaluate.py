@@ -108,8 +108,10 @@ class Bm25Baseline:
 
 def facet_mrr(traces: list[Trace], labels: ClariqLabels, encode: Callable) -> list[float]:
     """MRR of the hidden facet at turns 0..TURNS, among every facet of ``labels``."""
+    from clarion.dialogue.simulate import unique
     from clarion.dialogue.training import facet_matrix, reciprocal_ranks
 
+    encode = unique(encode)
     facets, facet_emb = facet_matrix(labels, encode)
     index = {f: i for i, f in enumerate(facets)}
     out = []

@@ -22,6 +22,17 @@ def _features(question: np.ndarray, facet: np.ndarray, request: np.ndarray) -> n
     return np.column_stack([(question * facet).sum(1), (question * request).sum(1)])
 
 
+def unique(encode: Callable[[Sequence[str]], np.ndarray]) -> Callable[[Sequence[str]], np.ndarray]:
+    """``encode`` computing each distinct text once."""
+
+    def encoded(texts: Sequence[str]) -> np.ndarray:
+        distinct = sorted(set(texts))
+        row = {t: i for i, t in enumerate(distinct)}
+        return encode(distinct)[[row[t] for t in texts]]
+
+    return encoded
+
+
 class UserSimulator:
     """Answers questions for a hidden facet (see the module docstring)."""
 
@@ -38,9 +49,10 @@ class UserSimulator:
 
         topic_of = {f: t for t, fs in train.facets.items() for f in fs}
         rows = [(f, q, a) for (f, q), a in train.answers.items() if q != NO_QUESTION and a.strip()]
-        questions = encode([train.question_text[q] for _, q, _ in rows])
-        facets = encode([train.facet_desc[f] for f, _, _ in rows])
-        requests = encode([train.requests[topic_of[f]] for f, _, _ in rows])
+        encode_once = unique(encode)
+        questions = encode_once([train.question_text[q] for _, q, _ in rows])
+        facets = encode_once([train.facet_desc[f] for f, _, _ in rows])
+        requests = encode_once([train.requests[topic_of[f]] for f, _, _ in rows])
         y = np.array([tokens(a)[:1] == ["yes"] for _, _, a in rows])
         model = LogisticRegression().fit(_features(questions, facets, requests), y)
         return cls(labels, encode, model)

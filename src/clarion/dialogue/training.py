@@ -33,7 +33,7 @@ class RewriterConfig:
     trees: int = 200
     leaves: int = 15
     learning_rate: float = 0.05
-    min_child: int = 20
+    min_child: int = 50
 
     @classmethod
     def tiny(cls) -> RewriterConfig:

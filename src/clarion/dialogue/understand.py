@@ -32,6 +32,11 @@ CANDIDATES = {
     "P": ("P",),
     "P+Qc": ("P", "Qc"),
     "P+Q": ("P", "Q"),
+    "A": ("A",),
+    "P+A+A": ("P", "A", "A"),
+    "P+Ac+Ac": ("P", "Ac", "Ac"),
+    "Qc+A": ("Qc", "A"),
+    "P+A+Ac": ("P", "A", "Ac"),
 }
 """Candidate rewrites by name: the parts joined, in order (``Qc``/``Ac``: the question's/answer's content words)."""
 
@@ -91,7 +96,7 @@ class Features:
         self.v = vocabulary
         self._frame, self._filler = set(vocabulary.frame), set(vocabulary.filler)
         self.names = (
-            ["candidate", "c_question", "c_question_content", "c_answer", "c_answer_content", "c_added"]
+            ["candidate", "c_request", "c_question", "c_question_content", "c_answer", "c_answer_content", "c_added"]
             + [f"first={w}" for w in vocabulary.first]
             + ["first=other"]
             + [f"has={w}" for w in vocabulary.common]
@@ -136,7 +141,7 @@ class Features:
         before = len(tokens(query))
         rows = []
         for i, (name, keys) in enumerate(CANDIDATES.items()):
-            made_of = [float(k in keys) for k in ("Q", "Qc", "A", "Ac")]
+            made_of = [float(keys.count(k)) for k in ("P", "Q", "Qc", "A", "Ac")]
             rows.append([float(i), *made_of, float(len(tokens(texts[name])) - before), *base])
         return np.array(rows, dtype=np.float64)
 
