@@ -4,6 +4,7 @@ human-evaluation records it stores)."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -13,6 +14,8 @@ from clarion.cli.common import DataDirOption, echo_json, stdout
 from clarion.errors import DataError, InputError
 from clarion.serve.config import DEFAULT_DB, Feature
 
+MAX_CONNECTIONS = 256
+"""Connections uvicorn serves at once; beyond them it answers 503 (requests wait for a model in the bounded pool)."""
 TOKEN_VARIABLE = "CLARION_ADMIN_TOKEN"
 """The environment variable holding the admin token (not an option: a process's arguments are visible to all)."""
 
@@ -62,27 +65,22 @@ def serve(
     for name, path in (("--knowledge", knowledge), ("--documents", documents)):
         if path is not None and not path.exists():
             raise DataError(path, f"no such file or directory (given as {name})")
-    config = ServeConfig(
-        host=host,
-        port=port,
-        knowledge=knowledge,
-        documents=documents,
-        db=db,
-        clariq_model=model,
-        dstc_model=dstc_model,
-        data_dir=data_dir,
-        features=tuple(feature) if feature else None,
-        workers=workers,
-        admin_token=os.environ.get(TOKEN_VARIABLE) or None,
-        system=system,
-    )
+    options = {"clariq_model": model, "features": tuple(feature) if feature else None}
+    token = os.environ.get(TOKEN_VARIABLE) or None
+    config = ServeConfig(host, port, knowledge, documents, db, dstc_model=dstc_model, data_dir=data_dir, **options)
+    config = replace(config, workers=workers, admin_token=token, system=system)
+    app = create_app(config, _loaded(config))
+    uvicorn.run(app, host=host, port=port, log_level="info", limit_concurrency=MAX_CONNECTIONS)
+
+
+def _loaded(config):
+    """The models of ``config``, loaded with progress bars; here rather than in the app's lifespan, so that a model
+    error is one line and exit code 2."""
     from clarion.cli.dstc import _bars
     from clarion.serve.services import load_services
 
-    with _bars() as bars:  # loaded here rather than in the app's lifespan: a model error is then one line, exit 2
-        services = load_services(config, bars)
-    app = create_app(config, services)
-    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+    with _bars() as bars:
+        return load_services(config, bars)
 
 
 def _store(db: Path):

@@ -43,7 +43,7 @@ def _assistant(config: ServeConfig, progress):
 def _replies(config: ServeConfig, progress):
     from clarion.respond.replies import ReplyRanker
 
-    return ReplyRanker.load()
+    return ReplyRanker.load(progress=progress)
 
 
 LOADERS: dict[Feature, Callable[[ServeConfig, Any], Any]] = {
