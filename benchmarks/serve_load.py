@@ -167,6 +167,7 @@ def main() -> None:
     parser.add_argument("--deadline", type=float, default=600, help="Seconds at most for the load.")
     parser.add_argument("--start-timeout", type=float, default=1800)
     parser.add_argument("--json", type=Path, help="Also write the figures here.")
+    parser.add_argument("--model", type=Path, help="ClariQ pipeline directory (default: the train+dev model).")
     args = parser.parse_args()
     from clarion.store import cpu_model
 
@@ -178,7 +179,8 @@ def main() -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
-        process = start_server(port, Path(tmp) / "eval.sqlite", [args.endpoint], args.workers)
+        extra = ["--model", str(args.model)] if args.model else []
+        process = start_server(port, Path(tmp) / "eval.sqlite", [args.endpoint], args.workers, extra)
         try:
             started = wait_healthy(base, process, args.start_timeout)
             loaded = memory_mb(process.pid)
@@ -199,6 +201,7 @@ def main() -> None:
         "requests": len(bodies),
         "concurrency": args.concurrency,
         "workers": args.workers,
+        "model": str(args.model) if args.model else "train+dev (default)",
         "start_seconds": round(started, 1),
         "p50_ms": round(statistics.median(times), 1) if times else None,
         "p95_ms": round(percentile(times, 0.95), 1) if times else None,
