@@ -27,8 +27,11 @@ from typing import Literal
 
 from clarion.dialogue import policy
 from clarion.dialogue.answer import Answer, query_answer
+from clarion.dialogue.chaining import CHAINING
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
-from clarion.dialogue.understand import tokens
+
+DEFAULT_CHAINING = "iterate"
+"""How answers are chained (chosen on ClariQ train: ``benchmarks/converse_design_cv.py``)."""
 
 Action = Literal["clarify", "answer", "stop"]
 
@@ -63,17 +66,11 @@ class Understanding:
     last_scores: dict[str, float] = field(default_factory=dict)
 
 
-def understand(rewriter, state: State) -> Understanding:
-    """The query after each of ``state``'s answers, read one after the other by ``rewriter``."""
-    out = Understanding(state.request)
-    for turn, exchange in enumerate(state.exchanges, start=1):
-        query, chosen, scores = rewriter.rewrite(out.query, exchange.question, exchange.answer, turn)
-        known = set(tokens(out.query)) | set(tokens(exchange.question))
-        content = rewriter.features.parts(out.query, exchange.question, exchange.answer)["Ac"].split()
-        out.query, out.last_scores = query, scores
-        out.chosen.append(chosen)
-        out.new_words.append(sum(w not in known for w in content))
-    return out
+def understand(rewriter, state: State, chaining: str = DEFAULT_CHAINING) -> Understanding:
+    """The query after ``state``'s answers, read by ``rewriter`` and chained by ``chaining``
+    (:data:`clarion.dialogue.chaining.CHAINING`)."""
+    query, chosen, new_words, scores = CHAINING[chaining](rewriter, state)
+    return Understanding(query, chosen, new_words, scores)
 
 
 class Assistant:
