@@ -123,23 +123,15 @@ def bad_bodies(base: str) -> dict[str, int]:
         return {name: client.post(f"{base}/v1/converse", **kwargs).status_code for name, kwargs in cases.items()}
 
 
-def start_server(port: int, db: Path, features: list[str], workers: int) -> subprocess.Popen:
+def start_server(port: int, db: Path, features: list[str], workers: int, extra: list[str] = ()) -> subprocess.Popen:
+    """``clarion serve`` in a child process; its stderr goes to ``server.log`` beside ``db`` (read if it fails)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    command = [
-        sys.executable,
-        "-m",
-        "clarion",
-        "serve",
-        "--port",
-        str(port),
-        "--db",
-        str(db),
-        "--workers",
-        str(workers),
-    ]
+    command = [sys.executable, "-m", "clarion", "serve", "--port", str(port), "--db", str(db)]
+    command += ["--workers", str(workers), *extra]
     for feature in features:
         command += ["--feature", feature]
-    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    log = open(db.parent / "server.log", "w")  # noqa: SIM115 - a file, not a pipe nobody reads while the load runs
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log, text=True)
 
 
 def wait_healthy(base: str, process: subprocess.Popen, timeout: float) -> float:
@@ -148,7 +140,8 @@ def wait_healthy(base: str, process: subprocess.Popen, timeout: float) -> float:
     began = time.perf_counter()
     while time.perf_counter() - began < timeout:
         if process.poll() is not None:
-            raise SystemExit(f"the server exited ({process.returncode}): {process.stderr.read()[-2000:]}")
+            said = Path(process.args[process.args.index("--db") + 1]).parent / "server.log"
+            raise SystemExit(f"the server exited ({process.returncode}): {said.read_text()[-2000:]}")
         try:
             if httpx.get(f"{base}/health", timeout=2).status_code == 200:
                 return time.perf_counter() - began
