@@ -19,12 +19,14 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 
@@ -86,6 +88,7 @@ async def load(base: str, endpoint: str, bodies: list[dict], concurrency: int, d
 
     gate = asyncio.Semaphore(concurrency)
     results: list[tuple[str, float, int]] = []
+    failures: list[str] = []
 
     async def one(client, body):
         async with gate:
@@ -93,8 +96,11 @@ async def load(base: str, endpoint: str, bodies: list[dict], concurrency: int, d
             try:
                 response = await client.post(f"{base}{endpoint}", json=body["payload"])
                 status = response.status_code
-            except httpx.HTTPError:
+                if status != 200:
+                    failures.append(f"{status}: {response.text[:200]}")
+            except httpx.HTTPError as err:
                 status = -1
+                failures.append(f"{type(err).__name__}: {err}")
             results.append((body["kind"], (time.perf_counter() - began) * 1000, status))
 
     async with httpx.AsyncClient(timeout=60) as client:
@@ -104,7 +110,7 @@ async def load(base: str, endpoint: str, bodies: list[dict], concurrency: int, d
         for task in pending:
             task.cancel()
         elapsed = time.perf_counter() - began
-    return {"results": results, "elapsed": elapsed, "unfinished": len(pending)}
+    return {"results": results, "elapsed": elapsed, "unfinished": len(pending), "failures": failures[:5]}
 
 
 def bad_bodies(base: str) -> dict[str, int]:
@@ -165,6 +171,7 @@ def main() -> None:
     from clarion.store import cpu_model
 
     chats = conversations(args.requests)
+    random.Random(0).shuffle(chats)  # first turns and answers mixed, in a fixed order
     if args.endpoint == "converse":
         bodies = [{"kind": c["kind"], "payload": {"turns": c["turns"]}} for c in chats]
     else:
@@ -201,6 +208,8 @@ def main() -> None:
         "max_ms": round(max(times), 1) if times else None,
         "throughput_rps": round(len(times) / run["elapsed"], 1),
         "errors": errors,
+        "failures": run["failures"],
+        "statuses": dict(Counter(str(status) for _, _, status in run["results"])),
         "by_kind_p50_ms": {
             kind: round(statistics.median([ms for k, ms, s in run["results"] if k == kind and s == 200]), 1)
             for kind in sorted({k for k, _, s in run["results"] if s == 200})

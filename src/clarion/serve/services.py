@@ -55,6 +55,18 @@ LOADERS: dict[Feature, Callable[[ServeConfig, Any], Any]] = {
 """How each feature's model is loaded (its default model trained first when absent, as the CLI commands do)."""
 
 
+WARMUP_TEXT = "Tell me about dinosaurs."
+"""A request every model answers once before the server listens, so that what loads on first use (the need model,
+encoders, caches) is loaded by then and the first user does not wait for it."""
+
+WARMUPS: dict[Feature, Callable[[Any], Any]] = {
+    Feature.converse: lambda model: model.reply([{"role": "user", "text": WARMUP_TEXT}]),
+    Feature.clarify: lambda model: (model.need(WARMUP_TEXT), model.rank(WARMUP_TEXT, k=5, fitting=True)),
+    Feature.respond: lambda model: model.respond([{"speaker": "U", "text": WARMUP_TEXT}]),
+    Feature.replies: lambda model: model.score([WARMUP_TEXT], ["They lived long ago.", "I like tea."]),
+}
+
+
 @dataclass
 class Services:
     """The loaded model of each feature (a feature absent here answers 503: not loaded by this server)."""
@@ -88,6 +100,9 @@ def load_services(config: ServeConfig, progress=None) -> Services:
     from clarion.serve.needs import clariq_needs, dstc_needs
 
     models = {feature: LOADERS[feature](config, progress) for feature in config.features}
+    _one_thread_per_call()
+    for feature, model in models.items():
+        WARMUPS[feature](model)
     needs: list[dict] = []
     try:
         needs += clariq_needs(config.data_dir)
@@ -101,7 +116,6 @@ def load_services(config: ServeConfig, progress=None) -> Services:
 
         path = config.knowledge
         needs += dstc_needs(read_knowledge(path / KNOWLEDGE if path.is_dir() else path))
-    _one_thread_per_call()
     return Services(models, needs)
 
 
