@@ -69,6 +69,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("docs/images/eval_page.png"))
     parser.add_argument("--turns", type=int, default=2)
+    parser.add_argument("--model", type=Path, help="ClariQ pipeline directory (default: the train+dev model).")
     args = parser.parse_args()
     from PIL import Image
     from playwright.sync_api import sync_playwright
@@ -76,7 +77,8 @@ def main() -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
-        process = start_server(port, Path(tmp) / "eval.sqlite", ["converse"], 2)
+        extra = ["--model", str(args.model)] if args.model else []
+        process = start_server(port, Path(tmp) / "eval.sqlite", ["converse"], 2, extra)
         try:
             wait_healthy(base, process, 1800)
             with sync_playwright() as playwright:
