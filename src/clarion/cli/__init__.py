@@ -21,6 +21,7 @@ SUBAPPS = {
     "clariq": "ClariQ: clarification need, question ranking, evaluation, benchmark.",
     "fuse": "Rank fusion of TREC runs (two-step MRR/NDCG ensemble, RRF, CombSUM, ...).",
     "dstc": "DSTC9-11 knowledge-grounded dialogue: detection, selection, generation.",
+    "replies": "Graded reply ranking (Yandex General Conversation format): convert, train, rank, evaluate.",
 }
 
 
