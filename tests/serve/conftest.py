@@ -1,6 +1,7 @@
 """Service fixtures: one app per test module, with small models loaded once.
 
-``/v1/respond`` runs the real DSTC pipeline, trained on the synthetic DSTC11 data with the tiny settings (seconds).
+``/v1/respond`` runs the real DSTC pipeline, trained on the synthetic DSTC11 data with the tiny settings (seconds);
+``/v1/replies/rank`` the zero-shot cosine reply ranker.
 The ClariQ pipeline takes minutes to train even with tiny settings, so ``/v1/clarify`` and the conversation engine
 get :class:`BankClarifier`: the Clarifier API (need, rank, ranked_as, is_new) over five bank questions, scored by
 word overlap (the service is under test here; the models have their own tests).
@@ -153,11 +154,14 @@ def grounded_services(make_assistant, grounder, needs):
 
 @pytest.fixture(scope="session")
 def services(assistant, grounder, needs):
+    from clarion.respond.replies import ReplyRanker
+    from clarion.respond.replies.methods import Cosine
     from clarion.serve.config import Feature
     from clarion.serve.services import Services
 
+    replies = ReplyRanker(Cosine())  # zero-shot: the packaged MiniLM's cosine of each reply to the context
     models = {Feature.converse: assistant, Feature.clarify: BankClarifier(), Feature.respond: grounder}
-    return Services(models, needs)
+    return Services(models | {Feature.replies: replies}, needs)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ def test_health_says_ok_and_lists_the_loaded_models(client):
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok" and body["system"] == "clarion"
-    assert set(body["features"]) == {"converse", "clarify", "respond"} and body["evaluation"] is True
+    assert set(body["features"]) == {"converse", "clarify", "respond", "replies"} and body["evaluation"] is True
 
 
 def test_converse_clarifies_an_ambiguous_request_with_a_bank_question(client):
@@ -71,9 +71,34 @@ def test_respond_grounds_a_knowledge_seeking_turn(client):
     assert booking.status_code == 200 and booking.json()["target"] is False
 
 
-def test_an_endpoint_whose_model_is_not_loaded_answers_503(client):
-    response = client.post("/v1/replies/rank", json={"context": ["hi"], "replies": ["hello", "no"]})
+def test_replies_are_scored_and_ordered(client):
+    context = ["I am planning a trip to Italy.", "Where should I go first?"]
+    replies = ["Purple elephants calculate quietly.", "Start in Rome, then travel north to Florence and Venice."]
+    body = client.post("/v1/replies/rank", json={"context": context, "replies": replies}).json()
+    assert len(body["scores"]) == 2 and body["order"] == [1, 0]
+    assert body["scores"][1] > body["scores"][0]
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"context": [], "replies": ["a"]}, "context"),
+        ({"context": ["hi"], "replies": []}, "replies"),
+        ({"context": ["hi"], "replies": [""]}, "replies.0"),
+        ({"context": ["hi"], "replies": ["a"] * (MAX_TURNS + 1)}, "replies"),
+        ({"context": "hi", "replies": ["a"]}, "context"),
+    ],
+)
+def test_bad_reply_ranking_requests_get_a_422(client, body, words):
+    response = client.post("/v1/replies/rank", json=body)
+    assert response.status_code == 422 and words in response.json()["detail"]
+
+
+def test_an_endpoint_whose_model_is_not_loaded_answers_503(make_client, grounded_services):
+    only_converse = make_client(grounded_services)
+    response = only_converse.post("/v1/replies/rank", json={"context": ["hi"], "replies": ["hello", "no"]})
     assert response.status_code == 503 and "not loaded" in response.json()["detail"]
+    assert only_converse.post("/v1/clarify", json={"request": "hip roofs"}).status_code == 503
 
 
 BAD_CONVERSATIONS = {
@@ -158,6 +183,6 @@ def test_a_body_just_under_the_limit_is_read(client):
 
 def test_openapi_documents_every_endpoint(client):
     paths = client.get("/openapi.json").json()["paths"]
-    for path in ("/health", "/v1/converse", "/v1/clarify", "/v1/respond", "/v1/eval/sessions"):
+    for path in ("/health", "/v1/converse", "/v1/clarify", "/v1/respond", "/v1/replies/rank", "/v1/eval/sessions"):
         assert path in paths
     assert client.get("/docs").status_code == 200
