@@ -184,6 +184,7 @@ def main() -> None:
         try:
             started = wait_healthy(base, process, args.start_timeout)
             loaded = memory_mb(process.pid)
+            busy_before = os.getloadavg()[0]
             run = asyncio.run(load(base, f"/v1/{args.endpoint}", bodies, args.concurrency, args.deadline))
             after = memory_mb(process.pid)
             refused = bad_bodies(base)
@@ -198,6 +199,7 @@ def main() -> None:
     figures = {
         "endpoint": f"/v1/{args.endpoint}",
         "machine": f"{cpu_model()}, {os.cpu_count()} cores",
+        "load_average_1min": [round(busy_before, 1), round(os.getloadavg()[0], 1)],
         "requests": len(bodies),
         "concurrency": args.concurrency,
         "workers": args.workers,
