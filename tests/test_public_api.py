@@ -9,7 +9,7 @@ import pytest
 import clarion
 
 EAGER = ["Candidate", "ClarionError", "DataError", "InputError", "ModelError", "Qrels", "Ranking", "Run", "Topic"]
-LAZY = ["Clarifier", "Grounder", "alpha_ensemble", "ranx_fuse", "two_step"]
+LAZY = ["Assistant", "Clarifier", "Grounder", "ReplyRanker", "alpha_ensemble", "ranx_fuse", "two_step"]
 
 
 def _run(code: str) -> str:

@@ -20,11 +20,13 @@ __version__ = "0.1.0"
 
 _LAZY = {
     # name -> "module:attribute", imported on first access (PEP 562); one line per public entry point
+    "Assistant": "clarion.dialogue:Assistant",
     "Clarifier": "clarion.clariq.clarifier:Clarifier",
     "Grounder": "clarion.dstc.assistant:Grounder",
     "two_step": "clarion.fuse.two_step:two_step",
     "alpha_ensemble": "clarion.fuse.alpha:alpha_ensemble",
     "ranx_fuse": "clarion.fuse.standard:ranx_fuse",
+    "ReplyRanker": "clarion.respond.replies:ReplyRanker",
 }
 
 __all__ = [

@@ -55,6 +55,8 @@ app = typer.Typer(
 for _name, _help in SUBAPPS.items():
     _module = importlib.import_module(f"clarion.cli.{_name}")
     app.add_typer(_module.app, name=_name, help=_help)
+app.registered_commands += importlib.import_module("clarion.cli.converse").app.registered_commands  # converse, chat
+importlib.import_module("clarion.cli.serve").register(app)  # `clarion serve` and `clarion eval`
 
 
 @app.command()

@@ -1,0 +1,125 @@
+"""The conversation engine on ClariQ dev, beside the organisers' multi-turn baseline (the dev table of
+docs/conversation.md).
+
+    python benchmarks/converse_sim.py [--out converse_sim.json] [--limit N]
+
+Every model is trained on train only (the ClariQ pipeline, the answer-understanding model, the simulator's yes/no
+model). ``query`` is scored by facet MRR among all dev facets with the packaged all-MiniLM-L6-v2 (zero-shot),
+at turns 0-3, on recorded conversations (each facet's own answers to its topic's questions in a seeded order) and
+on simulated ones (the engine chooses the questions and may stop; the baseline asks by BM25 and never stops).
+Also: how often the engine asks first, per need level, and for a few everyday requests unlike ClariQ's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import platform
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+EVERYDAY = [
+    "What is the capital of France?",
+    "How many ounces are in a cup?",
+    "Who wrote Pride and Prejudice?",
+    "Set a timer for ten minutes.",
+    "What is the boiling point of water in Fahrenheit?",
+    "Convert 5 miles to kilometres.",
+    "How do I make pancakes?",
+    "Tell me about jaguar.",
+    "I want to find a good restaurant.",
+    "apple",
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=None, help="Write the numbers as JSON here.")
+    parser.add_argument("--limit", type=int, default=0, help="Only the first N dev facets (a quick look).")
+    parser.add_argument("--recorded-only", action="store_true", help="Only the recorded conversations.")
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(1)
+    from clarion.data.clariq import ClariQ
+    from clarion.dialogue.engine import understand
+    from clarion.dialogue.evaluate import Bm25Baseline, engine_trace, facet_mrr, facets_of, recorded_traces
+    from clarion.dialogue.loading import load_for_splits
+    from clarion.dialogue.simulate import UserSimulator
+    from clarion.dialogue.training import load_or_train
+    from clarion.dialogue.understand import baseline_query
+    from clarion.retrieve.dense import encode_cached
+    from clarion.store import cpu_model
+
+    data = ClariQ.load()
+    dev, train = data.labels("dev"), data.labels("train")
+    if args.limit:
+        keep = {t for t, _ in facets_of(dev)[: args.limit]}
+        dev = dev.only([t for t in dev.requests if t in keep])
+    rewriter = load_or_train(data, ("train",))
+    enc = lambda texts: encode_cached(list(texts), name="converse-sim")  # noqa: E731
+    out: dict = {"machine": f"{cpu_model()}, {os.cpu_count()} cores", "python": platform.python_version()}
+    out["rewriter_train_cv"] = rewriter.meta.get("cv", {})
+    start = time.perf_counter()
+    recorded = {
+        "engine": recorded_traces(dev, lambda s: understand(rewriter, s).query),
+        "baseline": recorded_traces(dev, lambda s: baseline_query(s.request, [e.answer for e in s.exchanges])),
+    }
+    out["recorded_mrr"] = {name: facet_mrr(traces, dev, enc) for name, traces in recorded.items()}
+    if args.recorded_only:
+        return report(out, start, args.out)
+    engine = load_for_splits(("train",))
+    simulator = UserSimulator.fit(train, dev, enc)
+    baseline = Bm25Baseline(data.bank)
+    sims = {"engine": [], "engine (always asks)": [], "baseline": []}
+    eager = load_for_splits(("train",), cost=0.0)
+    for topic, facet in facets_of(dev):
+        request = dev.requests[topic]
+        sims["engine"].append(engine_trace(engine, simulator, request, facet))
+        sims["engine (always asks)"].append(engine_trace(eager, simulator, request, facet))
+        sims["baseline"].append(baseline.trace(simulator, request, facet))
+    out["simulated_mrr"] = {name: facet_mrr(traces, dev, enc) for name, traces in sims.items()}
+    out["turns_used"] = {name: sum(len(t.asked) for t in ts) / len(ts) for name, ts in sims.items()}
+    out["ask_rate_by_need"] = ask_rates(engine, dev)
+    out["everyday"] = {r: engine.reply([{"role": "user", "text": r}]).action for r in EVERYDAY}
+    report(out, start, args.out)
+
+
+def report(out: dict, start: float, path: str | None) -> None:
+    out["seconds"] = round(time.perf_counter() - start, 1)
+    print_tables(out)
+    if path:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(out, handle, indent=2)
+
+
+def ask_rates(engine, labels) -> dict[str, list]:
+    """Per need level: [topics, share the engine asks about before anything else]."""
+    asked = collections.defaultdict(list)
+    for topic, request in labels.requests.items():
+        action = engine.reply([{"role": "user", "text": request}]).action
+        asked[labels.need[topic]].append(action == "clarify")
+    return {str(n): [len(v), round(sum(v) / len(v), 3)] for n, v in sorted(asked.items())}
+
+
+def print_tables(out: dict) -> None:
+    print(f"machine: {out['machine']}")
+    for kind in ("recorded_mrr", "simulated_mrr"):
+        print(f"\n{kind} (facet MRR among all dev facets, turns 0-3)")
+        print("| system | turn 0 | turn 1 | turn 2 | turn 3 | questions asked |")
+        print("|---|---|---|---|---|---|")
+        for name, values in out.get(kind, {}).items():
+            used = out.get("turns_used", {}).get(name, 3.0) if kind == "simulated_mrr" else 3.0
+            print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in values) + f" | {used:.2f} |")
+    print("\nrewriter, train CV (MRR among all train facets):", out["rewriter_train_cv"])
+    if "everyday" in out:
+        print("ask rate by need level (topics, share asked):", out["ask_rate_by_need"])
+        print("everyday requests:", out["everyday"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""Load test of ``clarion serve`` on 127.0.0.1: latency, throughput, errors and memory, bounded and self-stopping.
+
+Starts ``clarion serve`` (ClariQ train+dev models; they must be trained already, or their training is timed as the
+start), waits for ``/health``, then sends ``--requests`` conversations (default 300) to ``--endpoint`` (default
+``/v1/converse``) with ``--concurrency`` (default 8) requests in flight, and prints the median (p50), 95th
+percentile, throughput, error count and the server's resident memory (VmRSS after the load, VmHWM its peak). Then
+it sends oversized, malformed and empty bodies (each must get a 4xx) and checks that ``/health`` still answers.
+The server is stopped at the end; the run stops by itself (``--deadline`` seconds at most for the load).
+
+Conversations, all distinct, from ClariQ: the 61 test requests alone (unseen by the models), then dev topics' rows
+as two-turn dialogues (request, one of its clarifying questions, the facet's answer).
+
+    python benchmarks/serve_load.py [--requests 300] [--concurrency 8] [--endpoint converse] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+
+def conversations(n: int) -> list[dict]:
+    """``n`` distinct conversations (see the module docstring), each ``{"kind", "turns"}``; the two-turn ones taken
+    from the dev topics in turn, so that every topic is in the mix."""
+    from itertools import zip_longest
+
+    from clarion.data.clariq import ClariQ, read_topics
+
+    data = ClariQ.load()
+    tests = read_topics(data.path("test.tsv"))
+    out = [{"kind": "one turn", "turns": [{"role": "user", "text": t.request}]} for t in tests]
+    dev = data.labels("dev")
+    topic_of = {facet: topic for topic, facets in dev.facets.items() for facet in facets}
+    per_topic: dict[str, list[list[dict]]] = {}
+    for (facet, question), answer in dev.answers.items():
+        text = dev.question_text.get(question, "")
+        if text.strip() and answer.strip():
+            request = dev.requests[topic_of[facet]]
+            turns = [
+                {"role": "user", "text": request},
+                {"role": "system", "text": text},
+                {"role": "user", "text": answer},
+            ]
+            per_topic.setdefault(topic_of[facet], []).append(turns)
+    seen = {json.dumps(c["turns"]) for c in out}
+    for row in zip_longest(*per_topic.values()):
+        for turns in filter(None, row):
+            if json.dumps(turns) not in seen:
+                seen.add(json.dumps(turns))
+                out.append({"kind": "two turns", "turns": turns})
+    return out[:n]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def memory_mb(pid: int) -> dict[str, float]:
+    """VmRSS (now) and VmHWM (peak) of process ``pid``, in MB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            fields[key] = int(value.split()[0]) / 1024
+    return fields
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def load(base: str, endpoint: str, bodies: list[dict], concurrency: int, deadline: float) -> dict:
+    import httpx
+
+    gate = asyncio.Semaphore(concurrency)
+    results: list[tuple[str, float, int]] = []
+    failures: list[str] = []
+
+    async def one(client, body):
+        async with gate:
+            began = time.perf_counter()
+            try:
+                response = await client.post(f"{base}{endpoint}", json=body["payload"])
+                status = response.status_code
+                if status != 200:
+                    failures.append(f"{status}: {response.text[:200]}")
+            except httpx.HTTPError as err:
+                status = -1
+                failures.append(f"{type(err).__name__}: {err}")
+            results.append((body["kind"], (time.perf_counter() - began) * 1000, status))
+
+    async with httpx.AsyncClient(timeout=60) as client:
+        began = time.perf_counter()
+        tasks = [asyncio.create_task(one(client, b)) for b in bodies]
+        done, pending = await asyncio.wait(tasks, timeout=deadline)
+        for task in pending:
+            task.cancel()
+        elapsed = time.perf_counter() - began
+    return {"results": results, "elapsed": elapsed, "unfinished": len(pending), "failures": failures[:5]}
+
+
+def bad_bodies(base: str) -> dict[str, int]:
+    """The status of each kind of bad body (each must be a 4xx)."""
+    import httpx
+
+    json_type = {"content-type": "application/json"}
+    cases = {
+        "oversized (80 KB)": {"json": {"turns": [{"role": "user", "text": "a" * 2000}] * 40}},
+        "malformed JSON": {"content": b'{"turns": [', "headers": json_type},
+        "empty body": {"content": b"", "headers": json_type},
+        "empty conversation": {"json": {"turns": []}},
+        "ends with the system": {"json": {"turns": [{"role": "system", "text": "Hello"}]}},
+    }
+    with httpx.Client(timeout=30) as client:
+        return {name: client.post(f"{base}/v1/converse", **kwargs).status_code for name, kwargs in cases.items()}
+
+
+def start_server(port: int, db: Path, features: list[str], workers: int, extra: list[str] = ()) -> subprocess.Popen:
+    """``clarion serve`` in a child process; its stderr goes to ``server.log`` beside ``db`` (read if it fails)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    command = [sys.executable, "-m", "clarion", "serve", "--port", str(port), "--db", str(db)]
+    command += ["--workers", str(workers), *extra]
+    for feature in features:
+        command += ["--feature", feature]
+    log = open(db.parent / "server.log", "w")  # noqa: SIM115 - a file, not a pipe nobody reads while the load runs
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log, text=True)
+
+
+def wait_healthy(base: str, process: subprocess.Popen, timeout: float) -> float:
+    import httpx
+
+    began = time.perf_counter()
+    while time.perf_counter() - began < timeout:
+        if process.poll() is not None:
+            said = Path(process.args[process.args.index("--db") + 1]).parent / "server.log"
+            raise SystemExit(f"the server exited ({process.returncode}): {said.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                return time.perf_counter() - began
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise SystemExit(f"the server did not answer /health within {timeout:.0f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--endpoint", choices=["converse", "clarify"], default="converse")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--deadline", type=float, default=600, help="Seconds at most for the load.")
+    parser.add_argument("--start-timeout", type=float, default=1800)
+    parser.add_argument("--json", type=Path, help="Also write the figures here.")
+    parser.add_argument("--model", type=Path, help="ClariQ pipeline directory (default: the train+dev model).")
+    args = parser.parse_args()
+    from clarion.store import cpu_model
+
+    chats = conversations(args.requests)
+    random.Random(0).shuffle(chats)  # first turns and answers mixed, in a fixed order
+    if args.endpoint == "converse":
+        bodies = [{"kind": c["kind"], "payload": {"turns": c["turns"]}} for c in chats]
+    else:
+        bodies = [{"kind": "request", "payload": {"request": c["turns"][0]["text"]}} for c in chats]
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        extra = ["--model", str(args.model)] if args.model else []
+        process = start_server(port, Path(tmp) / "eval.sqlite", [args.endpoint], args.workers, extra)
+        try:
+            started = wait_healthy(base, process, args.start_timeout)
+            loaded = memory_mb(process.pid)
+            busy_before = os.getloadavg()[0]
+            run = asyncio.run(load(base, f"/v1/{args.endpoint}", bodies, args.concurrency, args.deadline))
+            after = memory_mb(process.pid)
+            refused = bad_bodies(base)
+            import httpx
+
+            alive = httpx.get(f"{base}/health", timeout=5).status_code == 200
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    times = [ms for _, ms, status in run["results"] if status == 200]
+    errors = sum(status != 200 for _, _, status in run["results"]) + run["unfinished"]
+    figures = {
+        "endpoint": f"/v1/{args.endpoint}",
+        "machine": f"{cpu_model()}, {os.cpu_count()} cores",
+        "load_average_1min": [round(busy_before, 1), round(os.getloadavg()[0], 1)],
+        "requests": len(bodies),
+        "concurrency": args.concurrency,
+        "workers": args.workers,
+        "model": str(args.model) if args.model else "train+dev (default)",
+        "start_seconds": round(started, 1),
+        "p50_ms": round(statistics.median(times), 1) if times else None,
+        "p95_ms": round(percentile(times, 0.95), 1) if times else None,
+        "max_ms": round(max(times), 1) if times else None,
+        "throughput_rps": round(len(times) / run["elapsed"], 1),
+        "errors": errors,
+        "failures": run["failures"],
+        "statuses": dict(Counter(str(status) for _, _, status in run["results"])),
+        "by_kind_p50_ms": {
+            kind: round(statistics.median([ms for k, ms, s in run["results"] if k == kind and s == 200]), 1)
+            for kind in sorted({k for k, _, s in run["results"] if s == 200})
+        },
+        "rss_mb_loaded": round(loaded["VmRSS"], 1),
+        "rss_mb_after": round(after["VmRSS"], 1),
+        "rss_mb_peak": round(after["VmHWM"], 1),
+        "bad_bodies": refused,
+        "healthy_after": alive,
+    }
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""``clarion converse`` (conversations in a JSONL file, one decision each) and ``clarion chat`` (the engine in the
+terminal). Both are thin over :class:`clarion.dialogue.Assistant`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from clarion.errors import InputError
+
+app = typer.Typer(no_args_is_help=True, add_completion=False)
+
+KnowledgeOption = Annotated[
+    Path | None, typer.Option("--knowledge", help="A DSTC knowledge base (knowledge.json or its directory).")
+]
+DocumentsOption = Annotated[
+    Path | None, typer.Option("--documents", help='A document collection: JSONL of {"id", "title", "text"}.')
+]
+ModelDirOption = Annotated[
+    Path | None, typer.Option("--model-dir", help="A ClariQ model directory (default: the train+dev model).")
+]
+CostOption = Annotated[
+    float, typer.Option("--cost", min=0.0, max=1.0, help="Price of one question (0 asks readily, 1 never).")
+]
+OUTPUT_FIELDS = ("action", "text", "query", "need", "question_id", "sources", "scores")
+
+
+def load_assistant(knowledge, documents, model_dir, cost):
+    from clarion.cli.common import progress
+    from clarion.dialogue import Assistant
+
+    with progress() as bars:
+
+        def report(description: str, total: int):
+            task = bars.add_task(description, total=total)
+            return lambda n=1: bars.advance(task, n)
+
+        return Assistant.load(knowledge=knowledge, documents=documents, model_dir=model_dir, progress=report, cost=cost)
+
+
+def decide_line(assistant, text: str) -> dict:
+    """One input line's output object; :class:`InputError` naming the field for a bad line."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"not JSON ({err.msg} at column {err.colno})") from None
+    if not isinstance(obj, dict):
+        raise InputError('expected an object {"id", "turns"}')
+    if "id" not in obj:
+        raise InputError("id: missing")
+    if "turns" not in obj:
+        raise InputError("turns: missing")
+    decision = assistant.reply(obj["turns"]).to_dict()
+    return {"id": obj["id"], **{k: decision[k] for k in OUTPUT_FIELDS}}
+
+
+@app.command()
+def converse(
+    conversations: Annotated[Path, typer.Option("--conversations", help='JSONL: {"id", "turns": [...]} per line.')],
+    out: Annotated[Path, typer.Option("--out", help="JSONL: one decision per input line, in order.")],
+    knowledge: KnowledgeOption = None,
+    documents: DocumentsOption = None,
+    model_dir: ModelDirOption = None,
+    cost: CostOption = 0.5,
+) -> None:
+    """One decision (clarify, answer or stop) per conversation; a bad line gets {"id", "error"} and one stderr line,
+    and the command exits 2 at the end."""
+    from clarion.cli.common import one_at_a_time
+    from clarion.data.io import atomic_writer, check_output, read_lines
+
+    check_output(out, [conversations])
+    lines = list(read_lines(conversations))
+    if not lines:
+        raise InputError(f"{conversations}: no conversations (one JSON object per line)")
+    assistant = load_assistant(knowledge, documents, model_dir, cost)
+    failed, rows = 0, []
+    with one_at_a_time():
+        for number, text in lines:
+            try:
+                rows.append(decide_line(assistant, text))
+            except InputError as err:
+                failed += 1
+                typer.echo(f"error: {conversations}:{number}: {err}", err=True)
+                rows.append({"id": _id_of(text), "error": str(err)})
+    with atomic_writer(out) as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    typer.echo(f"{len(rows) - failed} decisions, {failed} bad lines -> {out}", err=True)
+    if failed:
+        raise typer.Exit(2)
+
+
+def _id_of(text: str):
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return obj.get("id") if isinstance(obj, dict) else None
+
+
+HELP = "Type a request. /why shows the numbers behind the last decision, /reset starts over, /quit leaves."
+
+
+def chat_session(assistant, read=input, write=print) -> None:
+    """The chat loop: the history grows turn by turn; ``read`` raising EOFError ends it."""
+    history: list[dict] = []
+    last = None
+    write(HELP)
+    while True:
+        try:
+            line = read("you> ").strip()
+        except (EOFError, KeyboardInterrupt):
+            write("")
+            return
+        if not line:
+            continue
+        if line in ("/quit", "/exit"):
+            return
+        if line == "/reset":
+            history, last = [], None
+            write("(new conversation)")
+            continue
+        if line == "/why":
+            write(json.dumps(last.to_dict() if last else {}, indent=2, ensure_ascii=False))
+            continue
+        try:
+            last = assistant.reply([*history, {"role": "user", "text": line}])
+        except InputError as err:
+            write(f"error: {err}")
+            continue
+        history.append({"role": "user", "text": line})
+        if last.action == "stop":
+            write("clarion> (goodbye; the conversation starts over)")
+            history = []
+            continue
+        history.append({"role": "system", "text": last.text})
+        write(f"clarion> {last.text}")
+
+
+@app.command()
+def chat(
+    knowledge: KnowledgeOption = None,
+    documents: DocumentsOption = None,
+    model_dir: ModelDirOption = None,
+    cost: CostOption = 0.5,
+) -> None:
+    """Talk with the engine in the terminal (history kept; /reset, /why, /quit)."""
+    from clarion.cli.common import one_at_a_time
+
+    assistant = load_assistant(knowledge, documents, model_dir, cost)
+    with one_at_a_time():
+        chat_session(assistant, write=lambda text: (print(text), sys.stdout.flush()))
+
+
+@app.command("converse-run")
+def converse_run(
+    contexts: Annotated[Path, typer.Option("--contexts", help="ClariQ multi-turn contexts (*.pkl or JSON).")],
+    out: Annotated[Path, typer.Option("--out", help='Run file: context_id 0 "question" rank score run_id.')],
+    model_dir: ModelDirOption = None,
+    run_id: Annotated[str, typer.Option("--run-id", help="The run's name (one word).")] = "clarion_converse",
+) -> None:
+    """The engine's next question for every ClariQ multi-turn context, as a multi-turn run."""
+    from clarion.data.io import check_output
+    from clarion.dialogue.runs import write_run
+
+    check_output(out, [contexts])
+    assistant = load_assistant(None, None, model_dir, 0.5)
+    written = write_run(assistant, contexts, out, run_id)
+    typer.echo(f"{written} contexts -> {out}", err=True)

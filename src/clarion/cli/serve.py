@@ -1,0 +1,148 @@
+"""``clarion serve`` (the HTTP service and its pages) and ``clarion eval export`` / ``clarion eval report`` (the
+human-evaluation records it stores)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from clarion.cli.common import DataDirOption, echo_json, stdout
+from clarion.errors import DataError, InputError
+from clarion.serve.config import DEFAULT_DB, Feature
+
+MAX_CONNECTIONS = 256
+"""Connections uvicorn serves at once; beyond them it answers 503 (requests wait for a model in the bounded pool)."""
+TOKEN_VARIABLE = "CLARION_ADMIN_TOKEN"
+"""The environment variable holding the admin token (not an option: a process's arguments are visible to all)."""
+
+DbOption = Annotated[Path, typer.Option("--db", help="SQLite file of the evaluation sessions, turns and ratings.")]
+
+eval_app = typer.Typer(no_args_is_help=True, add_completion=False)
+
+
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
+    knowledge: Annotated[
+        Path | None, typer.Option("--knowledge", help="DSTC knowledge.json (or its directory) to answer from.")
+    ] = None,
+    documents: Annotated[
+        Path | None, typer.Option("--documents", help="Document collection (JSONL) to answer from.")
+    ] = None,
+    db: DbOption = DEFAULT_DB,
+    model: Annotated[
+        Path | None, typer.Option("--model", help="ClariQ pipeline directory (default: the train+dev model).")
+    ] = None,
+    dstc_model: Annotated[
+        Path | None, typer.Option("--dstc-model", help="DSTC pipeline directory (default: the default model).")
+    ] = None,
+    feature: Annotated[
+        list[Feature] | None,
+        typer.Option(
+            "--feature",
+            help="Load these endpoints' models (repeat; default: converse, clarify, and respond with --knowledge).",
+        ),
+    ] = None,
+    workers: Annotated[int, typer.Option("--workers", help="Threads running model calls.")] = 2,
+    system: Annotated[str, typer.Option("--system", help="Name the evaluation records give this system.")] = "clarion",
+    data_dir: DataDirOption = None,
+) -> None:
+    """Serve clarion over HTTP: /v1/converse, /v1/clarify, /v1/respond, the chat page at / and the evaluation page
+    at /eval (API documentation at /docs). The models load once, before the server listens.
+
+    GET /v1/eval/export is on only when the CLARION_ADMIN_TOKEN environment variable holds a token (16+ characters).
+    """
+    try:
+        import uvicorn
+
+        from clarion.serve import ServeConfig, create_app
+    except ImportError as err:
+        raise InputError(f"clarion serve needs {err.name}: pip install 'clarion[serve]'") from None
+    for name, path in (("--knowledge", knowledge), ("--documents", documents)):
+        if path is not None and not path.exists():
+            raise DataError(path, f"no such file or directory (given as {name})")
+    options = {"clariq_model": model, "features": tuple(feature) if feature else None}
+    token = os.environ.get(TOKEN_VARIABLE) or None
+    config = ServeConfig(host, port, knowledge, documents, db, dstc_model=dstc_model, data_dir=data_dir, **options)
+    config = replace(config, workers=workers, admin_token=token, system=system)
+    app = create_app(config, _loaded(config))
+    uvicorn.run(app, host=host, port=port, log_level="info", limit_concurrency=MAX_CONNECTIONS)
+
+
+def _loaded(config):
+    """The models of ``config``, loaded with progress bars; here rather than in the app's lifespan, so that a model
+    error is one line and exit code 2."""
+    from clarion.cli.dstc import _bars
+    from clarion.serve.services import load_services
+
+    with _bars() as bars:
+        return load_services(config, bars)
+
+
+def _store(db: Path):
+    from clarion.serve.storage import EvalStore
+
+    if not db.is_file():
+        raise DataError(db, "no such evaluation database")
+    return EvalStore(db)
+
+
+@eval_app.command()
+def export(
+    db: DbOption,
+    out: Annotated[Path, typer.Option("--out", help="JSON-lines file to write (one session per line).")],
+) -> None:
+    """Write every evaluation session (need, turns, decisions, ratings) as JSON lines."""
+    import json
+
+    from clarion.data.io import atomic_writer, check_output
+
+    check_output(out)
+    store = _store(db)
+    try:
+        count = 0
+        with atomic_writer(out) as handle:
+            for record in store.export():
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                count += 1
+    finally:
+        store.close()
+    typer.echo(f"{count} sessions written to {out}", err=True)
+
+
+@eval_app.command()
+def report(
+    db: DbOption,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array.")] = False,
+) -> None:
+    """Mean ratings per system and need level with 95% confidence intervals (one finished dialogue, one value)."""
+    from rich.table import Table
+
+    from clarion.serve.report import MEASURES, as_json_rows, report
+
+    store = _store(db)
+    try:
+        rows = report(store.export())
+    finally:
+        store.close()
+    if as_json:
+        echo_json(as_json_rows(rows))
+        return
+    table = Table(title="Human evaluation (mean [95% CI] over finished dialogues)")
+    for column in ("system", "need", "level", "dialogues", "unfinished", *MEASURES):
+        table.add_column(column)
+    for row in rows:
+        measures = [row[m].text() for m in MEASURES]
+        fixed = [row["system"], row["need_kind"], row["need_level"], str(row["dialogues"]), str(row["unfinished"])]
+        table.add_row(*fixed, *measures)
+    stdout.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    """``serve`` and the ``eval`` group on the ``clarion`` app."""
+    app.command("serve")(serve)
+    app.add_typer(eval_app, name="eval", help="Human-evaluation records of clarion serve: export, report.")

@@ -1,0 +1,176 @@
+"""The conversation engine: one :class:`Decision` per user turn.
+
+>>> from clarion.dialogue import Assistant
+>>> assistant = Assistant.load()                                   # doctest: +SKIP
+>>> d = assistant.reply([{"role": "user", "text": "Tell me about hip roof design."}])   # doctest: +SKIP
+>>> d.action, d.text                                               # doctest: +SKIP
+('clarify', 'Are you interested in more than one hip roof design?')
+>>> d = assistant.reply([
+...     {"role": "user", "text": "Tell me about hip roof design."},
+...     {"role": "system", "text": "Are you interested in more than one hip roof design?"},
+...     {"role": "user", "text": "no, I just want pictures of one"},
+... ])                                                             # doctest: +SKIP
+
+The turns are read into a :class:`~clarion.dialogue.state.State`; the answers are understood one after the other
+(:class:`~clarion.dialogue.understand.Rewriter`), giving ``query``; the policy (:mod:`clarion.dialogue.policy`)
+weighs the need model's estimate, what the answers settled and the cost of asking; the next question comes from
+:class:`~clarion.dialogue.choose.QuestionChooser`; an answer from the documents, the knowledge base or the query
+(:mod:`clarion.dialogue.answer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from clarion.dialogue import policy
+from clarion.dialogue.answer import Answer, query_answer
+from clarion.dialogue.chaining import CHAINING
+from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
+
+DEFAULT_CHAINING = "iterate"
+"""How answers are chained (chosen on ClariQ train: ``benchmarks/converse_design_cv.py``)."""
+
+Action = Literal["clarify", "answer", "stop"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The engine's decision for the last user turn."""
+
+    action: Action
+    text: str
+    """What the system says ('' only for ``stop``)."""
+    query: str
+    """The user's need as understood so far, as one standalone search query."""
+    need: int | None = None
+    """The need model's label for the request (1 clear ... 4 very ambiguous), None when not estimated."""
+    question_id: str | None = None
+    """The bank question asked (``clarify``), else None."""
+    sources: list[dict] = field(default_factory=list)
+    """What the answer rests on: ``{"id", "title", "text"}`` per document or knowledge snippet."""
+    scores: dict = field(default_factory=dict)
+    """The numbers behind the decision."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Understanding:
+    query: str
+    chosen: list[str] = field(default_factory=list)
+    new_words: list[int] = field(default_factory=list)
+    last_scores: dict[str, float] = field(default_factory=dict)
+
+
+def understand(rewriter, state: State, chaining: str = DEFAULT_CHAINING) -> Understanding:
+    """The query after ``state``'s answers, read by ``rewriter`` and chained by ``chaining``
+    (:data:`clarion.dialogue.chaining.CHAINING`)."""
+    query, chosen, new_words, scores = CHAINING[chaining](rewriter, state)
+    return Understanding(query, chosen, new_words, scores)
+
+
+class Assistant:
+    """Clarify, answer or stop, one user turn at a time (see the module docstring)."""
+
+    def __init__(
+        self, clarifier, rewriter, chooser, answerer: Callable | None = None, cost: float = policy.DEFAULT_COST
+    ):
+        self.clarifier = clarifier
+        self.rewriter = rewriter
+        self.chooser = chooser
+        self.answerer = answerer
+        self.cost = policy.check_cost(cost)
+        bank = clarifier.ranker.context
+        self._ids = {normalised(t): q for q, t in zip(bank.bank_ids, bank.bank_texts, strict=True) if t.strip()}
+        self._memo: dict[tuple[str, str], object] = {}
+
+    @classmethod
+    def load(
+        cls,
+        knowledge: str | Path | None = None,
+        documents: str | Path | None = None,
+        model_dir: str | Path | None = None,
+        progress=None,
+        cost: float = policy.DEFAULT_COST,
+    ) -> Assistant:
+        """The deployed engine: the ClariQ models trained on train+dev (or those in ``model_dir``), the answer
+        model, and an answerer over ``knowledge`` (a DSTC knowledge dir or file) or ``documents`` (JSONL)."""
+        from clarion.dialogue.loading import load_parts
+
+        return cls(*load_parts(knowledge, documents, model_dir, progress, ("train", "dev")), cost=cost)
+
+    def question_id(self, text: str) -> str | None:
+        return self._ids.get(normalised(text))
+
+    def _cached(self, kind: str, request: str, compute: Callable):
+        key = (kind, request)
+        if key not in self._memo:
+            if len(self._memo) > 4096:
+                self._memo.clear()
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def understand(self, state: State) -> Understanding:
+        """The query after each answer, and how each answer was read."""
+        return understand(self.rewriter, state)
+
+    def reply(self, turns: Sequence[Mapping[str, str]]) -> Decision:
+        """The decision for the last user turn of ``turns`` (``{"role": "user" | "system", "text"}`` dicts)."""
+        turns = check_turns(turns)
+        state = read_state(turns, self.question_id)
+        understood = self.understand(state)
+        scores: dict = {"cost": self.cost, "questions_asked": len(state.exchanges)}
+        if understood.last_scores:
+            scores["rewrite"] = {k: round(v, 4) for k, v in understood.last_scores.items()}
+            scores["reading"] = understood.chosen[-1]
+        if policy.closing(state.last):
+            return Decision("stop", "", understood.query, scores=scores | {"rule": "closing"})
+        grounded = None
+        if getattr(self.answerer, "reads_turns", False):  # a knowledge base: the Grounder reads the dialogue
+            grounded = self.answerer(turns, understood.query)
+            if grounded is not None and grounded.clarify:
+                scores |= grounded.scores
+                return Decision("clarify", grounded.text, understood.query, sources=grounded.sources, scores=scores)
+        return self._decide(state, understood, scores, grounded)
+
+    def _decide(self, state: State, understood: Understanding, scores: dict, grounded: Answer | None) -> Decision:
+        need, p_need = self._cached("need", state.request, lambda: self.clarifier.need(state.request))
+        need = int(need)
+        readings = policy.Readings(tuple(understood.chosen), tuple(understood.new_words))
+        p = policy.p_unclear(p_need, readings)
+        scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(p, 4)}
+        choice = None
+        if grounded is None and p > self.cost and len(state.exchanges) < policy.MAX_QUESTIONS:
+            choice = self.next_question(state, understood)
+        if choice is not None and policy.should_ask(p, self.cost, len(state.exchanges), True):
+            scores |= {"question_score": round(choice.score, 4), "redundancy": round(choice.redundancy, 4)}
+            text = as_question(choice.question.text)
+            return Decision("clarify", text, understood.query, need, choice.question.id, scores=scores)
+        if grounded is None and self.answerer is not None and not getattr(self.answerer, "reads_turns", False):
+            grounded = self.answerer((), understood.query)
+        answer = grounded or query_answer(understood.query)
+        return Decision(
+            "answer", answer.text, understood.query, need, sources=answer.sources, scores=scores | answer.scores
+        )
+
+    def next_question(self, state: State, understood: Understanding):
+        proposals = self._cached(
+            "rank", state.request, lambda: self.clarifier.rank(state.request, k=policy_proposals(), fitting=True)
+        )
+        asked = [e.question_id for e in state.exchanges if e.question_id]
+        refused = [
+            e.question_id
+            for e, chosen, new in zip(state.exchanges, understood.chosen, understood.new_words, strict=True)
+            if e.question_id and not policy.settles(chosen, 0)
+        ]
+        return self.chooser.choose(proposals, asked, refused)
+
+
+def policy_proposals() -> int:
+    from clarion.dialogue.choose import PROPOSALS
+
+    return PROPOSALS

@@ -1,0 +1,78 @@
+"""Loading the engine's parts: the ClariQ clarifier, the answer-understanding model trained on the same splits, the
+question chooser over the bank's embeddings, and the answerer."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from clarion.errors import InputError
+
+
+def bank_embeddings(clarifier):
+    """The packaged MiniLM's embeddings of the clarifier's bank (cached on disk)."""
+    from clarion.retrieve.dense import encode_cached
+
+    bank = clarifier.ranker.context
+    return list(bank.bank_ids), encode_cached(list(bank.bank_texts), name="clariq-bank")
+
+
+def chooser_for(clarifier):
+    from clarion.dialogue.choose import QuestionChooser
+
+    return QuestionChooser(*bank_embeddings(clarifier))
+
+
+def answerer_for(knowledge, documents, progress=None):
+    from clarion.dialogue.answer import DocumentAnswerer, KnowledgeAnswerer
+
+    if knowledge is not None and documents is not None:
+        raise InputError("give knowledge or documents, not both")
+    if documents is not None:
+        from clarion.data.io import as_path
+        from clarion.retrieve.collection import Collection
+
+        return DocumentAnswerer(Collection.load(as_path(documents, "documents")))
+    if knowledge is not None:
+        from clarion.dstc.assistant import Grounder
+
+        kwargs = {"progress": progress} if progress is not None else {}
+        return KnowledgeAnswerer(Grounder.load(knowledge=knowledge, **kwargs))
+    return None
+
+
+def trained_splits(directory: Path) -> tuple[str, ...]:
+    """The splits a ClariQ model directory was trained on (its ``meta.json``)."""
+    from clarion.store import read_meta
+
+    splits = read_meta(directory).get("config", {}).get("splits")
+    return tuple(splits) if isinstance(splits, list) and splits else ("train", "dev")
+
+
+def load_parts(knowledge, documents, model_dir, progress, default_splits: Sequence[str]):
+    """(clarifier, rewriter, chooser, answerer) for :class:`~clarion.dialogue.engine.Assistant`."""
+    from clarion.clariq.clarifier import Clarifier
+    from clarion.data.clariq import ClariQ
+    from clarion.dialogue.training import load_or_train
+
+    answerer = answerer_for(knowledge, documents, progress)  # bad paths fail before any model loads
+    clarifier = Clarifier.load(model_dir, progress=progress)
+    splits = trained_splits(clarifier.directory) if model_dir is not None else tuple(default_splits)
+    rewriter = load_or_train(ClariQ.load(), splits)
+    return clarifier, rewriter, chooser_for(clarifier), answerer
+
+
+def load_for_splits(splits: Sequence[str], cost: float | None = None):
+    """The engine trained on ``splits`` (the benchmark's train-only engine), models trained when absent."""
+    from clarion.clariq.train import default_model_dir, load_ranker
+    from clarion.data.clariq import ClariQ
+    from clarion.dialogue import policy
+    from clarion.dialogue.engine import Assistant
+
+    data = ClariQ.load()
+    load_ranker(data, tuple(splits))  # trains the pipeline when absent
+    directory = default_model_dir(data, tuple(splits))
+    print(f"ClariQ models: {directory}", file=sys.stderr)
+    parts = load_parts(None, None, directory, None, splits)
+    return Assistant(*parts, cost=policy.DEFAULT_COST if cost is None else cost)

@@ -1,0 +1,107 @@
+"""The conversation so far, read from the turns a client sends (the service is stateless: the history is the state).
+
+A conversation is a list of ``{"role": "user" | "system", "text": str}`` turns ending with the user's. The
+*request* is the user's first turn after the system last answered (or the first turn of all); each system
+question since then, with the user's reply to it, is an :class:`Exchange`. A system turn is a question when it
+ends with a question mark or is a bank question's text; any other system turn is an answer, and the next user
+turn starts a new request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from clarion.errors import InputError, check_unicode
+
+ROLES = ("user", "system")
+MAX_TURNS = 200
+MAX_TURN_CHARS = 2_000
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """A clarifying question the system asked and the user's reply."""
+
+    question: str
+    answer: str
+    question_id: str | None = None
+
+
+@dataclass(frozen=True)
+class State:
+    """What the engine knows before deciding: the request, the questions asked since and their answers, and the
+    user's last turn (the request itself when nothing was asked)."""
+
+    request: str
+    exchanges: tuple[Exchange, ...] = ()
+    last: str = ""
+    pending: bool = False
+    """Whether the last system turn is a question the last user turn answers."""
+
+    @property
+    def asked(self) -> tuple[str, ...]:
+        return tuple(e.question_id for e in self.exchanges if e.question_id)
+
+
+def check_turns(turns: object) -> list[dict[str, str]]:
+    """``turns`` as a list of ``{"role", "text"}`` dicts; :class:`InputError` naming the field otherwise."""
+    if isinstance(turns, str | bytes) or not isinstance(turns, Sequence):
+        raise InputError(f"turns: expected a list of {{role, text}} objects, got {type(turns).__name__}")
+    if not turns:
+        raise InputError("turns: empty; it must end with the user's turn")
+    if len(turns) > MAX_TURNS:
+        raise InputError(f"turns: {len(turns)} turns, more than {MAX_TURNS}")
+    out = []
+    for i, turn in enumerate(turns):
+        if not isinstance(turn, Mapping):
+            raise InputError(f"turns[{i}]: expected an object with role and text, got {type(turn).__name__}")
+        role, text = turn.get("role"), turn.get("text")
+        if role not in ROLES:
+            raise InputError(f"turns[{i}].role: must be 'user' or 'system', got {role!r:.40}")
+        if not isinstance(text, str) or not text.strip():
+            raise InputError(f"turns[{i}].text: must be a non-empty string")
+        if len(text) > MAX_TURN_CHARS:
+            raise InputError(f"turns[{i}].text: {len(text):,} characters, more than {MAX_TURN_CHARS:,}")
+        check_unicode(text, f"turns[{i}].text")
+        out.append({"role": role, "text": text})
+    if out[-1]["role"] != "user":
+        raise InputError(f"turns[{len(out) - 1}].role: the last turn must be the user's, got 'system'")
+    return out
+
+
+def normalised(text: str) -> str:
+    """Lower case, letters and digits only, single spaces (how a system turn is matched to a bank question)."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def read_state(turns: Sequence[Mapping[str, str]], question_id: Callable[[str], str | None]) -> State:
+    """The :class:`State` of checked ``turns``; ``question_id(text)`` names a system turn's bank question (or
+    None)."""
+    start = 0
+    for i, turn in enumerate(turns):
+        if turn["role"] == "system" and not _is_question(turn["text"], question_id):
+            start = i + 1
+    users = [i for i in range(start, len(turns)) if turns[i]["role"] == "user"]
+    first = users[0]  # the last turn is the user's, so there is one
+    request = turns[first]["text"].strip()
+    exchanges = []
+    for i in range(first + 1, len(turns)):
+        if turns[i]["role"] == "system" and i + 1 < len(turns) and turns[i + 1]["role"] == "user":
+            text = turns[i]["text"].strip()
+            exchanges.append(Exchange(text, turns[i + 1]["text"].strip(), question_id(text)))
+    pending = len(turns) >= 2 and turns[-2]["role"] == "system" and len(turns) - 1 > first
+    return State(request, tuple(exchanges), turns[-1]["text"].strip(), pending)
+
+
+def _is_question(text: str, question_id: Callable[[str], str | None]) -> bool:
+    return text.rstrip().endswith("?") or question_id(text) is not None
+
+
+def as_question(text: str) -> str:
+    """A bank question (lower case, no punctuation) as the system says it: capitalised, with a question mark."""
+    text = text.strip()
+    if not text:
+        return text
+    return text[0].upper() + text[1:] + ("" if text.endswith("?") else "?")

@@ -1,0 +1,206 @@
+"""Training the :class:`~clarion.dialogue.understand.Rewriter` on ClariQ rows and saving it in the model store.
+
+Each labelled row (topic request, facet, question, the answer written for that facet) gives one group of
+candidate rewrites; a candidate's target is the reciprocal rank of the row's facet among every facet of the
+training splits, by the packaged MiniLM's cosine between the candidate and the facet descriptions. Rows are
+sampled (``RewriterConfig.rows``, seeded) to bound the encoding time. :func:`cross_validate` scores the choice
+out of fold, grouped by topic, beside always taking one candidate (``P+A`` is the organisers' baseline).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from clarion.clariq.constants import NO_QUESTION, check_splits
+from clarion.data.clariq import ClariQ, ClariqLabels
+from clarion.dialogue.understand import CANDIDATES, Features, Rewriter, Vocabulary
+
+TASK, NAME = "dialogue", "rewriter"
+
+
+@dataclass(frozen=True)
+class RewriterConfig:
+    rows: int = 1600
+    """Training rows sampled (each encodes len(CANDIDATES) texts)."""
+    seed: int = 0
+    trees: int = 200
+    leaves: int = 15
+    learning_rate: float = 0.05
+    min_child: int = 50
+
+    @classmethod
+    def tiny(cls) -> RewriterConfig:
+        return cls(rows=120, trees=20)
+
+
+@dataclass
+class Examples:
+    """Candidate feature matrices and targets, one group of ``len(CANDIDATES)`` rows per example."""
+
+    x: np.ndarray
+    y: np.ndarray
+    groups: list[str]
+    """The topic of each example (for grouped folds)."""
+    rows: list[tuple[str, str, str]] = field(default_factory=list)
+    """(request, question, answer) of each example, to compute other features for the same targets."""
+
+    def with_features(self, vocabulary: Vocabulary) -> Examples:
+        features = Features(vocabulary)
+        x = np.vstack([features.matrix(*row) for row in self.rows])
+        return Examples(x, self.y, self.groups, self.rows)
+
+
+def labelled_rows(labels: ClariqLabels) -> list[tuple[str, str, str, str, str]]:
+    """(topic, request, facet, question text, answer) for every answered bank question."""
+    topic_of = {f: t for t, fs in labels.facets.items() for f in fs}
+    out = []
+    for (facet, qid), answer in labels.answers.items():
+        question = labels.question_text.get(qid, "")
+        if qid == NO_QUESTION or not question.strip() or not answer.strip():
+            continue
+        topic = topic_of[facet]
+        out.append((topic, labels.requests[topic], facet, question, answer))
+    return out
+
+
+def facet_matrix(labels: ClariqLabels, encode: Callable) -> tuple[list[str], np.ndarray]:
+    facets = [f for fs in labels.facets.values() for f in fs]
+    return facets, encode([labels.facet_desc[f] for f in facets])
+
+
+def reciprocal_ranks(queries: np.ndarray, facets: np.ndarray, gold: Sequence[int]) -> np.ndarray:
+    """1 / rank of each gold facet by cosine (ties counted against the query)."""
+    sims = queries @ facets.T
+    own = sims[np.arange(len(gold)), gold]
+    return 1.0 / (1.0 + (sims > own[:, None]).sum(axis=1))
+
+
+def examples(labels: ClariqLabels, vocabulary: Vocabulary, config: RewriterConfig, encode: Callable) -> Examples:
+    rows = labelled_rows(labels)
+    rows = random.Random(config.seed).sample(rows, min(config.rows, len(rows)))
+    facets, facet_emb = facet_matrix(labels, encode)
+    index = {f: i for i, f in enumerate(facets)}
+    features = Features(vocabulary)
+    texts, x = [], []
+    for _topic, request, _facet, question, answer in rows:
+        texts.extend(features.candidates(request, question, answer).values())
+        x.append(features.matrix(request, question, answer))
+    unique = sorted(set(texts))
+    emb = encode(unique)
+    position = {t: i for i, t in enumerate(unique)}
+    gold = [index[r[2]] for r in rows for _ in CANDIDATES]
+    y = reciprocal_ranks(emb[[position[t] for t in texts]], facet_emb, gold)
+    return Examples(np.vstack(x), y, [r[0] for r in rows], [(r[1], r[3], r[4]) for r in rows])
+
+
+def fit(ex: Examples, config: RewriterConfig, keep: np.ndarray | None = None):
+    import lightgbm as lgb
+
+    rows = np.repeat(keep, len(CANDIDATES)) if keep is not None else slice(None)
+    params = {
+        "objective": "regression",
+        "num_leaves": config.leaves,
+        "learning_rate": config.learning_rate,
+        "min_data_in_leaf": config.min_child,
+        "num_threads": 1,
+        "verbose": -1,
+        "seed": config.seed,
+        "deterministic": True,
+    }
+    data = lgb.Dataset(ex.x[rows], ex.y[rows], categorical_feature=[0], free_raw_data=False)
+    return lgb.train(params, data, num_boost_round=config.trees)
+
+
+def cross_validate(ex: Examples, config: RewriterConfig, folds: int = 5) -> dict[str, float]:
+    """Mean reciprocal rank, out of fold by topic, of the chosen candidate, of each fixed candidate, and of the
+    best candidate of each example (the ceiling)."""
+    topics = sorted(set(ex.groups))
+    fold_of = {t: i % folds for i, t in enumerate(random.Random(config.seed).sample(topics, len(topics)))}
+    n = len(CANDIDATES)
+    y = ex.y.reshape(-1, n)
+    chosen = np.zeros(len(y))
+    for k in range(folds):
+        test = np.array([fold_of[g] == k for g in ex.groups])
+        model = fit(ex, config, ~test)
+        pred = model.predict(ex.x[np.repeat(test, n)]).reshape(-1, n)
+        chosen[test] = y[test][np.arange(test.sum()), pred.argmax(axis=1)]
+    out = {"chosen": float(chosen.mean()), "oracle": float(y.max(axis=1).mean())}
+    out |= {name: float(y[:, i].mean()) for i, name in enumerate(CANDIDATES)}
+    return out
+
+
+def vocabulary_for(data: ClariQ, labels: ClariqLabels) -> Vocabulary:
+    bank = [t for q, t in data.bank.items() if q != NO_QUESTION and t.strip()]
+    return Vocabulary.learn(bank, [a for a in labels.answers.values() if a.strip()])
+
+
+def train_rewriter(data: ClariQ, splits: Sequence[str], config: RewriterConfig, encode: Callable | None = None):
+    """A :class:`Rewriter` trained on ``splits`` (and its out-of-fold metrics in ``meta``)."""
+    from clarion.retrieve.dense import encode_cached
+
+    encode = encode or (lambda texts: encode_cached(list(texts), name="dialogue-rewrites"))
+    labels = merged_labels(data, splits)
+    vocabulary = vocabulary_for(data, labels)
+    ex = examples(labels, vocabulary, config, encode)
+    metrics = cross_validate(ex, config)
+    return Rewriter(vocabulary, fit(ex, config), {"cv": metrics})
+
+
+def merged_labels(data: ClariQ, splits: Sequence[str]) -> ClariqLabels:
+    out = ClariqLabels("+".join(splits))
+    for split in check_splits(splits):
+        part = data.labels(split)
+        for name in ("requests", "need", "questions", "facets", "question_text", "facet_desc", "answers"):
+            getattr(out, name).update(getattr(part, name))
+    return out
+
+
+def save(rewriter: Rewriter, directory: Path) -> None:
+    from clarion.data.io import atomic_writer
+
+    with atomic_writer(directory / "vocabulary.json") as handle:
+        json.dump(asdict(rewriter.vocabulary), handle)
+    with atomic_writer(directory / "rewriter.txt") as handle:
+        handle.write(rewriter.booster.model_to_string())
+
+
+def load(directory: str | Path) -> Rewriter:
+    from clarion.data.io import read_json, read_text
+    from clarion.rerank.lambdamart import booster_from_text
+    from clarion.store import read_meta
+
+    directory = Path(directory)
+    meta = read_meta(directory)
+    vocabulary = Vocabulary(**read_json(directory / "vocabulary.json"))
+    booster = booster_from_text(read_text(directory / "rewriter.txt"), str(directory / "rewriter.txt"))
+    return Rewriter(vocabulary, booster, meta.get("metrics", {}))
+
+
+def rewriter_dir(data: ClariQ, splits: Sequence[str], config: RewriterConfig) -> Path:
+    from clarion.store import model_dir
+
+    return model_dir(TASK, NAME, asdict(config) | {"splits": list(splits)}, data.fingerprint(splits))
+
+
+def load_or_train(data: ClariQ, splits: Sequence[str], config: RewriterConfig | None = None) -> Rewriter:
+    """The rewriter trained on ``splits``, trained now (saying so on stderr, a few minutes) when absent."""
+    from clarion.store import is_complete, writable_cache, write_meta, writing
+
+    config = config or RewriterConfig()
+    directory = rewriter_dir(data, splits, config)
+    if not is_complete(directory):
+        data.require_training_files(splits)
+        writable_cache()
+        print(f"No answer-understanding model yet; training it into {directory} ...", file=sys.stderr, flush=True)
+        rewriter = train_rewriter(data, splits, config)
+        with writing(directory) as out:
+            save(rewriter, out)
+            write_meta(out, asdict(config) | {"splits": list(splits)}, data.fingerprint(splits), rewriter.meta)
+    return load(directory)

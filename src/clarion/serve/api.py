@@ -1,0 +1,80 @@
+"""The model endpoints: ``/health``, ``/v1/converse``, ``/v1/clarify``, ``/v1/respond``, ``/v1/replies/rank``."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from clarion import __version__
+from clarion.serve import schemas
+from clarion.serve.config import Feature
+from clarion.serve.limits import NotLoaded
+
+router = APIRouter()
+
+
+def _needs(request: Request, feature: Feature):
+    services = request.app.state.services
+    if not services.has(feature):
+        raise NotLoaded(f"{feature.value} is not loaded by this server (start it with that feature)")
+    return services
+
+
+async def decide(request: Request, turns: list[dict[str, str]]) -> dict:
+    """The conversation engine's decision for ``turns``, as a plain dict (run in the pool)."""
+    services = _needs(request, Feature.converse)
+    decision = await request.app.state.pool.run(services.call, Feature.converse, "reply", turns)
+    return decision.to_dict()
+
+
+@router.get("/health", response_model=schemas.Health, tags=["service"])
+async def health(request: Request) -> dict:
+    """200 once the models are loaded (the server accepts no request before)."""
+    state = request.app.state
+    return {
+        "status": "ok",
+        "version": __version__,
+        "system": state.config.system,
+        "features": [f.value for f in state.services.models],
+        "workers": state.pool.workers,
+        "evaluation": bool(state.needs) and state.services.has(Feature.converse),
+    }
+
+
+@router.post("/v1/converse", response_model=schemas.Decision, tags=["conversation"])
+async def converse(body: schemas.Conversation, request: Request) -> dict:
+    """Clarify, answer or stop for the conversation's last user turn. Stateless: send the whole history."""
+    return await decide(request, body.as_dicts())
+
+
+@router.post("/v1/clarify", response_model=schemas.Clarification, tags=["clariq"])
+async def clarify(body: schemas.ClarifyRequest, request: Request) -> dict:
+    """One request's clarification need (1 clear ... 4 very ambiguous) and best clarifying questions: the object
+    ``clarion clariq clarify --json`` prints."""
+    from clarion.cli.clariq import _clarification
+
+    services = _needs(request, Feature.clarify)
+    run = request.app.state.pool.run
+    reply, _ = await run(services.locked, Feature.clarify, _clarification, body.request, body.k, body.threshold)
+    return reply
+
+
+@router.post("/v1/respond", response_model=schemas.Grounding, tags=["dstc"])
+async def respond(body: schemas.Conversation, request: Request) -> dict:
+    """DSTC knowledge-grounded answer for the last user turn: is it knowledge-seeking, which snippets, what
+    response (the object ``clarion dstc respond --json`` prints)."""
+    from clarion.cli.dstc import _reply
+
+    services = _needs(request, Feature.respond)
+    dialogue = [{"speaker": "U" if t.role == "user" else "S", "text": t.text} for t in body.turns]
+    reply, _ = await request.app.state.pool.run(services.locked, Feature.respond, _reply, dialogue)
+    return reply
+
+
+@router.post("/v1/replies/rank", response_model=schemas.RankedReplies, tags=["replies"])
+async def rank_replies(body: schemas.RankRequest, request: Request) -> dict:
+    """Scores of candidate replies to a dialogue context (higher is better) and their order, best first."""
+    services = _needs(request, Feature.replies)
+    scores = await request.app.state.pool.run(services.call, Feature.replies, "score", body.context, body.replies)
+    scores = [float(s) for s in scores]
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    return {"scores": scores, "order": order}

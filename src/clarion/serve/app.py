@@ -1,0 +1,63 @@
+"""The app factory: ``create_app(config)`` builds the FastAPI app; its lifespan hook loads the models once."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+
+from clarion import __version__
+from clarion.serve import api, evaluation, limits
+from clarion.serve.config import ServeConfig
+from clarion.serve.needs import NeedPool
+from clarion.serve.services import Pool, Services, load_services
+from clarion.serve.storage import EvalStore
+
+STATIC = Path(str(files("clarion.serve") / "static"))
+"""The page files (HTML, CSS, JavaScript), shipped in the package: the pages need no network."""
+
+PAGES = {"/": "index.html", "/eval": "eval.html"}
+
+DESCRIPTION = """Mixed-initiative conversational search: clarify, answer or stop (`/v1/converse`), ClariQ
+clarifying questions (`/v1/clarify`), DSTC knowledge-grounded answers (`/v1/respond`), and the human-evaluation
+records of the chat page at `/eval`. Every client mistake gets a 4xx with a one-line `detail`."""
+
+
+def create_app(config: ServeConfig, services: Services | None = None) -> FastAPI:
+    """The app for ``config``. Its models are loaded when it starts (the lifespan hook), unless ``services`` (already
+    loaded models, e.g. small ones in tests) is given."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        state = app.state
+        state.config = config
+        state.store = EvalStore(config.db)
+        state.pool = Pool(config.workers)
+        try:
+            state.services = services if services is not None else await run_in_threadpool(load_services, config)
+            state.needs = NeedPool(state.services.needs)
+            yield
+        finally:
+            state.pool.shutdown()
+            state.store.close()
+
+    app = FastAPI(title="clarion", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    limits.install(app)
+    app.include_router(api.router)
+    app.include_router(evaluation.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    for route, page in PAGES.items():
+        app.add_api_route(route, _page(page), methods=["GET"], include_in_schema=False)
+    return app
+
+
+def _page(name: str):
+    async def page() -> FileResponse:
+        return FileResponse(STATIC / name, media_type="text/html")
+
+    return page

@@ -1,0 +1,76 @@
+"""The service's settings and its request limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from clarion.bounds import Bound, as_choice, check_fields
+from clarion.errors import InputError
+
+MAX_TURN_CHARS = 2_000
+"""Longest turn text (and ClariQ request) accepted; the DSTC assistant refuses longer turns too."""
+MAX_TURNS = 50
+"""Most turns in one conversation, sent or stored."""
+MAX_BODY_BYTES = 64 * 1024
+"""Largest request body; a larger one is refused before it is read to the end."""
+DEFAULT_DB = Path("clarion-eval.sqlite")
+"""Where evaluation sessions, turns and ratings go unless ``--db`` says otherwise (the working directory)."""
+
+
+class Feature(str, Enum):
+    """What a server loads models for (each has its endpoint; ``/health`` lists the loaded ones)."""
+
+    converse = "converse"
+    clarify = "clarify"
+    respond = "respond"
+    replies = "replies"
+
+
+DEFAULT_FEATURES = (Feature.converse, Feature.clarify)
+"""What a server loads unless told otherwise; with a knowledge base, ``respond`` too."""
+
+_BOUNDS = {
+    "port": Bound("int", 0, 65_535),
+    "workers": Bound("int", 1, 64),
+}
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """How ``clarion serve`` runs: where it listens, what it loads, where it stores evaluations."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    knowledge: Path | None = None
+    """DSTC knowledge (``knowledge.json`` or its directory) for ``/v1/respond`` and the conversation engine."""
+    documents: Path | None = None
+    """A document collection the conversation engine answers from (instead of a knowledge base)."""
+    db: Path = DEFAULT_DB
+    clariq_model: Path | None = None
+    """ClariQ pipeline directory (default: the train+dev model, trained first when absent)."""
+    dstc_model: Path | None = None
+    """DSTC pipeline directory (default: the default model, trained first when absent)."""
+    data_dir: Path | None = None
+    features: tuple[Feature, ...] | None = None
+    """Default: :data:`DEFAULT_FEATURES`, and ``respond`` when ``knowledge`` is given."""
+    workers: int = 2
+    """Threads that run model calls (off the event loop); requests beyond them wait their turn."""
+    admin_token: str | None = field(default=None, repr=False)
+    """Bearer token for ``GET /v1/eval/export``; without one that endpoint is off."""
+    system: str = "clarion"
+    """The name evaluation sessions record as the system being rated (compare configurations by it)."""
+
+    def __post_init__(self) -> None:
+        check_fields(self, _BOUNDS)
+        if self.knowledge is not None and self.documents is not None:
+            raise InputError("give --knowledge or --documents, not both")
+        if not self.system.strip() or len(self.system) > 100:
+            raise InputError(f"system must be a name of 1-100 characters, got {self.system!r}")
+        if self.admin_token is not None and len(self.admin_token) < 16:
+            raise InputError("the admin token must be at least 16 characters long")
+        if self.features is None:
+            with_knowledge = (Feature.respond,) if self.knowledge is not None else ()
+            object.__setattr__(self, "features", DEFAULT_FEATURES + with_knowledge)
+        object.__setattr__(self, "features", tuple(as_choice("features", Feature, f) for f in self.features))

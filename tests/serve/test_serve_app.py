@@ -1,0 +1,52 @@
+"""The app factory loading its models itself (the lifespan hook), and `clarion serve`'s one-line model errors."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from clarion.errors import ModelError
+from clarion.serve import ServeConfig, create_app
+
+
+@pytest.fixture(scope="module")
+def saved(grounder, tmp_path_factory):
+    """The tiny DSTC model saved to a directory, and the synthetic data directory (its knowledge.json)."""
+    from dstc_synthetic import write_synthetic
+
+    from clarion.dstc.models.modeldir import save_model
+
+    root = tmp_path_factory.mktemp("saved")
+    save_model(grounder.model, root / "model", "fp")
+    return root / "model", write_synthetic(root / "data")
+
+
+def test_the_lifespan_loads_the_configured_models(saved, tmp_path):
+    model, data = saved
+    config = ServeConfig(features=["respond"], dstc_model=model, knowledge=data, db=tmp_path / "eval.sqlite")
+    with TestClient(create_app(config)) as client:
+        health = client.get("/health").json()
+        assert health["features"] == ["respond"] and health["evaluation"] is False  # no conversation engine
+        turns = [{"role": "user", "text": "Is the ALPHA LODGE quiet at night?"}]
+        assert client.post("/v1/respond", json={"turns": turns}).json()["target"] is True
+        assert client.post("/v1/converse", json={"turns": turns}).status_code == 503
+        need = client.post("/v1/eval/sessions", json={"kind": "dstc"}).json()["need"]  # scenarios of the knowledge
+        assert need["kind"] == "dstc" and need["level"] == "scenario" and "Find out:" in need["text"]
+
+
+def test_a_model_that_cannot_load_stops_the_start(tmp_path):
+    config = ServeConfig(features=["respond"], dstc_model=tmp_path, db=tmp_path / "eval.sqlite")
+    with pytest.raises(ModelError), TestClient(create_app(config)):
+        pass
+
+
+def test_serve_says_a_model_error_in_one_line(saved, tmp_path, capsys, monkeypatch):
+    from clarion.cli import main
+
+    _, data = saved
+    monkeypatch.chdir(tmp_path)
+    args = ["serve", "--feature", "respond", "--dstc-model", str(tmp_path), "--knowledge", str(data)]
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "meta.json" in err and err.strip().count("\n") == 0, err
