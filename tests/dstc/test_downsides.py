@@ -108,9 +108,9 @@ def test_the_assistant_answers_what_guests_dislike_or_like_from_those_sentences(
     reply = grounder.respond([question])
     assert reply.knowledge_seeking and [s.key for s in reply.snippets] == [("hotel", 0, 0, 1)]
     assert reply.response.startswith(answer)
-    monkeypatch.setattr(grounder.model.config, flag, False)
+    monkeypatch.delitem(grounder.model.config.rules, flag)
     assert grounder.respond([question]) != reply
-    assert getattr(PipelineConfig(), flag) and not getattr(PipelineConfig.from_json({}), flag)  # older models: off
+    assert PipelineConfig().uses(flag) and not PipelineConfig.from_json({}).uses(flag)  # older models: off
 
 
 def test_a_place_whose_reviews_hold_no_complaint_is_said_to_have_none(tiny_model):

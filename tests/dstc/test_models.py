@@ -479,15 +479,15 @@ def test_predictions_match_logs_and_validate(tiny_model, synthetic):
 
 
 def test_a_turn_no_snippet_answers_gets_an_apology_without_knowledge(tiny_model, synthetic):
-    assert PipelineConfig().abstain_below == 0.1 and PipelineConfig.from_json({}).abstain_below is None
+    assert PipelineConfig().param("abstain", "below") == 0.1 and PipelineConfig.from_json({}).param("abstain", "below") is None
     config = tiny_model.config
     try:
-        config.abstain_below = 1.01  # every snippet probability is below it: nothing fits
+        config.rules["abstain"] = {"below": 1.01}  # every snippet probability is below it: nothing fits
         preds = tiny_model.predict(synthetic)
-        config.abstain_below = None  # off: the best snippets answer
+        config.set_rule("abstain", None)  # off: the best snippets answer
         answered = tiny_model.predict(synthetic)
     finally:
-        config.abstain_below = PipelineConfig.tiny().abstain_below
+        config.set_rule("abstain", {"below": PipelineConfig.tiny().param("abstain", "below")})
     seeking = [p for p in preds if p.target]
     assert seeking and all(not p.knowledge and p.response.startswith("I'm sorry") for p in seeking)
     assert [p.target for p in preds] == [p.target for p in answered]  # detection is untouched
@@ -505,11 +505,12 @@ def test_predicts_dstc9_format_with_ranked_snippets(tiny_model, tiny, tmp_path):
         if pred.target:
             assert 1 <= len(pred.knowledge) <= 5 and all(len(k) == 3 for k in pred.knowledge)
     # a DSTC9/10 turn is always answered with a ranking: no apology however low the scores
-    before, tiny_model.config.abstain_below = tiny_model.config.abstain_below, 1.01
+    before = tiny_model.config.param("abstain", "below")
+    tiny_model.config.rules["abstain"] = {"below": 1.01}
     try:
         assert tiny_model.predict(data) == preds
     finally:
-        tiny_model.config.abstain_below = before
+        tiny_model.config.set_rule("abstain", {"below": before})
 
 
 def test_save_and_load_roundtrip(tiny_model, synthetic, tmp_path):
@@ -550,15 +551,15 @@ def test_a_selection_unlike_the_turn_is_unrelated():
 
     turn = np.array([1.0, 0.0])
     chosen = np.array([[0.1, 0.995], [0.15, 0.989]])  # cosines 0.1 and 0.15 to the turn
-    model = SimpleNamespace(config=PipelineConfig(abstain_cosine=0.2))
+    model = SimpleNamespace(config=PipelineConfig().with_rules(abstain_unrelated={"cosine": 0.2}))
     assert DstcModel._unrelated(model, chosen, turn)
-    model.config.abstain_cosine = 0.12
+    model.config.set_rule("abstain_unrelated", {"cosine": 0.12})
     assert not DstcModel._unrelated(model, chosen, turn)  # one of them is close enough
-    model.config.abstain_cosine = None
+    model.config.set_rule("abstain_unrelated", None)
     assert not DstcModel._unrelated(model, chosen, turn)  # off
-    model.config = PipelineConfig(abstain_cosine=0.2, dense=False)
+    model.config = PipelineConfig(dense=False).with_rules(abstain_unrelated={"cosine": 0.2})
     assert not DstcModel._unrelated(model, chosen, turn)  # no embeddings to compare
-    assert PipelineConfig.from_json({}).abstain_cosine is None  # models trained before it keep answering
+    assert PipelineConfig.from_json({}).param("abstain_unrelated", "cosine") is None  # models trained before it keep answering
 
 
 def test_an_faq_aspect_the_place_has_no_faq_for_is_unknown():
@@ -578,19 +579,19 @@ def test_an_faq_aspect_the_place_has_no_faq_for_is_unknown():
     gym = SimpleNamespace(doc_type="faq", title="gym")
     turn = unit([[0.9, 0.1, 0.42, 0]])[0]  # "Is there a gym?": 0.90 to the gym question, 0.10 to the seating one
     chosen = unit([[0.1, 1, 0, 0]])  # the seating FAQ, cosine 0.19 to the turn
-    model = SimpleNamespace(config=PipelineConfig(unknown_aspect_cosine=0.3))
+    model = SimpleNamespace(config=PipelineConfig().with_rules(unknown_aspect={"cosine": 0.3}))
     assert DstcModel._unknown_aspect(model, rule, turn, [seating], chosen)
     assert not DstcModel._unknown_aspect(model, rule, turn, [seating, gym], chosen)  # the place has a gym FAQ
-    model.config.unknown_aspect_cosine = 0.15
+    model.config.set_rule("unknown_aspect", {"cosine": 0.15})
     assert not DstcModel._unknown_aspect(model, rule, turn, [seating], chosen)  # the choice is close enough
-    model.config.unknown_aspect_cosine = 0.3
+    model.config.set_rule("unknown_aspect", {"cosine": 0.3})
     vague = unit([[0.5, 0.1, 0.86, 0]])[0]  # near no FAQ question: the usual cosine abstention decides
     assert not DstcModel._unknown_aspect(model, rule, vague, [seating], chosen)
     assert not DstcModel._unknown_aspect(model, FaqRule(questions, 0.7), turn, [seating], chosen)  # ungated rule
     assert not DstcModel._unknown_aspect(model, None, turn, [seating], chosen)
-    model.config.unknown_aspect_cosine = None
+    model.config.set_rule("unknown_aspect", None)
     assert not DstcModel._unknown_aspect(model, rule, turn, [seating], chosen)  # off
-    assert PipelineConfig.from_json({}).unknown_aspect_cosine is None  # models trained before it keep answering
+    assert PipelineConfig.from_json({}).param("unknown_aspect", "cosine") is None  # models trained before it keep answering
 
 
 def test_a_review_aspect_the_places_reviews_never_touch_is_absent():
@@ -616,25 +617,20 @@ def test_a_review_aspect_the_places_reviews_never_touch_is_absent():
     snippets = index.snippets(("restaurant", 0))
     group = SimpleNamespace(snippets=index.embeddings(("restaurant", 0)))
     turn = unit([[1, 0.15, 0.1, 0]])[0]  # 0.25 and 0.19 to place 0's reviews
-    model = SimpleNamespace(config=PipelineConfig(review_floor=0.3))
+    model = SimpleNamespace(config=PipelineConfig().with_rules(review_floor={"cosine": 0.3}))
     assert DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0, 1])
     assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0, 2])  # an FAQ chosen too
-    model.config.review_floor = 0.2
+    model.config.set_rule("review_floor", {"cosine": 0.2})
     assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0])  # a review is close enough
-    model.config.review_floor = 0.3
+    model.config.set_rule("review_floor", {"cosine": 0.3})
     vague = unit([[0.2, 0.15, 0.1, 1]])[0]  # the other place's reviews no closer: not an aspect reviews discuss
     assert not DstcModel._absent_review_aspect(model, index, vague, snippets, group, [0])
     assert index.reviews_elsewhere(turn, ("restaurant", 0)) > 0.95  # place 1's one review
-    model.config = PipelineConfig(review_floor=0.3, dense=False)
+    model.config = PipelineConfig(dense=False).with_rules(review_floor={"cosine": 0.3})
     assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0])  # no embeddings
-    model.config = PipelineConfig(review_floor=None)
+    model.config = PipelineConfig().with_rules(review_floor=None)
     assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0])  # off
-    assert PipelineConfig.from_json({}).review_floor is None  # models trained before it keep answering
-
-
-def test_the_article_before_a_name_is_on_by_default_and_off_for_older_models():
-    assert PipelineConfig().name_article
-    assert not PipelineConfig.from_json({}).name_article  # models trained before it write the knowledge's name
+    assert PipelineConfig.from_json({}).param("review_floor", "cosine") is None  # models trained before it keep answering
 
 
 def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers():
@@ -668,9 +664,9 @@ def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers()
     label, _ = DstcModel._apology(model, index, [("hotel", 29)], rule, sauna, [review, dog])
     assert label.knowledge == () and label.response.startswith("I'm sorry, I could not find any information")
     assert DstcModel._apology(model, index, [("hotel", 29)], None, pets, [review, dog])[0].knowledge == ()  # no rule
-    model.config.last_resort_faq = False
+    model.config.set_rule("last_resort_faq", None)
     assert DstcModel._apology(model, index, [("hotel", 29)], rule, pets, [review, dog])[0].knowledge == ()  # off
-    assert not PipelineConfig.from_json({}).last_resort_faq  # models trained before it keep the apology
+    assert not PipelineConfig.from_json({}).uses("last_resort_faq")  # models trained before it keep the apology
 
 
 def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it():
@@ -701,7 +697,7 @@ def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it()
     assert label.response == (
         "Guests of The Nirala say that they ordered the korma and biryani. Would you like to make a reservation?"
     )
-    assert PipelineConfig().dish_answers and not PipelineConfig.from_json({}).dish_answers  # older models: off
+    assert PipelineConfig().uses("dish_answers") and not PipelineConfig.from_json({}).uses("dish_answers")  # older models: off
 
 
 def test_a_last_user_turn_without_words_is_not_knowledge_seeking(tiny_model, synthetic):

@@ -22,7 +22,6 @@ _DETECT_BOUNDS = {
     "faq_rule": FLAG,
     "strip_names": FLAG,
     "entity_faq_cosine": Bound("float", 0, 1, optional=True),
-    "faq_glossary": FLAG,
 }
 
 
@@ -101,8 +100,6 @@ def follow_up_question(
 
 
 _COORDINATION = re.compile(r"\s*,?\s+\band\b\s+|\s*,?\s+\bas well as\b\s+", re.IGNORECASE)
-_FREE = re.compile(r"\s*free\b", re.IGNORECASE)
-"""A first part's object the booking API asks about ("free parking", "free wifi"): "free" distributes over the parts."""
 _ASKED = re.compile(r"[^.!?]*\?|[^.!?]+$")
 _QUESTION_OPENER = re.compile(
     r"^(?:is|are|was|were|do|does|did|can|could|will|would|should|may|have|has|how|what|which|where|when|who|why)\b",
@@ -119,9 +116,8 @@ def coordinated_parts(text: str) -> list[str]:
     """The last question of ``text`` (its last stretch ending with "?", else an unterminated last stretch; none for a
     text ending with "." or "!") asked once per thing it joins with "and": "Do they have a pool and a gym?" -> ["Do
     they have a pool", "Do they have a gym?"] (a later part that is no question of its own gets the first part's
-    opening up to its verb, and its "free": "Does it have free parking and wifi?" -> [..., "Does it have free wifi?"],
-    the booking API's question, not the FAQ's "Does it have wifi?"); one part without an "and" (entity names should be
-    cut first: "A and B Guest House")."""
+    opening up to its verb: "Does it have parking and wifi?" -> [..., "Does it have wifi?"]); one part without an "and"
+    (entity names should be cut first: "A and B Guest House")."""
     asked = [m.group(0).strip() for m in _ASKED.finditer(text) if m.group(0).strip()]
     if not asked:
         return []
@@ -130,16 +126,7 @@ def coordinated_parts(text: str) -> list[str]:
         return parts
     frame = next((m for m in _FRAME_END.finditer(parts[0]) if m.start() > 0), None)
     opening = parts[0][: frame.end()] if frame is not None and _QUESTION_OPENER.match(parts[0]) else ""
-    if opening and _FREE.match(parts[0][len(opening) :]):
-        opening += " free"
-    return parts[:1] + [p if _QUESTION_OPENER.match(p) or not opening else _opened(opening, p) for p in parts[1:]]
-
-
-def _opened(opening: str, part: str) -> str:
-    """``part`` asked with the first part's ``opening``, whose "free" it holds once."""
-    if opening.endswith(" free") and _FREE.match(part):
-        opening = opening[: -len(" free")]
-    return f"{opening} {part}"
+    return parts[:1] + [p if _QUESTION_OPENER.match(p) or not opening else f"{opening} {p}" for p in parts[1:]]
 
 
 PREFERENCE_WORDS = frozenset({"better", "best", "recommend", "suggest", "prefer"})
@@ -193,10 +180,6 @@ class DetectConfig:
     FAQ the gate fires on (``FaqRule.best_faq(..., gated=True)``). 0.4 since 2026-11-27 (0.65, then 0.5 before; set
     with ``benchmarks/dstc_faq_probe.py`` and train cross-validation, docs/dstc_detection.md). ``None``: off (models
     trained before it)."""
-    faq_glossary: bool = True
-    """The FAQ rule embeds each FAQ question with its trade terms glossed in plain words (``faq_rule.glossed``:
-    "BYOB" (bring your own bottle or wine)). False: as written (models trained before it)."""
-
     def __post_init__(self) -> None:
         check_fields(self, _DETECT_BOUNDS)
 

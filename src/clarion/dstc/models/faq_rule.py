@@ -53,21 +53,6 @@ turns at cosine 0.5-0.6, 9 of 15 at 0.6-0.7 and 40 of 50 above (docs/dstc_detect
 _ACCESSIBILITY = re.compile(r"\b(?:accessib|wheel\s*-?\s*chair|disab|handicap)", re.IGNORECASE)
 
 
-GLOSSARY = ((re.compile(r"\bBYOB\b", re.IGNORECASE), "(bring your own bottle or wine)"),)
-"""Trade terms of FAQ questions and the plain words people ask them in, which MiniLM does not join: "Can I bring my
-own wine?" is cosine 0.05 from "Is BYOB an option at the ?" as written, 0.68 glossed. Only BYOB: "take-out" glossed
-"(takeaway, food to go)" drew delivery questions to take-out FAQs and moved the question nearer booking turns
-(docs/dstc_detection.md)."""
-
-
-def glossed(question: str) -> str:
-    """``question`` with each :data:`GLOSSARY` term followed by its plain words ("Is BYOB an option?" -> "Is BYOB
-    (bring your own bottle or wine) an option?"), as the FAQ rule embeds it (``DetectConfig.faq_glossary``)."""
-    for term, plain in GLOSSARY:
-        question = term.sub(lambda match, plain=plain: f"{match.group()} {plain}", question)
-    return question
-
-
 def asks_accessibility(text: str) -> bool:
     """Whether ``text`` asks about access for disabled guests ("accessible parking", "wheelchair", "disabilities")."""
     return bool(_ACCESSIBILITY.search(text))

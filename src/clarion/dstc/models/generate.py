@@ -316,13 +316,6 @@ def swap_entity(response: str, old_name: str | None, new_name: str) -> str:
     return _write_name(response, pattern, new_name)
 
 
-def with_article(name: str, writes_the: bool | None) -> str:
-    """``name`` as the responses write it: "The Acorn Guest House" (so "the Acorn Guest House" mid-sentence,
-    :func:`mid_sentence`) when they mostly write "the" before it (``writes_the``, :meth:`NeighbourBank.writes_the`);
-    else as it is."""
-    return f"The {name}" if writes_the and not name.startswith("The ") else name
-
-
 def mid_sentence(name: str) -> str:
     """``name`` as written inside a sentence: "The Golden Curry" -> "the Golden Curry" ("at the Golden Curry")."""
     return "the " + name[4:] if name.startswith("The ") else name
@@ -377,7 +370,6 @@ class NeighbourBank:
     body_emb: np.ndarray | None = None  # (n, 384): each response's body, names cut (:func:`body_texts`; None: none)
     _by_keys: dict | None = field(default=None, init=False, repr=False, compare=False)
     _by_key: dict | None = field(default=None, init=False, repr=False, compare=False)
-    _articles: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Refuse arrays that do not have one row per response (a damaged model directory)."""
@@ -414,30 +406,6 @@ class NeighbourBank:
             if other != selected and jaccard >= minimum and len(key_entities(other)) == entities:
                 out.append((i, jaccard))
         return out
-
-    def writes_the(self, entity: tuple) -> bool | None:
-        """Whether the responses about ``entity`` (a gold key's entity) write "the" before its name more often than
-        not: "the Acorn Guest House" 56 times, "Acorn Guest House" 20; "Frankie and Bennys" never with "the". None when
-        no response writes the name (or the bank keeps no keys)."""
-        if not self.keys:
-            return None
-        if self._articles is None:
-            self._articles = {}
-            written = {
-                e: re.compile(rf"\b{re.escape(_bare_name(display_name(n)))}\b")
-                for e, n in self.entity_names.items()
-                if n
-            }
-            for response, turn_keys in zip(self.responses, self.keys, strict=True):
-                text = response.lower()
-                for entity_key in key_entities(turn_keys):
-                    if entity_key not in written:
-                        continue
-                    counts = self._articles.setdefault(entity_key, [0, 0])  # [with "the", without]
-                    for match in written[entity_key].finditer(text):
-                        counts[0 if text[: match.start()].endswith("the ") else 1] += 1
-        with_the, without = self._articles.get(tuple(entity), (0, 0))
-        return None if with_the + without == 0 else with_the > without
 
     def nearest(self, query_emb: np.ndarray, knowledge_emb: np.ndarray, weight: float = 1.0, k: int = 1) -> list[int]:
         """Indices of the ``k`` most similar training turns, most similar first."""

@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
 from clarion.dstc.models.anchors import anchored, anchors, aspect_stems
 from clarion.dstc.models.candidates import KnowledgeIndex
+from clarion.dstc.models.config import PipelineConfig
 from clarion.dstc.models.detect import (
     DetectConfig,
     Detector,
@@ -58,7 +58,6 @@ from clarion.dstc.models.faq_rule import (
     asks_accessibility,
     asks_age,
     faq_questions,
-    glossed,
     other_end_of_stay,
     stay_end,
 )
@@ -83,7 +82,6 @@ from clarion.dstc.models.generate import (
     snippets_used,
     split_follow_up,
     swap_entity,
-    with_article,
     with_detail_penalty,
     with_faq_answers,
     words_of,
@@ -119,193 +117,6 @@ OUTRANKING_FAQ_COSINE = 0.5
 (:meth:`DstcModel._outranked`); below :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE`, where the gated rule's
 own answers stop: "Do they speak French?" is 0.52 from the Lensfield Hotel's "What languages are spoken at this
 location?", whose answer lists French, and the selector chose reviews about noise (train CV: no turn changes)."""
-
-
-_SHARE = Bound("float", 0, 1, optional=True)
-_PIPELINE_BOUNDS = {
-    "neighbour_weight": Bound("float", 0),
-    "neighbour_k": Bound("int", 1),
-    "consensus_k": Bound("int", 1),
-    "exact_weight": Bound("float", 0),
-    "overlap_pool": _SHARE,
-    "faq_cover": _SHARE,
-    "entity_follow_up": FLAG,
-    "comparisons": FLAG,
-    "faithful": FLAG,
-    "relevance_gate": Bound("float", 0, 2, optional=True),
-    "relevance_exact": Bound("float", 0, 2, optional=True),
-    "abstain_below": _SHARE,
-    "abstain_cosine": Bound("float", -1, 1, optional=True),
-    "faq_fallback_memory": Bound("float", -1, 1, optional=True),
-    "memory_elsewhere": Bound("float", 0, 2, optional=True),
-    "ask_entity": FLAG,
-    "rule_needs_place": FLAG,
-    "preference_apart": FLAG,
-    "review_cues": FLAG,
-    "faq_every_place": FLAG,
-    "coordinated_faqs": FLAG,
-    "coordinated_detection": FLAG,
-    "aspect_requests": FLAG,
-    "follow_ups": FLAG,
-    "downsides": FLAG,
-    "upsides": FLAG,
-    "faq_agreement": FLAG,
-    "last_resort_faq": FLAG,
-    "dish_answers": FLAG,
-    "accessibility_apart": FLAG,
-    "denials_said": FLAG,
-    "aspect_words": FLAG,
-    "unsure_outranking": FLAG,
-    "stay_ends_apart": FLAG,
-    "outrank_by_question": FLAG,
-    "age_apart": FLAG,
-    "aspect_anchors": FLAG,
-    "detail_penalty": _SHARE,
-    "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
-    "review_floor": Bound("float", -1, 1, optional=True),
-    "name_article": FLAG,
-    "max_contexts": Bound("int", 1, optional=True),
-    "dense": FLAG,
-}
-"""What PipelineConfig's scalar fields may hold (None switches an optional step off)."""
-
-
-@dataclass
-class PipelineConfig:
-    """Everything that defines a trained model (written to meta.json, hashed into the model directory)."""
-
-    detect: DetectConfig = field(default_factory=DetectConfig)
-    select: SelectConfig = field(default_factory=SelectConfig)
-    generator: Generator = Generator.consensus
-    neighbour_weight: float = 1.0
-    neighbour_k: int = 20
-    consensus_k: int = 30  # consensus generator: nearest turns in the pool
-    exact_weight: float = 3.0  # consensus generator: weight of the turns with the same gold snippet set
-    overlap_pool: float | None = 0.3  # consensus: min Jaccard of the overlapping turns pooled when none is exact
-    faq_cover: float | None = 0.5  # consensus: add a selected FAQ's answer when the body holds less of its words
-    entity_follow_up: bool = True  # consensus, lm: "... either of them?" when the selection spans entities
-    comparisons: bool = True  # consensus: a selection about several entities answered by a comparison, names swapped
-    faithful: bool = True  # consensus: a body naming an unselected entity only votes; none fits -> the template
-    relevance_gate: float | None = 0.1  # consensus, no exact-set answer: a body this much less on the turn only votes
-    relevance_exact: float | None = 0.1  # consensus, exact-set answers: another body this much less on the turn votes
-    abstain_below: float | None = 0.1  # DSTC11 format: best snippet probability below it -> nothing fits, say so
-    abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
-    unknown_aspect_cosine: float | None = 0.3  # DSTC11: an FAQ aspect the place has no FAQ for, no snippet this close
-    review_floor: float | None = 0.23  # DSTC11: chosen reviews of a place none of whose reviews is this close -> say so
-    name_article: bool = True  # one place: its name written "the X" when the training responses mostly write it so
-    faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
-    memory_elsewhere: float | None = 0.15  # ... a memory of questions this much farther from that FAQ does not count
-    ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
-    rule_needs_place: bool = True  # DSTC11, ask_entity: a turn only the FAQ rule flagged, no place named -> not KS
-    preference_apart: bool = True  # "Which one is better?", no aspect named: a request for a choice, not KS
-    detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
-    faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
-    last_resort_faq: bool = True  # DSTC11: before "no information", the place's FAQ within OUTRANKING_FAQ_COSINE
-    dish_answers: bool = True  # a dish the turn names: the selected (for an apology, any) snippets naming it answer
-    accessibility_apart: bool = True  # DSTC11: an FAQ about accessibility answers only a turn asking about it
-    denials_said: bool = True  # consensus: a selected FAQ's denial is added unless the body names what it denies
-    aspect_words: bool = True  # consensus: a choice lacking a turn word most choosable bodies hold is made among them
-    review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
-    faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
-    coordinated_faqs: bool = True  # DSTC11: "Do they have a pool and a gym?" gets the place's FAQ for each part
-    coordinated_detection: bool = True  # DSTC11: ... and one part near an FAQ makes the turn knowledge-seeking
-    aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
-    follow_ups: bool = True  # DSTC11: "How about the Ashley Hotel?" after a question asks that question of it
-    downsides: bool = True  # DSTC11: "What do people dislike about X?" answered from its reviews' complaints
-    upsides: bool = True  # DSTC11: "What do people like about X?" knowledge-seeking, answered from its reviews' praise
-    unsure_outranking: bool = True  # DSTC11: an unsure selector's choice may be outranked by an FAQ (0.5-0.6) too
-    stay_ends_apart: bool = True  # a check-in question gets no check-out FAQ, and the reverse
-    outrank_by_question: bool = True  # DSTC11: an unremembered choice of reviews yields to an FAQ the turn paraphrases
-    age_apart: bool = True  # DSTC11: with accessibility_apart, an FAQ about guests' age answers only turns asking it
-    aspect_anchors: bool = False  # DSTC11, opt-in: an FAQ aspect word no training turn uses names the place's FAQ
-    max_contexts: int | None = None  # tiny settings train on the first N contexts only
-    dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
-    lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
-
-    def __post_init__(self) -> None:
-        self.generator = as_choice("PipelineConfig.generator", Generator, self.generator)
-        for name, kind in (("detect", DetectConfig), ("select", SelectConfig), ("lm", LmConfig)):
-            if not isinstance(getattr(self, name), kind):
-                raise InputError(f"PipelineConfig.{name} must be a {kind.__name__}, got {getattr(self, name)!r}")
-        check_fields(self, _PIPELINE_BOUNDS)
-
-    def to_json(self) -> dict:
-        out = asdict(self)
-        if self.generator is not Generator.lm:  # model directories of the other generators keep their hash
-            del out["lm"]
-        out["generator"] = self.generator.value
-        out["select"]["model"] = self.select.model.value
-        return out
-
-    @classmethod
-    def from_json(cls, obj: dict) -> PipelineConfig:
-        return cls(
-            detect=DetectConfig(  # before them: no entity gate, FAQ questions embedded as written
-                **{"entity_faq_cosine": None, "faq_glossary": False, **obj.get("detect", {})}
-            ),
-            select=_select_config(obj.get("select", {})),
-            generator=Generator(obj.get("generator", Generator.neighbour.value)),
-            neighbour_weight=float(obj.get("neighbour_weight", 1.0)),
-            neighbour_k=int(obj.get("neighbour_k", 20)),
-            consensus_k=int(obj.get("consensus_k", 30)),
-            exact_weight=float(obj.get("exact_weight", 3.0)),
-            overlap_pool=obj.get("overlap_pool"),  # models trained before it pooled exact matches only
-            faq_cover=obj.get("faq_cover"),  # models trained before it answered with the body alone
-            entity_follow_up=bool(obj.get("entity_follow_up", False)),  # before it: the domain's question always
-            comparisons=bool(obj.get("comparisons", False)),  # before it: one name swapped, any answer choosable
-            faithful=bool(obj.get("faithful", False)),  # before it: any name choosable; else another domain's
-            relevance_gate=obj.get("relevance_gate"),  # models trained before it chose the MBR centre of any pool
-            relevance_exact=obj.get("relevance_exact"),  # before it: pools with an exact-set answer left alone
-            abstain_below=obj.get("abstain_below"),  # models trained before it answered from the best snippets
-            abstain_cosine=obj.get("abstain_cosine"),
-            faq_fallback_memory=obj.get("faq_fallback_memory"),  # before it: the selector's confidence alone
-            memory_elsewhere=obj.get("memory_elsewhere"),  # before it: any remembered choice kept
-            ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
-            rule_needs_place=bool(obj.get("rule_needs_place", False)),  # before it: such a turn asked which place
-            preference_apart=bool(obj.get("preference_apart", False)),  # before it: the detector's verdict
-            detail_penalty=obj.get("detail_penalty"),  # before it: none
-            unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
-            review_floor=obj.get("review_floor"),  # before it: the chosen reviews answered
-            name_article=bool(obj.get("name_article", False)),  # before it: the knowledge's name as it is
-            faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
-            last_resort_faq=bool(obj.get("last_resort_faq", False)),  # before it: the apology
-            dish_answers=bool(obj.get("dish_answers", False)),  # before it: any body choosable
-            accessibility_apart=bool(obj.get("accessibility_apart", False)),  # before it: any FAQ answered
-            denials_said=bool(obj.get("denials_said", False)),  # before it: a denial judged on its words alone
-            aspect_words=bool(obj.get("aspect_words", False)),  # before it: the MBR choice as it fell
-            review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
-            faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
-            coordinated_faqs=bool(obj.get("coordinated_faqs", False)),  # before it: one part answered
-            coordinated_detection=bool(obj.get("coordinated_detection", False)),  # before it: the whole turn alone
-            aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
-            follow_ups=bool(obj.get("follow_ups", False)),  # before it: "How about the Ashley Hotel?" as written
-            downsides=bool(obj.get("downsides", False)),  # before it: the selector's closest reviews
-            upsides=bool(obj.get("upsides", False)),  # before it: not knowledge-seeking unless the detector said so
-            unsure_outranking=bool(obj.get("unsure_outranking", False)),  # before it: the unsure choice stood
-            stay_ends_apart=bool(obj.get("stay_ends_apart", False)),  # before it: either end's FAQ could answer
-            outrank_by_question=bool(obj.get("outrank_by_question", False)),  # before it: the snippet's cosine alone
-            age_apart=bool(obj.get("age_apart", False)),  # before it: an age FAQ could answer any turn
-            aspect_anchors=bool(obj.get("aspect_anchors", False)),  # before it: MiniLM's closeness alone
-            max_contexts=obj.get("max_contexts"),
-            dense=bool(obj.get("dense", True)),
-            lm=LmConfig.from_json(obj.get("lm", {})),
-        )
-
-    @classmethod
-    def tiny(cls) -> PipelineConfig:
-        """The CI setting (``CLARION_TINY=1``): 400 contexts, lexical features only — seconds on a CPU."""
-        select = SelectConfig(n_estimators=30, use_product=False, calibration_folds=2)  # no embeddings to multiply
-        lm = LmConfig(epochs=1, batch=2, max_examples=4, max_new_tokens=8, samples=2)  # --generator lm only
-        return cls(detect=DetectConfig(use_embeddings=False), select=select, max_contexts=400, dense=False, lm=lm)
-
-
-def _select_config(obj: dict) -> SelectConfig:
-    obj = dict(obj)
-    obj.setdefault("faq_cosine", False)  # models trained before it ranked FAQ-only knowledge with the classifier
-    obj.setdefault("strip_names", False)  # models trained before it selected from the turn with its names
-    if "model" in obj:
-        obj["model"] = SelectModel(obj["model"])
-    return SelectConfig(**obj)
 
 
 class DataSplit(str, Enum):
@@ -406,7 +217,6 @@ class DstcModel:
         questions = faq_questions(knowledge)
         strip = knowledge.format is not Format.DSTC9 and self._strips_names()  # the gated rule compares names cut
         texts = [tracker.strip_names(q) for q in questions] if strip else questions
-        texts = [glossed(t) for t in texts] if self.config.detect.faq_glossary else texts
         name = "dstc-faq-questions-stripped" if strip else "dstc-faq-questions"
         advance = progress("encoding FAQ questions", 1)
         embeddings = encode_cached(texts, name=name) if questions else np.zeros((0, N_DENSE))
@@ -428,13 +238,13 @@ class DstcModel:
         elif prepared.knowledge is not dataset.knowledge:
             raise ValueError("prepared knowledge belongs to another knowledge base")
         texts = query_texts(dataset)
-        if self.config.follow_ups and dataset.format is Format.DSTC11:
+        if self.config.uses("follow_ups") and dataset.format is Format.DSTC11:
             texts = self._follow_ups(dataset, texts, prepared)
         advance = progress("encoding user turns", 1)
         q_emb = embed_queries(texts, self.config.dense)
         advance(1)
         detected = self.detector.predict(texts, q_emb)
-        if self.config.review_cues and dataset.format is Format.DSTC11:
+        if self.config.uses("review_cues") and dataset.format is Format.DSTC11:
             detected = detected | np.array(
                 [
                     bool(REVIEW_CUE.search(text) or self._asks_opinion(text, prepared.tracker))
@@ -443,7 +253,7 @@ class DstcModel:
                 ],
                 dtype=bool,
             )
-        if self.config.aspect_requests and dataset.format is Format.DSTC11:
+        if self.config.uses("aspect_requests") and dataset.format is Format.DSTC11:
             detected = detected | self._aspect_requests(texts, dataset, prepared.tracker)
         faq_turns = np.zeros(len(texts), dtype=bool)
         gated = prepared.faq_rule if prepared.faq_rule is not None and prepared.faq_rule.penalties is not None else None
@@ -461,13 +271,13 @@ class DstcModel:
             faq_turns = prepared.faq_rule.matches(gate_emb)
         if gated is not None and self.config.detect.entity_faq_cosine is not None:
             faq_turns |= self._entity_faq_turns(dataset, prepared, gate_emb, detected | faq_turns)
-        if gated is not None and self.config.coordinated_detection:
+        if gated is not None and self.config.uses("coordinated_detection"):
             faq_turns |= self._coordinated_turns(dataset, prepared, texts, detected | faq_turns)
         # A last user turn with no letter or digit (an empty ASR hypothesis, "...") asks nothing: not knowledge-seeking.
         wordless = np.array([not any(c.isalnum() for c in text) for text in texts], dtype=bool)
         targets = (detected | faq_turns) & ~wordless
         index, tracker = prepared.index, prepared.tracker
-        if self.config.preference_apart:  # "Which one is better?": which place to choose, no aspect asked about
+        if self.config.uses("preference_apart"):  # "Which one is better?": which place to choose, no aspect asked about
             for i in np.flatnonzero(targets):  # names cut only for the flagged turns that could be such a request
                 if might_ask_preference(texts[i]) and asks_preference_only(tracker.strip_names(texts[i])):
                     targets[i] = False
@@ -483,14 +293,14 @@ class DstcModel:
                 [tracker.strip_names(t) if targets[i] else t for i, t in enumerate(texts)]
             )
         ranked = dataset.format is Format.DSTC9
-        outranking = gated is not None and self.config.faq_fallback_memory is not None  # on every detected turn
+        outranking = gated is not None and self.config.param("faq_outranks_memory", "cosine") is not None  # on every detected turn
         out = [Label(False) for _ in texts]
         pools: dict[int, Pool] = {}  # lm generator: each turn's consensus pool
         advance = progress("selecting and responding", len(positive))
         with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only spin
             for i in positive:
-                if not tracked[i] and not ranked and self.config.ask_entity:
-                    if not detected[i] and self.config.rule_needs_place:  # the FAQ rule's turn, no place's FAQ to
+                if not tracked[i] and not ranked and self.config.uses("ask_entity"):
+                    if not detected[i] and self.config.uses("rule_needs_place"):  # the FAQ rule's turn, no place's FAQ to
                         advance(1)  # answer from: "Is there a 4 star guesthouse with free parking?" is a search
                         continue
                     out[i] = self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i])))
@@ -515,7 +325,7 @@ class DstcModel:
                     bool(faq_turns[i]),
                     texts[i],
                 )
-                if gated is not None and self.config.coordinated_faqs and not ranked:
+                if gated is not None and self.config.uses("coordinated_faqs") and not ranked:
                     out[i] = self._coordinated_faqs(index, gated, tracker, texts[i], out[i])
                 if pool is not None:
                     pools[i] = pool
@@ -681,7 +491,7 @@ class DstcModel:
             for i, candidates in zip(turns, generated, strict=True):
                 pool = pools[i]
                 keys = out[i].knowledge
-                follow_up = follow_up_for(keys, self.config.entity_follow_up)
+                follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"))
                 response = lm_consensus_response(candidates, pool.bodies, pool.weights, keys, weight, follow_up)
                 out[i] = Label(True, out[i].knowledge, response)
 
@@ -708,14 +518,14 @@ class DstcModel:
     @property
     def _apart(self) -> tuple[Callable[[str], bool], ...]:
         """The topics whose FAQs answer only a turn asking about them (``accessibility_apart``, ``age_apart``)."""
-        return (asks_accessibility, asks_age) if self.config.age_apart else (asks_accessibility,)
+        return (asks_accessibility, asks_age) if self.config.uses("age_apart") else (asks_accessibility,)
 
     def _other_end_of_stay(self, snippets: Sequence[Snippet], turn_text: str) -> np.ndarray:
         """With ``stay_ends_apart``: which of ``snippets`` are FAQs about the end of a stay the turn does not ask about
         (:func:`~clarion.dstc.models.faq_rule.other_end_of_stay`: "Can I check in early?" and "What time is
         check-out?"), which neither the selector nor the FAQ rule may answer it from."""
         out = np.zeros(len(snippets), dtype=bool)
-        if self.config.stay_ends_apart and stay_end(turn_text) is not None:  # most turns name neither end
+        if self.config.uses("stay_ends_apart") and stay_end(turn_text) is not None:  # most turns name neither end
             for i, snippet in enumerate(snippets):
                 out[i] = snippet.doc_type == "faq" and other_end_of_stay(turn_text, snippet.title)
         return out
@@ -726,7 +536,7 @@ class DstcModel:
         entity gate's floor and by its question at least ``GATE_MARGIN`` closer than the chosen snippets (``group``)
         are by theirs, unless the selector chose such an FAQ already or the turn asks an opinion. "My wife only eats
         halal, is the Golden Curry an option?" had got an answer about its food."""
-        if not self.config.aspect_anchors or rule is None or view is None or asks_opinion(plain_turn):
+        if not self.config.uses("aspect_anchors") or rule is None or view is None or asks_opinion(plain_turn):
             return None
         names = index.knowledge.entity_names
         if index.aspect_stems is None:
@@ -751,7 +561,7 @@ class DstcModel:
         """Whether none of the chosen snippets is within cosine ``abstain_cosine`` of the turn (names cut): the
         selector ranks the snippets it has, and a question none of them is about ("Is the Allenbell noisy at
         night?", no review mentions noise) still gets a best one."""
-        threshold = self.config.abstain_cosine
+        threshold = self.config.param("abstain_unrelated", "cosine")
         if threshold is None or not self.config.dense or len(chosen_emb) == 0:
             return False
         return float((chosen_emb @ turn_emb).max()) < threshold
@@ -762,7 +572,7 @@ class DstcModel:
         :data:`OUTRANKING_FAQ_COSINE`), and no chosen snippet is within ``unknown_aspect_cosine`` of the turn: "Do
         they allow dogs at the Golden Curry?" was answered "Yes, the Golden Curry does have a great outdoor dining
         area" from its outdoor-seating FAQ (cosine 0.28 to the turn)."""
-        threshold = self.config.unknown_aspect_cosine
+        threshold = self.config.param("unknown_aspect", "cosine")
         if threshold is None or rule is None or rule.penalties is None or not self.config.dense or len(chosen_emb) == 0:
             return False
         if float((chosen_emb @ turn_emb).max()) >= threshold or not rule.reaches(turn_emb[None, :], rule.threshold)[0]:
@@ -777,7 +587,7 @@ class DstcModel:
         cosine 0.20, above ``abstain_cosine``). Every train turn answered from one place's reviews has a review of
         that place at least 0.258 from it (scratch ``/work/notes/exp/s60/feas2.py``); in train CV it fired once in
         1,240 answered turns, wrongly (a wordy comparison, "which one of those would have the best decorations?")."""
-        floor = self.config.review_floor
+        floor = self.config.param("review_floor", "cosine")
         picked = [snippets[j] for j in chosen]
         if floor is None or not self.config.dense or not picked or any(s.doc_type != "review" for s in picked):
             return False
@@ -813,7 +623,7 @@ class DstcModel:
         paraphrases (:meth:`_paraphrased`): "Is the front desk open all night?" at the Gonville Hotel chose views
         reviews (0.53), and its FAQ "What time does your front desk close?" is 0.71 from the turn as a question but
         0.66 as a snippet (question and answer), not :data:`FAQ_OUTRANKS` ahead."""
-        floor = self.config.faq_fallback_memory
+        floor = self.config.param("faq_outranks_memory", "cosine")
         if floor is None or faq is None or group.key_memory is None:
             return False
         chosen = self.selector.choose(scores)
@@ -824,7 +634,7 @@ class DstcModel:
         if remembered and not self._memory_elsewhere(remembered, snippets, faq, rule, query, view):
             return False
         if (
-            self.config.outrank_by_question
+            self.config.uses("outrank_by_question")
             and not remembered
             and self._paraphrased(chosen, snippets, faq, rule, view, plain_turn)
         ):
@@ -850,13 +660,13 @@ class DstcModel:
     def _memory_elsewhere(self, remembered, snippets, faq, rule, query, view) -> bool:
         """Whether every training question remembered for the chosen snippets ``remembered`` is more than
         ``memory_elsewhere`` farther from ``faq``'s question than the turn is (see :meth:`_outranked`)."""
-        margin, memory = self.config.memory_elsewhere, self.selector.memory
+        margin, memory = self.config.param("faq_outranks_memory", "elsewhere"), self.selector.memory
         row = rule.rows.get(faq.title.strip()) if rule is not None and rule.rows else None
         if margin is None or memory is None or row is None or query is None or view is None:
             return False
         question = rule.questions[row]
         bar = float(question @ view) - margin
-        floor = self.config.faq_fallback_memory
+        floor = self.config.param("faq_outranks_memory", "cosine")
         for j in remembered:
             found = memory.remembered(query, snippets[j].key, floor)
             if len(found) and float((found @ question).max()) >= bar:
@@ -880,11 +690,11 @@ class DstcModel:
         other tracked place's too, as ``faq_every_place`` does), else :meth:`_no_answer`. "Do they allow pets?" at the
         Lensfield Hotel had been told "I could not find any information about that": the selector was unsure, its FAQ
         "Can I bring my dog?" (cosine 0.53) below the answering floor, and the chosen reviews unrelated to the turn."""
-        named = self._dish_snippets(index, snippets, turn, tracker) if self.config.dish_answers and turn else []
+        named = self._dish_snippets(index, snippets, turn, tracker) if self.config.uses("dish_answers") and turn else []
         dish = snippets_used(named)
         if dish:
             return self._reported(index, dish, [s.key for s in dish]), None
-        if self.config.last_resort_faq and rule is not None:
+        if self.config.uses("last_resort_faq") and rule is not None:
             faq = rule.best_faq(view, snippets, OUTRANKING_FAQ_COSINE)
             if faq is not None:
                 return self._faq_answer(index, rule, view, snippets, faq, OUTRANKING_FAQ_COSINE), None
@@ -894,7 +704,7 @@ class DstcModel:
         """The answer about ``keys`` that puts ``snippets`` into reported speech (:func:`snippets_response`), with the
         follow-up question for ``keys``."""
         answer = snippets_response(snippets, index.knowledge.entity_names)
-        return Label(True, tuple(keys), closed(answer, follow_up_for(keys, self.config.entity_follow_up)))
+        return Label(True, tuple(keys), closed(answer, follow_up_for(keys, self.config.uses("entity_follow_up"))))
 
     def _faq_answer(
         self, index: KnowledgeIndex, rule: FaqRule, view, snippets, faq: Snippet, floor: float, gated: bool = False
@@ -902,9 +712,9 @@ class DstcModel:
         """The answer from ``faq``, with each other tracked place's closest FAQ at the same ``floor`` and gate when
         ``faq_every_place`` (:meth:`_other_places_faqs`)."""
         faqs = [faq]
-        if self.config.faq_every_place:
+        if self.config.uses("faq_every_place"):
             faqs += self._other_places_faqs(rule, view, snippets, faq, floor, gated)
-        return self._faq_label(index, faqs, self.config.entity_follow_up)
+        return self._faq_label(index, faqs, self.config.uses("entity_follow_up"))
 
     def _coordinated_faqs(
         self, index: KnowledgeIndex, rule: FaqRule, tracker: EntityTracker, text: str, label: Label
@@ -927,7 +737,7 @@ class DstcModel:
         keys, added = list(label.knowledge), []
         for part in embed_queries(parts, self.config.dense):
             choices = (
-                answering_faqs(rule, part, snippets, text, self._apart) if self.config.accessibility_apart else snippets
+                answering_faqs(rule, part, snippets, text, self._apart) if self.config.uses("accessibility_apart") else snippets
             )
             faq = rule.best_faq(part, choices)
             if faq is not None and faq.key not in keys:
@@ -944,9 +754,9 @@ class DstcModel:
         (with ``upsides``) when it asks what they like, naming no aspect
         (:func:`~clarion.dstc.models.downsides.asks_downsides`, :func:`~clarion.dstc.models.downsides.asks_upsides`,
         names cut); else None."""
-        if self.config.downsides and ASKS_DOWNSIDES.search(text):  # most turns: no names to cut
+        if self.config.uses("downsides") and ASKS_DOWNSIDES.search(text):  # most turns: no names to cut
             return "downsides" if asks_downsides(tracker.strip_names(text)) else None
-        if self.config.upsides and ASKS_UPSIDES.search(text):
+        if self.config.uses("upsides") and ASKS_UPSIDES.search(text):
             return "upsides" if asks_upsides(tracker.strip_names(text)) else None
         return None
 
@@ -1031,7 +841,7 @@ class DstcModel:
         view = q_emb if gate_emb is None else gate_emb  # the turn as the FAQ rule sees it
         plain_turn = tracker.strip_names(turn_text) if tracker is not None else turn_text
         faq_choices = snippets  # the FAQs the gated rule's answers choose from
-        if faq_fallback is not None and self.config.accessibility_apart:
+        if faq_fallback is not None and self.config.uses("accessibility_apart"):
             faq_choices = answering_faqs(faq_fallback, view, snippets, turn_text, self._apart)
         other_end = self._other_end_of_stay(snippets, turn_text)  # FAQs about the end of the stay not asked about
         if other_end.any():
@@ -1055,7 +865,7 @@ class DstcModel:
                     floor, gated = entity_cosine, True
                     faq = faq_fallback.best_faq(view, faq_choices, floor, gated=True)
                 unsure = fired and (not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE)
-                if faq is None and (not unsure or (detected and self.config.unsure_outranking)):
+                if faq is None and (not unsure or (detected and self.config.uses("unsure_outranking"))):
                     floor = OUTRANKING_FAQ_COSINE  # the outranking test looks further than the rule's answers
                     faq = faq_fallback.best_faq(view, faq_choices, floor)
                     unsure = False
@@ -1067,7 +877,7 @@ class DstcModel:
                         return self._faq_answer(index, faq_fallback, view, faq_choices, faq, floor, gated), None
                     if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                         return Label(False), None
-            if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
+            if not ranked and self.config.param("abstain", "below") is not None and scores.max() < self.config.param("abstain", "below"):
                 return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
         chosen = self.selector.choose(scores, ranked=ranked)
         if not ranked and (
@@ -1079,8 +889,6 @@ class DstcModel:
         picked = [snippets[j] for j in chosen]
         top = picked[0]
         name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
-        if self.config.name_article and len(key_entities(s.key for s in picked)) == 1:
-            name = with_article(name, self.bank.writes_the((top.domain, top.entity_id)))
         pool = picked[:1] if ranked else picked
         if self.config.generator is Generator.template or ranked:  # DSTC9/10: the FAQ answer itself
             template = snippets_response(pool, index.knowledge.entity_names)
@@ -1089,12 +897,12 @@ class DstcModel:
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
         keys = [s.key for s in pool]
         consensus = config.generator is Generator.consensus
-        dish = self._dish_snippets(index, pool, plain_turn, tracker) if consensus and config.dish_answers else []
+        dish = self._dish_snippets(index, pool, plain_turn, tracker) if consensus and config.uses("dish_answers") else []
         if dish:  # the selected reviews naming the dish asked about answer: no borrowed body, no pool to build
             return self._reported(index, dish, [s.key for s in picked]), None
         if config.generator in (Generator.lm, Generator.consensus):
-            names = index.knowledge.entity_names if config.comparisons else None
-            faithful = tracker if config.faithful else None
+            names = index.knowledge.entity_names if config.uses("comparisons") else None
+            faithful = tracker if config.uses("faithful") else None
             evidence = consensus_pool(
                 self.bank,
                 q_emb,
@@ -1103,22 +911,22 @@ class DstcModel:
                 keys,
                 config.consensus_k,
                 config.exact_weight,
-                config.overlap_pool,
+                config.param("overlap_pool", "jaccard"),
                 names,
                 faithful,
-                config.relevance_gate,
-                config.relevance_exact,
+                config.param("relevance_gate", "margin"),
+                config.param("relevance_exact", "margin"),
             )
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence
-            follow_up = follow_up_for(keys, config.entity_follow_up)
-            if config.detail_penalty is not None and evidence.sources is not None and self.bank.keys:
+            follow_up = follow_up_for(keys, config.uses("entity_follow_up"))
+            if config.param("detail_penalty", "penalty") is not None and evidence.sources is not None and self.bank.keys:
                 details = self._foreign_details(index, evidence, keys, turn_text)
-                evidence = with_detail_penalty(evidence, [bool(d) for d in details], config.detail_penalty)
-            if config.faq_agreement and len({key[:2] for key in keys}) == 1:  # one place: a body restating a
+                evidence = with_detail_penalty(evidence, [bool(d) for d in details], config.param("detail_penalty", "penalty"))
+            if config.uses("faq_agreement") and len({key[:2] for key in keys}) == 1:  # one place: a body restating a
                 # selected FAQ with the other polarity may only vote
                 evidence = agreeing(evidence, faq_claims(pool))
-            no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
+            no_fit = config.uses("faithful") and evidence.choosable == 0  # no training answer fits: the snippets answer
             fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
             faqs = faq_answers(pool)
             response = consensus_choice(
@@ -1126,12 +934,12 @@ class DstcModel:
                 keys,
                 follow_up,
                 faqs,
-                config.faq_cover,
+                config.param("faq_cover", "cover"),
                 fallback,
                 turn_text or None,
-                config.denials_said,
-                plain_turn if config.aspect_words else None,
-                config.downsides and bool(ASKS_COMPLAINTS.search(turn_text)),
+                config.uses("denials_said"),
+                plain_turn if config.uses("aspect_words") else None,
+                config.uses("downsides") and bool(ASKS_COMPLAINTS.search(turn_text)),
             )
         else:
             response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)

@@ -89,7 +89,7 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     if config.select.strip_names:  # ... without entity names (the entity is tracked from the dialogue)
         sel_emb = embed_without_names(texts, q_emb, tracker, config.dense)
         sel_tfidf = vectorizer.transform([tracker.strip_names(t) for t in texts])
-    relevance = config.relevance_gate is not None and config.generator in (Generator.consensus, Generator.lm)
+    relevance = config.uses("relevance_gate") and config.generator in (Generator.consensus, Generator.lm)
     bank = _bank(dataset, knowledge_turns, index, sel_emb, tracker if relevance and config.dense else None)
     selector, cal_f1 = fit_selector(dataset, knowledge_turns, index, sel_emb, sel_tfidf, config.select, bank, progress)
     info = {"calibration_selection_f1": round(cal_f1, 4), "selection_threshold": selector.threshold}
