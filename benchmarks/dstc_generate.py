@@ -50,7 +50,7 @@ def variants(knowledge):
     def faqs(keys):
         return faq_answers([knowledge.snippet(key) for key in keys])
 
-    tracker = EntityTracker.from_names(knowledge.entity_names)
+    tracker = EntityTracker.from_knowledge(knowledge)
 
     def full(bank, query, knowledge_emb, name, keys, entity_names, faithful=False, relevance=None):
         """Every step of the default config, the comparisons (``entity_names``), ``faithful`` and the relevance gate
@@ -75,7 +75,16 @@ def variants(knowledge):
 
     def default(bank, query, knowledge_emb, name, keys):
         names = knowledge.entity_names if config.uses("comparisons") else None
-        return full(bank, query, knowledge_emb, name, keys, names, config.uses("faithful"), config.param("relevance_gate", "margin"))
+        return full(
+            bank,
+            query,
+            knowledge_emb,
+            name,
+            keys,
+            names,
+            config.uses("faithful"),
+            config.param("relevance_gate", "margin"),
+        )
 
     return {
         "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),
@@ -91,7 +100,14 @@ def variants(knowledge):
             b, q, k, n, keys, overlap=config.param("overlap_pool", "jaccard")
         ),
         "consensus, + the selected FAQ answers the body misses": lambda b, q, k, n, keys: consensus_response(
-            b, q, k, n, keys, overlap=config.param("overlap_pool", "jaccard"), faqs=faqs(keys), faq_cover=config.param("faq_cover", "cover")
+            b,
+            q,
+            k,
+            n,
+            keys,
+            overlap=config.param("overlap_pool", "jaccard"),
+            faqs=faqs(keys),
+            faq_cover=config.param("faq_cover", "cover"),
         ),
         "consensus, + '... either of them?' for several entities": lambda b, q, k, n, keys: full(
             b, q, k, n, keys, None

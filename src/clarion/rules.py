@@ -66,8 +66,13 @@ _rule("rule_needs_place", "detect", "a turn only the FAQ rule flagged, with no p
 # --- entity: which place the turn is about --------------------------------------------------------------------------
 _rule("ask_entity", "dialogue", 'no place named in the dialogue: ask "which one do you mean?", select nothing')
 # --- selection: which snippets answer ------------------------------------------------------------------------------
-_rule("faq_outranks_memory", "rerank", "a choice unlike remembered training choices yields to an FAQ the turn asks",
-      {"cosine": 0.7, "elsewhere": 0.15}, {"cosine": _COSINE, "elsewhere": Bound("float", 0, 2, optional=True)})
+_rule(
+    "faq_outranks_memory",
+    "rerank",
+    "a choice unlike remembered training choices yields to an FAQ the turn asks",
+    {"cosine": 0.7, "elsewhere": 0.15},
+    {"cosine": _COSINE, "elsewhere": Bound("float", 0, 2, optional=True)},
+)
 _rule("unsure_outranking", "rerank", "an unsure selector's choice may be outranked by an FAQ (cosine 0.5-0.6) too")
 _rule("outrank_by_question", "rerank", "an unremembered choice of reviews yields to an FAQ the turn paraphrases")
 _rule("accessibility_apart", "rerank", "an FAQ about accessibility answers only a turn asking about it")
@@ -77,29 +82,75 @@ _rule("faq_every_place", "rerank", "a turn answered from an FAQ gets each tracke
 _rule("coordinated_faqs", "rerank", '"a pool and a gym?" gets the place\'s FAQ for each part')
 _rule("aspect_anchors", "rerank", "an FAQ aspect word no training turn uses names the place's FAQ", default=False)
 # --- abstaining: when nothing answers ------------------------------------------------------------------------------
-_rule("abstain", "respond", "best snippet probability below `below`: say that nothing was found",
-      {"below": 0.1}, {"below": _SHARE})
-_rule("abstain_unrelated", "respond", "no selected snippet within `cosine` of the turn: say that nothing was found",
-      {"cosine": 0.15}, {"cosine": _COSINE})
-_rule("unknown_aspect", "respond", "an FAQ aspect the place has no FAQ for, no snippet within `cosine`: say so",
-      {"cosine": 0.3}, {"cosine": _COSINE})
-_rule("review_floor", "respond", "chosen reviews of a place none of whose reviews is within `cosine`: say so",
-      {"cosine": 0.23}, {"cosine": _COSINE})
+_rule(
+    "abstain",
+    "respond",
+    "best snippet probability below `below`: say that nothing was found",
+    {"below": 0.1},
+    {"below": _SHARE},
+)
+_rule(
+    "abstain_unrelated",
+    "respond",
+    "no selected snippet within `cosine` of the turn: say that nothing was found",
+    {"cosine": 0.15},
+    {"cosine": _COSINE},
+)
+_rule(
+    "unknown_aspect",
+    "respond",
+    "an FAQ aspect the place has no FAQ for, no snippet within `cosine`: say so",
+    {"cosine": 0.3},
+    {"cosine": _COSINE},
+)
+_rule(
+    "review_floor",
+    "respond",
+    "chosen reviews of a place none of whose reviews is within `cosine`: say so",
+    {"cosine": 0.23},
+    {"cosine": _COSINE},
+)
 _rule("last_resort_faq", "respond", "before saying nothing was found, answer from a close FAQ of the place")
 # --- responding: what the answer says ------------------------------------------------------------------------------
-_rule("overlap_pool", "respond", "consensus pool: add training turns whose gold snippets overlap (Jaccard)",
-      {"jaccard": 0.3}, {"jaccard": _SHARE})
-_rule("faq_cover", "respond", "add a selected FAQ's answer when the chosen body holds less than `cover` of its words",
-      {"cover": 0.5}, {"cover": _SHARE})
+_rule(
+    "overlap_pool",
+    "respond",
+    "consensus pool: add training turns whose gold snippets overlap (Jaccard)",
+    {"jaccard": 0.3},
+    {"jaccard": _SHARE},
+)
+_rule(
+    "faq_cover",
+    "respond",
+    "add a selected FAQ's answer when the chosen body holds less than `cover` of its words",
+    {"cover": 0.5},
+    {"cover": _SHARE},
+)
 _rule("entity_follow_up", "respond", '"... either of them?" when the selection spans several places')
 _rule("comparisons", "respond", "a selection about several places is answered by a comparison, names swapped")
 _rule("faithful", "respond", "a borrowed body naming an unselected place only votes; none fits: the template")
-_rule("relevance_gate", "respond", "no exact-set answer: a body `margin` less on the turn than the best only votes",
-      {"margin": 0.1}, {"margin": _MARGIN}, training=True)
-_rule("relevance_exact", "respond", "exact-set answers: another body `margin` less on the turn only votes",
-      {"margin": 0.1}, {"margin": _MARGIN})
-_rule("detail_penalty", "respond", "a borrowed body with another place's details: its MBR utility x (1 - penalty)",
-      {"penalty": 0.2}, {"penalty": _SHARE})
+_rule(
+    "relevance_gate",
+    "respond",
+    "no exact-set answer: a body `margin` less on the turn than the best only votes",
+    {"margin": 0.1},
+    {"margin": _MARGIN},
+    training=True,
+)
+_rule(
+    "relevance_exact",
+    "respond",
+    "exact-set answers: another body `margin` less on the turn only votes",
+    {"margin": 0.1},
+    {"margin": _MARGIN},
+)
+_rule(
+    "detail_penalty",
+    "respond",
+    "a borrowed body with another place's details: its MBR utility x (1 - penalty)",
+    {"penalty": 0.2},
+    {"penalty": _SHARE},
+)
 _rule("faq_agreement", "respond", "one place: a body restating a selected FAQ with the other polarity only votes")
 _rule("denials_said", "respond", "a selected FAQ's denial is added unless the body names what it denies")
 _rule("aspect_words", "respond", "a choice lacking a turn word most choosable bodies hold is made among those")

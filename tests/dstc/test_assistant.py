@@ -148,7 +148,9 @@ def test_a_request_about_an_aspect_of_a_tracked_place_is_detected_as_its_questio
     assert not grounder.respond(
         ["I want a hotel.", "Alpha Lodge is a good choice.", "Tell me about the view there."]
     ).knowledge_seeking
-    assert not PipelineConfig.from_json({}).uses("aspect_requests")  # models trained before it: the turn as written alone
+    assert not PipelineConfig.from_json({}).uses(
+        "aspect_requests"
+    )  # models trained before it: the turn as written alone
 
 
 def test_the_place_named_after_which_place_answers_the_question_asked_before_it(grounder):
@@ -162,7 +164,9 @@ def test_the_place_named_after_which_place_answers_the_question_asked_before_it(
 
 def test_a_question_about_no_named_place_gets_asked_which_place(grounder):
     dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
-    assert PipelineConfig().uses("ask_entity") and not PipelineConfig.from_json({}).uses("ask_entity")  # older models: as before
+    assert PipelineConfig().uses("ask_entity") and not PipelineConfig.from_json({}).uses(
+        "ask_entity"
+    )  # older models: as before
     reply = grounder.respond(dialogue)
     assert reply == Reply(True, (), "Which hotel or restaurant are you asking about?")
     config = grounder.model.config

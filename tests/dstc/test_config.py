@@ -34,7 +34,10 @@ from clarion.errors import InputError, ModelError
             r"PipelineConfig.rules.abstain.below must be float in \[0, 1\]",
         ),
         (lambda: PipelineConfig(rules={"no_such_rule": {}}), "PipelineConfig.rules: no rule 'no_such_rule'; rules: "),
-        (lambda: PipelineConfig(rules={"abstain": {"above": 1}}), r"PipelineConfig.rules.abstain has no parameter 'above'"),
+        (
+            lambda: PipelineConfig(rules={"abstain": {"above": 1}}),
+            r"PipelineConfig.rules.abstain has no parameter 'above'",
+        ),
         (
             lambda: PipelineConfig().with_rules(abstain_unrelated={"cosine": 2}),
             r"PipelineConfig.rules.abstain_unrelated.cosine must be float in \[-1, 1\]",

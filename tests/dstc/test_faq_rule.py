@@ -486,7 +486,10 @@ def test_a_memory_of_another_question_does_not_keep_the_faq_from_outranking():
     assert not elsewhere(model, [0], [review, faq], faq, rule, turn, turn)  # a remembered question about it
     model.config.set_rule("faq_outranks_memory", None)
     assert not elsewhere(model, [0], [review, faq], faq, rule, turn, turn)  # off: every memory counts
-    assert PipelineConfig().param("faq_outranks_memory", "elsewhere") == 0.15 and PipelineConfig.from_json({}).param("faq_outranks_memory", "elsewhere") is None
+    assert (
+        PipelineConfig().param("faq_outranks_memory", "elsewhere") == 0.15
+        and PipelineConfig.from_json({}).param("faq_outranks_memory", "elsewhere") is None
+    )
 
 
 def test_a_question_about_two_things_gets_the_faq_of_each(dense_model, tmp_path):
@@ -602,7 +605,9 @@ def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge
     assert found.tolist() == [True, False, False]
     assert len(asked) == 4  # the two parts of each coordinated turn, embedded once
     assert not model._coordinated_turns(data, prepared, texts, np.ones(3, dtype=bool)).any()  # known turns skipped
-    assert PipelineConfig().uses("coordinated_detection") and not PipelineConfig.from_json({}).uses("coordinated_detection")
+    assert PipelineConfig().uses("coordinated_detection") and not PipelineConfig.from_json({}).uses(
+        "coordinated_detection"
+    )
 
 
 def _unit(*weights: float) -> np.ndarray:

@@ -359,7 +359,9 @@ def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
     ]
     assert kept.weights == [1, 3, 1] and kept.choosable == 1  # the contradicting body still votes
     assert agreeing(pool, []) == pool
-    assert PipelineConfig().uses("faq_agreement") and not PipelineConfig.from_json({}).uses("faq_agreement")  # models trained before
+    assert PipelineConfig().uses("faq_agreement") and not PipelineConfig.from_json({}).uses(
+        "faq_agreement"
+    )  # models trained before
 
 
 def test_borrowed_details_lower_a_bodys_chance_and_keep_its_vote():
@@ -375,7 +377,10 @@ def test_borrowed_details_lower_a_bodys_chance_and_keep_its_vote():
     pool = Pool(texts, [1.0, 1.0, 1.0], 2)
     scaled = with_detail_penalty(pool, [True, False], 0.2)
     assert scaled.scale == [0.8, 1.0, 1.0] and scaled.weights == pool.weights  # it still votes at full weight
-    assert PipelineConfig().param("detail_penalty", "penalty") == 0.2 and PipelineConfig.from_json({}).param("detail_penalty", "penalty") is None
+    assert (
+        PipelineConfig().param("detail_penalty", "penalty") == 0.2
+        and PipelineConfig.from_json({}).param("detail_penalty", "penalty") is None
+    )
 
 
 def test_a_choice_holding_no_word_of_the_turn_is_made_again_among_the_bodies_holding_the_turn_s_aspect():
@@ -393,7 +398,9 @@ def test_a_choice_holding_no_word_of_the_turn_is_made_again_among_the_bodies_hol
     assert aspect_holders(bodies, "How are the beds?", 1) is None  # the choice holds "bed" already
     assert aspect_holders(bodies, "Are the rooms big?", 1) is None  # only one body holds "room"
     assert aspect_holders(bodies[:3], "Are the beds and rooms nice?", 0) is None  # the choice holds "room"
-    assert PipelineConfig().uses("aspect_words") and not PipelineConfig.from_json({}).uses("aspect_words")  # models trained before
+    assert PipelineConfig().uses("aspect_words") and not PipelineConfig.from_json({}).uses(
+        "aspect_words"
+    )  # models trained before
 
 
 def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():
@@ -407,7 +414,9 @@ def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():
     assert added == f"{body} {faq[0]} {FOLLOW_UPS['hotel']}"
     assert consensus_response(bank, query, query, "Gamma House", keys, k=1, exact_weight=10.0, faqs=[faq]) == plain
     assert PipelineConfig().param("faq_cover", "cover") == 0.5
-    assert PipelineConfig.from_json({}).param("faq_cover", "cover") is None  # models trained before it answer with the body alone
+    assert (
+        PipelineConfig.from_json({}).param("faq_cover", "cover") is None
+    )  # models trained before it answer with the body alone
     # a choice about two places: the added answer says whose
     both = "The wifi at Meghna is fast, while that at Gamma Grill is slow."
     pool, free = Pool([both], [1.0], 1), [("Free parking is available.", "MEGHNA")]
@@ -431,7 +440,9 @@ def test_a_selection_about_several_entities_asks_which_one_to_know_more_about():
     assert text.endswith(" " + FOLLOW_UP_TWO)
     assert lm_consensus_response(["It is quiet."], [], [], two, 1.0, FOLLOW_UP_TWO) == f"It is quiet. {FOLLOW_UP_TWO}"
     assert PipelineConfig().uses("entity_follow_up") is True
-    assert PipelineConfig.from_json({}).uses("entity_follow_up") is False  # models trained before it: the domain's question
+    assert (
+        PipelineConfig.from_json({}).uses("entity_follow_up") is False
+    )  # models trained before it: the domain's question
 
 
 def test_swap_entities_renames_several_names_at_once():

@@ -157,6 +157,8 @@ class Knowledge:
     entity_names: dict[tuple[str, EntityId], str | None]
     _snippets: list[Snippet] = field(default_factory=list)
     _by_key: dict[Key, Snippet] = field(default_factory=dict, repr=False)
+    entity_cities: dict[tuple[str, EntityId], str] = field(default_factory=dict)
+    """The ``city`` of the entities that have one (DSTC9/10-format knowledge)."""
 
     def snippets(self) -> list[Snippet]:
         """All snippets, in file order (domain, entity, reviews then FAQs, doc, sentence)."""
@@ -252,6 +254,8 @@ def parse_knowledge(raw: Any, path: str | Path | None = None) -> Knowledge:
             if (domain, eid) in knowledge.entity_names:  # "020" and "20" are one id to the labels
                 raise DataError(path, f"field {domain}.{raw_id}: entity id {eid!r} is given twice")
             knowledge.entity_names[(domain, eid)] = entity.get("name")
+            if isinstance(entity.get("city"), str):
+                knowledge.entity_cities[(domain, eid)] = entity["city"]
             for snippet in make(domain, eid, entity):
                 if snippet.key in knowledge._by_key:  # doc "09" and doc "9"
                     raise DataError(path, f"field {domain}.{raw_id}: snippet {snippet.key} is given twice")

@@ -180,6 +180,7 @@ class DetectConfig:
     FAQ the gate fires on (``FaqRule.best_faq(..., gated=True)``). 0.4 since 2026-11-27 (0.65, then 0.5 before; set
     with ``benchmarks/dstc_faq_probe.py`` and train cross-validation, docs/dstc_detection.md). ``None``: off (models
     trained before it)."""
+
     def __post_init__(self) -> None:
         check_fields(self, _DETECT_BOUNDS)
 

@@ -7,7 +7,9 @@ way round); the context is scanned from the last turn backwards and the entities
 that mentions any win (several when that turn names several, e.g. a system turn listing candidates). Longer aliases
 win over shorter ones at the same position ("nandos city centre" over "nandos"). A chain's branch and a trailing
 city are optional too ("Souvla - Marina" is also "souvla", "Hotel Nikko San Francisco" also "hotel nikko" and
-"nikko"); an alias never ends with a function word ("University Club of [San Francisco]"). When a name fits several
+"nikko"); an alias never ends with a function word ("University Club of [San Francisco]"), and a form made only of
+the knowledge base's city, area or everyday words is none (:class:`~clarion.retrieve.profile.KnowledgeProfile`:
+"Cambridge", "Union Square", "Good" are no names on their own). When a name fits several
 branches of a chain, the branches whose area the dialogue names are kept ("... in the Tenderloin ..." then "Tadu
 Ethiopian Kitchen": the Tenderloin branch). Domain-wide documents (entity ``"*"``, DSTC9 taxi/train) are tracked by
 domain keywords.
@@ -20,6 +22,10 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+
+from clarion.retrieve.profile import KnowledgeProfile
+
+_NO_PROFILE = KnowledgeProfile()
 
 _GENERIC = (
     "restaurant and bar",
@@ -61,57 +67,6 @@ _PARKING = re.compile(r" park")  # "a place to park my car" asks about the place
 _MIN_ALIAS = 4
 _CAPITAL_FORM = 3  # a name's 3-letter form counts only written as a name: "Ask", "ASK" (capital_forms)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"(])\s*$")
-_CITIES = ("san francisco", "cambridge")  # the cities of the DSTC knowledge bases, dropped from the end of a name
-# Words that are names of places or ordinary adjectives: never an alias on their own.
-_STOP_ALIASES = {
-    "cambridge",
-    "san francisco",
-    "city",
-    "centre",
-    "city centre",
-    "center",
-    "good",
-    "golden",
-    "royal",
-    "grand",
-    "house",
-    "great",
-    "lucky",
-    "best",
-    "north",
-    "south",
-    "east",
-    "west",
-    "china",
-    "india",
-    "thai",
-    "italian",
-    "chinese",
-    "indian",
-    "french",
-    "kitchen",
-    "garden",
-    "place",
-    "park",
-    "station",
-    "street",
-    "market",
-    "museum",
-    "hostel",
-    "motel",
-    "pizza",
-    "curry",
-    "noodle",
-    "cambridge lodge",
-    "chinatown",
-    "holiday",
-    "found",
-    "signature",
-    "marker",
-    "melt",
-    "flyer",
-    "taylor",
-}
 _STREET_WORDS = "street|st|road|rd|lane|avenue|ave"
 _STREET = re.compile(rf"(?:{_STREET_WORDS})\b")  # after an alias: an address, not a name
 # before an attraction's name: where a place is ("it's in Union Square", "345 Taylor Street Union Square")
@@ -167,9 +122,12 @@ _WRITTEN_SUFFIXES = (" and bar",)
 the faithfulness check (:func:`aliases` with ``written``, :func:`short_forms`), not for tracking."""
 
 
-def aliases(name: str, written: bool = False, minimum: int = _MIN_ALIAS) -> set[str]:
+def aliases(
+    name: str, written: bool = False, minimum: int = _MIN_ALIAS, profile: KnowledgeProfile = _NO_PROFILE
+) -> set[str]:
     """The normalised surface forms a name may take in a dialogue (see the module docstring), of at least ``minimum``
-    characters; ``written``: also the forms a response writes without one of :data:`_WRITTEN_SUFFIXES`."""
+    characters; ``written``: also the forms a response writes without one of :data:`_WRITTEN_SUFFIXES`; ``profile``:
+    the knowledge base's cities (dropped from a name's end) and the words that name no place alone."""
     full = normalise(name).strip()
     if not full:
         return set()
@@ -179,7 +137,7 @@ def aliases(name: str, written: bool = False, minimum: int = _MIN_ALIAS) -> set[
     if " - " in name:  # "Tadu Ethiopian Kitchen - Mission Bay": the chain's name without its branch
         forms.add(normalise(name.split(" - ")[0]).strip())
     for form in list(forms):  # "Four Seasons Hotel San Francisco": the name without its city
-        for city in _CITIES:
+        for city in profile.cities:
             if form.endswith(" " + city):
                 forms.add(form[: -len(city) - 1].strip())
     for form in list(forms):  # "Acorn Guest House" is also written "Acorn Guesthouse", "City Centre" "City Center"
@@ -197,7 +155,7 @@ def aliases(name: str, written: bool = False, minimum: int = _MIN_ALIAS) -> set[
                 forms.add(form[len(suffix) + 1 :].strip())
     forms = {f for f in forms if f and f.split()[-1] not in _DANGLING and not _numeric(f)}
     forms |= {f.replace(" ", "") for f in forms if " " in f}  # "cityroomz" / "city roomz"
-    return {f for f in forms if len(f) >= minimum and f not in _STOP_ALIASES} | {full}
+    return {f for f in forms if len(f) >= minimum and not profile.stops(f)} | {full}
 
 
 def _numeric(form: str) -> bool:
@@ -225,7 +183,7 @@ def _normalise_with_sources(text: str) -> tuple[str, list[int]]:
     return norm, [0] + [i for _, i in core] + [len(text)]
 
 
-def short_forms(names: dict[tuple, str | None]) -> dict[str, set[tuple]]:
+def short_forms(names: dict[tuple, str | None], profile: KnowledgeProfile = _NO_PROFILE) -> dict[str, set[tuple]]:
     """Short forms a response may write for an entity, capitalised as in a sentence, for the faithfulness check only
     (:meth:`EntityTracker.outside`; too loose for tracking a dialogue): a chain's name without its branch (the two
     first words shared by the names of several entities: "Pizza Hut") and a name's distinctive first word ("Midsummer"
@@ -239,14 +197,14 @@ def short_forms(names: dict[tuple, str | None]) -> dict[str, set[tuple]]:
             prefixes.setdefault(" ".join(w[:2]), set()).add(key)
     out: dict[str, set[tuple]] = {}
     for prefix, keys in prefixes.items():
-        if len(keys) > 1 and not all(word in _STOP_ALIASES for word in prefix.split()):
+        if len(keys) > 1 and not profile.stops(prefix):
             out.setdefault(prefix.title(), set()).update(keys)
     for key, w in words.items():  # "De Luca Cucina" of DE LUCA CUCINA AND BAR
         written = " ".join(w)
         for suffix in _WRITTEN_SUFFIXES:
             if written.endswith(suffix) and len(written) - len(suffix) >= _MIN_ALIAS:
                 out.setdefault(written.removesuffix(suffix).title(), set()).add(key)
-    distinctive = distinctive_words(names)
+    distinctive = distinctive_words(names, profile)
     for key, w in words.items():
         first = w[0] if len(w) >= 2 else ""
         if distinctive.get(first) == key:
@@ -255,15 +213,13 @@ def short_forms(names: dict[tuple, str | None]) -> dict[str, set[tuple]]:
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]{4,}\b")
-_NAME_GENERIC = frozenset(w for phrase in _GENERIC for w in phrase.split()) | frozenset(
-    w for city in _CITIES for w in city.split()
-)
+_NAME_GENERIC = frozenset(w for phrase in _GENERIC for w in phrase.split())
 
 
-def distinctive_words(names: dict[tuple, str | None]) -> dict[str, tuple]:
+def distinctive_words(names: dict[tuple, str | None], profile: KnowledgeProfile = _NO_PROFILE) -> dict[str, tuple]:
     """Words of a name that no other entity's name holds and that may call it on their own, capitalised, when nothing
-    else names a place (:meth:`EntityTracker.word_mentions`): 5+ letters, no stop alias, no generic place word or
-    city ("marriott" of HUNTINGDON MARRIOTT HOTEL, "belfry" of THE CAMBRIDGE BELFRY; not "hotel", "cambridge")."""
+    else names a place (:meth:`EntityTracker.word_mentions`): 5+ letters, no generic place word, none the ``profile``
+    stops ("marriott" of HUNTINGDON MARRIOTT HOTEL, "belfry" of THE CAMBRIDGE BELFRY; not "hotel")."""
     owners: dict[str, set[tuple]] = {}
     for key, name in names.items():
         if key[1] != "*":
@@ -275,33 +231,35 @@ def distinctive_words(names: dict[tuple, str | None]) -> dict[str, tuple]:
         if len(keys) == 1
         and len(word) >= 5
         and word.isalpha()
-        and word not in _STOP_ALIASES
+        and not profile.stops(word)
         and word not in _NAME_GENERIC
     }
 
 
-def shared_words(names: dict[tuple, str | None]) -> frozenset[str]:
+def shared_words(names: dict[tuple, str | None], profile: KnowledgeProfile = _NO_PROFILE) -> frozenset[str]:
     """Words of the aliases of two or more entities ("restaurant", "guesthouse", "lodge", "cambridge", "pizza"),
     function words, and two of them written as one ("marketplace", "sanfrancisco"): the parts of a name that do not
     tell it from the others (:meth:`EntityTracker.fuzzy_mentions`)."""
     owners: dict[str, set[tuple]] = {}
     for key, name in names.items():
         if key[1] != "*":
-            for word in {w for alias in aliases(name or "") for w in alias.split()}:
+            for word in {w for alias in aliases(name or "", profile=profile) for w in alias.split()}:
                 owners.setdefault(word, set()).add(key)
     shared = {word for word, keys in owners.items() if len(keys) > 1} | _FUNCTION_WORDS
     joined = {w for w in owners if any(w[:i] in shared and w[i:] in shared for i in range(1, len(w)))}
     return frozenset(shared | joined)
 
 
-def capital_forms(names: dict[tuple, str | None], shared: frozenset[str]) -> dict[str, set[tuple]]:
+def capital_forms(
+    names: dict[tuple, str | None], shared: frozenset[str], profile: KnowledgeProfile = _NO_PROFILE
+) -> dict[str, set[tuple]]:
     """Forms of three letters too short to be aliases ("ask" of ASK RESTAURANT, "oak" of THE OAK BISTRO, "opa" of
     Opa cafe), no word another name holds (``shared``), each with the entities it names: they name a place only when
     written as a name (:meth:`EntityTracker.capital_mentions`)."""
     out: dict[str, set[tuple]] = {}
     for key, name in names.items():
         if key[1] != "*":
-            for form in aliases(name or "", minimum=_CAPITAL_FORM):
+            for form in aliases(name or "", minimum=_CAPITAL_FORM, profile=profile):
                 if len(form) == _CAPITAL_FORM and form.isalpha() and form not in shared:
                     out.setdefault(form, set()).add(key)
     return out
@@ -331,10 +289,18 @@ class EntityTracker:
     name_words: dict[str, tuple] = field(default_factory=dict)  # "marriott" -> its one entity (see word_mentions)
     shared: frozenset[str] = frozenset()  # words several names hold, and function words (see fuzzy_mentions)
     capitals: dict[str, set[tuple]] = field(default_factory=dict)  # "ask" -> ASK RESTAURANT (see capital_mentions)
+    profile: KnowledgeProfile = _NO_PROFILE  # the knowledge base's cities, area and everyday words
 
     @classmethod
-    def from_names(cls, names: dict[tuple, str | None]) -> EntityTracker:
-        """Build from ``{(domain, entity_id): name}`` (``Knowledge.entity_names``)."""
+    def from_knowledge(cls, knowledge) -> EntityTracker:
+        """Build from a :class:`~clarion.dstc.io.Knowledge`: its names, and its profile
+        (:class:`~clarion.retrieve.profile.KnowledgeProfile`) for the words that name no place alone."""
+        return cls.from_names(knowledge.entity_names, KnowledgeProfile.from_knowledge(knowledge, _NAME_GENERIC))
+
+    @classmethod
+    def from_names(cls, names: dict[tuple, str | None], profile: KnowledgeProfile = _NO_PROFILE) -> EntityTracker:
+        """Build from ``{(domain, entity_id): name}`` (``Knowledge.entity_names``) and the knowledge base's
+        ``profile`` (none: no word is kept from being an alias)."""
         index: dict[str, set[tuple]] = {}
         domain_wide = {}
         branches = {}
@@ -342,7 +308,7 @@ class EntityTracker:
             if key[1] == "*":
                 domain_wide[key[0]] = key
                 continue
-            for alias in aliases(name or ""):
+            for alias in aliases(name or "", profile=profile):
                 index.setdefault(alias, set()).add(key)
             chain, _, area = (name or "").partition(" - ")
             chain, area = normalise(chain).strip(), normalise(area).strip()
@@ -350,13 +316,13 @@ class EntityTracker:
                 branches[key] = (chain, area.removeprefix("the "))
         ordered = sorted(index, key=len, reverse=True)
         pattern = re.compile(" (" + "|".join(re.escape(a) for a in ordered) + ") ") if ordered else None
-        short = short_forms({key: name for key, name in names.items() if key[1] != "*"})
+        short = short_forms({key: name for key, name in names.items() if key[1] != "*"}, profile)
         short_pattern = (
             re.compile(r"\b(" + "|".join(re.escape(f) for f in sorted(short, key=len, reverse=True)) + r")\b")
             if short
             else None
         )
-        shared = shared_words(names)
+        shared = shared_words(names, profile)
         return cls(
             index,
             domain_wide,
@@ -364,9 +330,10 @@ class EntityTracker:
             branches,
             short,
             short_pattern,
-            distinctive_words(names),
+            distinctive_words(names, profile),
             shared,
-            capital_forms(names, shared),
+            capital_forms(names, shared, profile),
+            profile,
         )
 
     def mentions(self, text: str) -> list[tuple]:
@@ -523,7 +490,8 @@ class EntityTracker:
             if key is None or key in found or not before or before[-1].lower() != "the":
                 continue
             following = normalise(after[0]).strip() if after else ""
-            if after and after[0][:1].isupper() and following not in _NAME_GENERIC:
+            generic = following in _NAME_GENERIC or self.profile.stops(following)
+            if after and after[0][:1].isupper() and not generic:
                 continue  # part of another name: "the Cherry Hinton Water Play", "the University Botanic Gardens"
             found.append(key)
         return found

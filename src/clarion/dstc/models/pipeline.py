@@ -14,7 +14,7 @@ callers that predict turn by turn.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
 from itertools import takewhile
@@ -28,7 +28,6 @@ from clarion.dstc.models.anchors import anchored, anchors, aspect_stems
 from clarion.dstc.models.candidates import KnowledgeIndex
 from clarion.dstc.models.config import PipelineConfig
 from clarion.dstc.models.detect import (
-    DetectConfig,
     Detector,
     as_question,
     asks_preference_only,
@@ -86,12 +85,12 @@ from clarion.dstc.models.generate import (
     with_faq_answers,
     words_of,
 )
-from clarion.dstc.models.lm import LmConfig, lm_prompt
+from clarion.dstc.models.lm import lm_prompt
 from clarion.dstc.models.memory import memory_features
 from clarion.dstc.models.progress import Progress, no_progress
-from clarion.dstc.models.select import N_DENSE, SelectConfig, SelectModel, Selector
+from clarion.dstc.models.select import N_DENSE, Selector
 from clarion.dstc.schema import Format
-from clarion.errors import InputError, ModelError
+from clarion.errors import ModelError
 
 DISH_SHARE = 0.2
 """A dish the user names (:meth:`DstcModel._dish_snippets`) is a word in the knowledge of at most this share of the
@@ -196,7 +195,7 @@ class DstcModel:
     def prepare(self, knowledge: Knowledge, progress: Progress = no_progress) -> PreparedKnowledge:
         """The per-knowledge-base state :meth:`predict` builds (snippet index, entity tracker and the FAQ rule);
         pass it to :meth:`predict` to reuse it across calls on the same knowledge."""
-        tracker = EntityTracker.from_names(knowledge.entity_names)
+        tracker = EntityTracker.from_knowledge(knowledge)
         return PreparedKnowledge(
             knowledge,
             KnowledgeIndex(knowledge, self.vectorizer, self.config.dense),
@@ -293,14 +292,18 @@ class DstcModel:
                 [tracker.strip_names(t) if targets[i] else t for i, t in enumerate(texts)]
             )
         ranked = dataset.format is Format.DSTC9
-        outranking = gated is not None and self.config.param("faq_outranks_memory", "cosine") is not None  # on every detected turn
+        outranking = (
+            gated is not None and self.config.param("faq_outranks_memory", "cosine") is not None
+        )  # on every detected turn
         out = [Label(False) for _ in texts]
         pools: dict[int, Pool] = {}  # lm generator: each turn's consensus pool
         advance = progress("selecting and responding", len(positive))
         with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only spin
             for i in positive:
                 if not tracked[i] and not ranked and self.config.uses("ask_entity"):
-                    if not detected[i] and self.config.uses("rule_needs_place"):  # the FAQ rule's turn, no place's FAQ to
+                    if not detected[i] and self.config.uses(
+                        "rule_needs_place"
+                    ):  # the FAQ rule's turn, no place's FAQ to
                         advance(1)  # answer from: "Is there a 4 star guesthouse with free parking?" is a search
                         continue
                     out[i] = self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i])))
@@ -737,7 +740,9 @@ class DstcModel:
         keys, added = list(label.knowledge), []
         for part in embed_queries(parts, self.config.dense):
             choices = (
-                answering_faqs(rule, part, snippets, text, self._apart) if self.config.uses("accessibility_apart") else snippets
+                answering_faqs(rule, part, snippets, text, self._apart)
+                if self.config.uses("accessibility_apart")
+                else snippets
             )
             faq = rule.best_faq(part, choices)
             if faq is not None and faq.key not in keys:
@@ -877,7 +882,11 @@ class DstcModel:
                         return self._faq_answer(index, faq_fallback, view, faq_choices, faq, floor, gated), None
                     if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
                         return Label(False), None
-            if not ranked and self.config.param("abstain", "below") is not None and scores.max() < self.config.param("abstain", "below"):
+            if (
+                not ranked
+                and self.config.param("abstain", "below") is not None
+                and scores.max() < self.config.param("abstain", "below")
+            ):
                 return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
         chosen = self.selector.choose(scores, ranked=ranked)
         if not ranked and (
@@ -897,7 +906,9 @@ class DstcModel:
         k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
         keys = [s.key for s in pool]
         consensus = config.generator is Generator.consensus
-        dish = self._dish_snippets(index, pool, plain_turn, tracker) if consensus and config.uses("dish_answers") else []
+        dish = (
+            self._dish_snippets(index, pool, plain_turn, tracker) if consensus and config.uses("dish_answers") else []
+        )
         if dish:  # the selected reviews naming the dish asked about answer: no borrowed body, no pool to build
             return self._reported(index, dish, [s.key for s in picked]), None
         if config.generator in (Generator.lm, Generator.consensus):
@@ -920,9 +931,15 @@ class DstcModel:
             if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
                 return Label(True, tuple(s.key for s in picked)), evidence
             follow_up = follow_up_for(keys, config.uses("entity_follow_up"))
-            if config.param("detail_penalty", "penalty") is not None and evidence.sources is not None and self.bank.keys:
+            if (
+                config.param("detail_penalty", "penalty") is not None
+                and evidence.sources is not None
+                and self.bank.keys
+            ):
                 details = self._foreign_details(index, evidence, keys, turn_text)
-                evidence = with_detail_penalty(evidence, [bool(d) for d in details], config.param("detail_penalty", "penalty"))
+                evidence = with_detail_penalty(
+                    evidence, [bool(d) for d in details], config.param("detail_penalty", "penalty")
+                )
             if config.uses("faq_agreement") and len({key[:2] for key in keys}) == 1:  # one place: a body restating a
                 # selected FAQ with the other polarity may only vote
                 evidence = agreeing(evidence, faq_claims(pool))

@@ -63,7 +63,7 @@ def fit_selector(dataset, turns, index, q_emb, q_tfidf, config: SelectConfig, ba
         if config.key_memory:
             group.key_memory = keys.features(group.query, snippet_keys, exclude=own)
 
-    tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
+    tracker = EntityTracker.from_knowledge(dataset.knowledge)
 
     def gold(i):
         return key_entities(dataset.labels[i].knowledge)

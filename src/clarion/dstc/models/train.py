@@ -84,7 +84,7 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     entities = sorted(key_entities(k for i in knowledge_turns for k in dataset.labels[i].knowledge), key=str)
     index.prepare(entities, progress("encoding entity snippets", len(entities)))
     q_tfidf = vectorizer.transform(texts)
-    tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
+    tracker = EntityTracker.from_knowledge(dataset.knowledge)
     sel_emb, sel_tfidf = q_emb, q_tfidf  # the turns as selection and generation see them
     if config.select.strip_names:  # ... without entity names (the entity is tracked from the dialogue)
         sel_emb = embed_without_names(texts, q_emb, tracker, config.dense)
