@@ -382,14 +382,14 @@ def _french_question(directory):
 def test_the_outranking_faq_may_be_farther_than_the_rules_answers(dense_model, tmp_path, monkeypatch):
     """``OUTRANKING_FAQ_COSINE``: "Do they speak French?" is 0.5-0.6 from "What languages are spoken at this
     location?", below the gated rule's answers (``ENTITY_FAQ_COSINE``); that FAQ may still outrank the choice."""
-    from clarion.dstc.models import pipeline
     from clarion.dstc.models.pipeline import DstcModel
+    from clarion.rerank import faq_choice
     from clarion.retrieve.dense import encode
 
     model, _ = dense_model
     data, question, turn = _french_question(tmp_path / "french")
     cosine = float(np.prod(encode([turn, question]), axis=0).sum())
-    assert pipeline.OUTRANKING_FAQ_COSINE <= cosine < faq_rule.ENTITY_FAQ_COSINE
+    assert faq_choice.OUTRANKING_FAQ_COSINE <= cosine < faq_rule.ENTITY_FAQ_COSINE
     offered = []
     monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.zeros(len(emb), dtype=bool))  # never fires
     monkeypatch.setattr(DstcModel, "_outranked", lambda self, _g, _s, _n, faq, *_: offered.append(faq) or True)
@@ -397,7 +397,7 @@ def test_the_outranking_faq_may_be_farther_than_the_rules_answers(dense_model, t
     answered = model.predict(data)[0]
     assert [faq.title for faq in offered] == [question]
     assert answered.response == "The staff speak English and French. Would you like to book a room?"
-    monkeypatch.setattr(pipeline, "OUTRANKING_FAQ_COSINE", faq_rule.ENTITY_FAQ_COSINE)
+    monkeypatch.setattr(faq_choice, "OUTRANKING_FAQ_COSINE", faq_rule.ENTITY_FAQ_COSINE)
     assert model.predict(data)[0].response != answered.response and offered[-1] is None
 
 
@@ -405,15 +405,15 @@ def test_an_unsure_choice_may_be_outranked_by_a_farther_faq_too(dense_model, tmp
     """``PipelineConfig.unsure_outranking``: on a turn the rule fired on and the selector is unsure of, with no FAQ
     within the rule's answering floor, the FAQ at 0.5-0.6 may still outrank the choice ("Do they allow pets at the
     Gonville Hotel?" had got a bathroom review, "Can I bring my dog?" 0.55); models trained before it keep it."""
-    from clarion.dstc.models import pipeline
     from clarion.dstc.models.pipeline import DstcModel
+    from clarion.rerank import faq_choice
 
     model, _ = dense_model
     data, question, _ = _french_question(tmp_path / "unsure")
     offered = []
     monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.ones(len(emb), dtype=bool))  # always fires
     monkeypatch.setattr(DstcModel, "_outranked", lambda self, _g, _s, _n, faq, *_: offered.append(faq) or True)
-    monkeypatch.setattr(pipeline, "FAQ_FALLBACK_CONFIDENCE", 2.0)  # the selector is never sure
+    monkeypatch.setattr(faq_choice, "FAQ_FALLBACK_CONFIDENCE", 2.0)  # the selector is never sure
     monkeypatch.setattr(model.detector.config, "threshold", -1.0)  # every turn is knowledge-seeking
     assert model.config.uses("unsure_outranking")
     answered = model.predict(data)[0]
@@ -580,7 +580,7 @@ def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge
     has a pool?" was as a whole too far from either FAQ to be knowledge-seeking; each part is tried as a turn."""
     from dstc_synthetic import knowledge
 
-    from clarion.dstc.models import pipeline
+    from clarion.rerank import faq_choice
 
     model, _ = dense_model
     kb = knowledge()
@@ -593,14 +593,14 @@ def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge
     ]
     data = _unlabelled(tmp_path / "parts", [context + [{"speaker": "U", "text": t}] for t in texts], kb)
     prepared = model.prepare(data.knowledge)
-    real = pipeline.embed_queries
+    real = faq_choice.embed_queries
     asked = []
 
     def parts_on_the_faq(batch, dense):  # a part about the pool lands on the pool question itself
         asked.extend(batch)
         return real(["Is there a pool at Alpha Lodge?" if "pool" in t else t for t in batch], dense)
 
-    monkeypatch.setattr(pipeline, "embed_queries", parts_on_the_faq)
+    monkeypatch.setattr(faq_choice, "embed_queries", parts_on_the_faq)
     found = model._coordinated_turns(data, prepared, texts, np.zeros(3, dtype=bool))
     assert found.tolist() == [True, False, False]
     assert len(asked) == 4  # the two parts of each coordinated turn, embedded once

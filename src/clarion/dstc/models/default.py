@@ -97,12 +97,17 @@ def _dev_scores(model, dev, progress: Progress) -> dict:
 def ensure_default_model(data_dir: str | Path | None = None, progress: Progress = no_progress, say=None) -> Path:
     """The default model's directory, training it first when absent (``say(message)`` announces that)."""
     from clarion.data.location import dataset_dir
-    from clarion.store import is_complete, writable_cache
+    from clarion.store import is_complete, load_or_train, writable_cache
 
     model = default_model_dir(data_dir)
-    if not is_complete(model):
-        writable_cache()
-        if say is not None:
-            say(f"no default DSTC model yet: training it on {DEFAULT_DATASET} (train split) -> {model}")
-        train_into(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, model, default_config(), progress)
-    return model
+    if is_complete(model):
+        return model
+    writable_cache()
+    announce = f"no default DSTC model yet: training it on {DEFAULT_DATASET} (train split) -> {model}"
+    if say is not None:
+        say(announce)
+
+    def train(directory: Path) -> None:
+        train_into(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, directory, default_config(), progress)
+
+    return load_or_train(model, train, "" if say is not None else announce)
