@@ -129,8 +129,8 @@ def score(hyps, refs, meteor: bool, weight: float = 1.0) -> dict[str, float]:
 
 
 def val_part(model, meteor: bool) -> None:
+    from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.io import load_dataset
     from clarion.dstc.models.generate import NeighbourBank, display_name
     from clarion.dstc.split import dialogue_ids, split_dataset
 
@@ -163,8 +163,8 @@ def val_part(model, meteor: bool) -> None:
 
 
 def oof_part(meteor: bool, folds: int = 5) -> None:
+    from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.io import load_dataset
     from clarion.dstc.models.default import default_config
     from clarion.dstc.models.generate import Generator
     from clarion.dstc.models.train import train
@@ -193,8 +193,8 @@ def oof_part(meteor: bool, folds: int = 5) -> None:
 
 
 def dev_part(model, meteor: bool, resamples: int = 0) -> None:
+    from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.io import load_dataset
     from clarion.dstc.models.generate import Generator
     from clarion.dstc.split import split_dataset
 

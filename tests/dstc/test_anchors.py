@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from clarion.dstc.io import Snippet
-from clarion.dstc.models.anchors import MIN_PLACES, anchored, anchors, aspect_stems, question_stems, stems_of
+from clarion.data.dstc import Snippet
+from clarion.detect.anchors import MIN_PLACES, anchored, anchors, aspect_stems, question_stems, stems_of
 
 
 def _faq(entity: int, doc: int, title: str) -> Snippet:

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
+from clarion.data.dstc import Turn
+from clarion.detect.knowledge import as_question, follow_up_question
 from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, after_clarifying, as_turns
-from clarion.dstc.io import Turn
-from clarion.dstc.models.detect import as_question, follow_up_question
 from clarion.dstc.models.modeldir import save_model
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.errors import InputError, ModelError
@@ -59,7 +59,7 @@ def test_a_question_no_snippet_answers_gets_an_apology_and_no_snippets(grounder,
 def test_a_chain_named_without_its_branch_gets_its_branches_offered(tiny_model):
     from dstc_synthetic import knowledge
 
-    from clarion.dstc.io import parse_knowledge
+    from clarion.data.dstc import parse_knowledge
 
     kb = knowledge()
     for eid, branch in (("7", "CENTRE"), ("8", "NORTH")):
@@ -202,7 +202,7 @@ def test_a_turn_only_the_faq_rule_flags_with_no_place_named_is_not_knowledge_see
 def test_a_request_for_a_choice_naming_no_aspect_is_not_knowledge_seeking(grounder, monkeypatch):
     # "Which one is better?" after two places were offered (dstc11 dev, labelled not knowledge-seeking, as train labels
     # "Which one would you recommend?"); "Which one is quieter at night?" names an aspect and stays knowledge-seeking
-    from clarion.dstc.models.detect import asks_preference_only
+    from clarion.detect.knowledge import asks_preference_only
 
     offered = ["I want a hotel.", "Alpha Lodge and Beta House both fit."]
     assert PipelineConfig().uses("preference_apart") and not PipelineConfig.from_json({}).uses("preference_apart")

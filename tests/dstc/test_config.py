@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from clarion.dstc.models.detect import DetectConfig
+from clarion.detect.knowledge import DetectConfig
 from clarion.dstc.models.generate import Generator
-from clarion.dstc.models.lm import LmConfig
 from clarion.dstc.models.modeldir import STATE, load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
-from clarion.dstc.models.select import SelectConfig, SelectModel
 from clarion.errors import InputError, ModelError
+from clarion.rerank.snippets import SelectConfig, SelectModel
+from clarion.respond.lm import LmConfig
 
 
 @pytest.mark.parametrize(

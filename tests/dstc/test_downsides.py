@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from clarion.data.dstc import Snippet, parse_knowledge
 from clarion.dstc.assistant import Grounder
-from clarion.dstc.io import Snippet, parse_knowledge
-from clarion.dstc.models.downsides import (
+from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.respond.opinions import (
     ASKS_COMPLAINTS,
     asks_downsides,
     asks_opinion,
@@ -17,7 +18,6 @@ from clarion.dstc.models.downsides import (
     praises,
     upsides_response,
 )
-from clarion.dstc.models.pipeline import PipelineConfig
 
 
 def review(doc: int, text: str, sent: int = 0) -> Snippet:

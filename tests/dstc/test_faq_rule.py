@@ -1,4 +1,4 @@
-"""The FAQ-paraphrase rule for DSTC9/10-format knowledge (`clarion.dstc.models.faq_rule`) and its place in predict."""
+"""The FAQ-paraphrase rule for DSTC9/10-format knowledge (`clarion.detect.faq_rule`) and its place in predict."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
-from clarion.dstc.io import Snippet, load_dataset
-from clarion.dstc.models import faq_rule
-from clarion.dstc.models.faq_rule import (
+from clarion.data.dstc import Snippet, load_dataset
+from clarion.detect import faq_rule
+from clarion.detect.faq_rule import (
     FaqRule,
     best_cosines,
     faq_questions,
@@ -225,7 +225,7 @@ def test_the_faq_the_entity_gate_fires_on_is_the_one_it_answers_from():
 def test_an_faq_answer_gets_the_same_faq_of_every_other_tracked_place():
     """``PipelineConfig.faq_every_place``: "Do the Gonville Hotel and the Lensfield Hotel have gyms?" had been answered
     from the Lensfield's gym FAQ alone."""
-    from clarion.dstc.io import Snippet
+    from clarion.data.dstc import Snippet
     from clarion.dstc.models.pipeline import DstcModel
 
     questions = unit([[1, 0, 0], [0.9, 0.436, 0], [0, 1, 0]])  # one place's gym, the other's gym, its parking
@@ -431,7 +431,7 @@ def test_an_unremembered_choice_farther_than_the_faq_yields_to_it():
     from types import SimpleNamespace
 
     from clarion.dstc.models.pipeline import FAQ_OUTRANKS, DstcModel
-    from clarion.dstc.models.select import Group, Selector
+    from clarion.rerank.snippets import Group, Selector
 
     model = DstcModel(PipelineConfig(), None, Selector(), None, None)
     model.selector.threshold = 0.5
@@ -463,9 +463,9 @@ def test_a_memory_of_another_question_does_not_keep_the_faq_from_outranking():
     gold was a room-size review; the room-service FAQ's question is far closer to the turn than to that question."""
     from types import SimpleNamespace
 
-    from clarion.dstc.io import Snippet
+    from clarion.data.dstc import Snippet
     from clarion.dstc.models.pipeline import DstcModel
-    from clarion.dstc.models.select_keys import KeyMemory
+    from clarion.rerank.snippet_memory import KeyMemory
 
     review = Snippet("hotel", 1, 8, 0, "review", "", "The room was large.", "")
     faq = Snippet("hotel", 1, 35, None, "faq", "room service", "No room service.", "")
@@ -497,7 +497,7 @@ def test_a_question_about_two_things_gets_the_faq_of_each(dense_model, tmp_path)
     each part of the question now gets the place's closest FAQ; models trained before it leave the turn alone."""
     from dstc_synthetic import knowledge
 
-    from clarion.dstc.models.detect import coordinated_parts
+    from clarion.detect.knowledge import coordinated_parts
 
     model, _ = dense_model
     kb = knowledge()
@@ -526,8 +526,8 @@ def test_a_question_about_two_things_gets_the_faq_of_each(dense_model, tmp_path)
 def test_an_accessibility_faq_gives_way_to_the_places_faq_within_the_answering_floor():
     """``PipelineConfig.accessibility_apart``: "Do they have parking?" had been answered "Accessible parking is not
     available at Limehouse." though Limehouse's "What type of parking is available?" answers it."""
-    from clarion.dstc.io import Snippet
-    from clarion.dstc.models.faq_rule import answering_faqs, asks_accessibility
+    from clarion.data.dstc import Snippet
+    from clarion.detect.faq_rule import answering_faqs, asks_accessibility
 
     assert asks_accessibility("Is there a lift available for wheelchairs?")
     assert asks_accessibility("Do you have accessible parking?") and asks_accessibility("Any disabled access?")
@@ -553,8 +553,8 @@ def test_an_accessibility_faq_gives_way_to_the_places_faq_within_the_answering_f
 def test_an_faq_about_guests_age_gives_way_to_the_places_faq_within_the_answering_floor(dense_model):
     """``PipelineConfig.age_apart``: "Can I check in early?" at the Alexander Bed and Breakfast had got "You must be at
     least 18 years old to check into Alexander Bed and Breakfast."."""
-    from clarion.dstc.io import Snippet
-    from clarion.dstc.models.faq_rule import answering_faqs, asks_accessibility, asks_age
+    from clarion.data.dstc import Snippet
+    from clarion.detect.faq_rule import answering_faqs, asks_accessibility, asks_age
 
     assert asks_age("What is the minimum age of entry to check in at the hotel?") and asks_age("How old must I be?")
     assert not asks_age("Can I check in early?") and not asks_age("What time is check-in?")

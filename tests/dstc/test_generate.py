@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
-from clarion.dstc.io import Snippet, load_dataset
+from clarion.data.dstc import Snippet, load_dataset
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import (
     FOLLOW_UP,

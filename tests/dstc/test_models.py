@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clarion.dstc.io import Label, Snippet, load_dataset, parse_labels, predictions_to_json
+from clarion.data.dstc import Label, Snippet, load_dataset, parse_labels, predictions_to_json
+from clarion.data.dstc_schema import Format
 from clarion.dstc.models.entities import EntityTracker, aliases, distinctive_words, short_forms
 from clarion.dstc.models.generate import (
     NeighbourBank,
@@ -20,10 +21,9 @@ from clarion.dstc.models.generate import (
 )
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
-from clarion.dstc.models.select import Selector
 from clarion.dstc.models.train import train
-from clarion.dstc.schema import Format
 from clarion.errors import InputError, ModelError
+from clarion.rerank.snippets import Selector
 from clarion.retrieve.profile import KnowledgeProfile
 
 NAMES = {
@@ -596,7 +596,7 @@ def test_a_selection_unlike_the_turn_is_unrelated():
 def test_an_faq_aspect_the_place_has_no_faq_for_is_unknown():
     from types import SimpleNamespace
 
-    from clarion.dstc.models.faq_rule import FaqRule
+    from clarion.detect.faq_rule import FaqRule
     from clarion.dstc.models.pipeline import DstcModel
 
     def unit(rows):
@@ -630,9 +630,9 @@ def test_an_faq_aspect_the_place_has_no_faq_for_is_unknown():
 def test_a_review_aspect_the_places_reviews_never_touch_is_absent():
     from types import SimpleNamespace
 
-    from clarion.dstc.io import parse_knowledge
-    from clarion.dstc.models.candidates import KnowledgeIndex
+    from clarion.data.dstc import parse_knowledge
     from clarion.dstc.models.pipeline import DstcModel
+    from clarion.retrieve.knowledge import KnowledgeIndex
 
     def unit(rows):
         rows = np.asarray(rows, dtype=float)
@@ -671,8 +671,8 @@ def test_a_review_aspect_the_places_reviews_never_touch_is_absent():
 def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers():
     from types import SimpleNamespace
 
-    from clarion.dstc.io import Snippet
-    from clarion.dstc.models.faq_rule import FaqRule
+    from clarion.data.dstc import Snippet
+    from clarion.detect.faq_rule import FaqRule
     from clarion.dstc.models.pipeline import DstcModel
 
     def unit(rows):
@@ -763,8 +763,8 @@ def test_load_refuses_bank_arrays_without_a_row_per_response(tiny_model, tmp_pat
 
 
 def test_specific_words_are_in_the_knowledge_of_few_places():
-    from clarion.dstc.io import parse_knowledge
-    from clarion.dstc.models.candidates import KnowledgeIndex
+    from clarion.data.dstc import parse_knowledge
+    from clarion.retrieve.knowledge import KnowledgeIndex
 
     places = {
         str(i): {"name": f"PLACE {i}", "faqs": {}, "reviews": {"0": {"sentences": {"0": "The food was good."}}}}

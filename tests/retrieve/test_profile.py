@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clarion.dstc.io import parse_knowledge
+from clarion.data.dstc import parse_knowledge
 from clarion.dstc.models.entities import EntityTracker, aliases
 from clarion.retrieve.profile import KnowledgeProfile
 

@@ -12,22 +12,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from clarion.dstc.io import Dataset
-from clarion.dstc.models.detect import (
+from clarion.data.dstc import Dataset
+from clarion.data.dstc_schema import Format
+from clarion.detect.knowledge import (
     as_question,
     asks_preference_only,
     coordinated_parts,
     follow_up_question,
     might_ask_preference,
 )
-from clarion.dstc.models.downsides import REVIEW_CUE
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import (
     display_name,
     swap_entity,
 )
 from clarion.dstc.models.turns import context_texts, embed_queries, embed_without_names, query_texts
-from clarion.dstc.schema import Format
+from clarion.respond.opinions import REVIEW_CUE
 
 if TYPE_CHECKING:
     from clarion.dstc.models.pipeline import PreparedKnowledge
@@ -127,7 +127,7 @@ class TurnDetection:
     @staticmethod
     def _follow_ups(dataset: Dataset, texts: list[str], prepared: PreparedKnowledge) -> list[str]:
         """``texts`` with each elliptical follow-up about another place read as the question it follows
-        (:func:`~clarion.dstc.models.detect.follow_up_question`), that question's place swapped for the one named
+        (:func:`~clarion.detect.knowledge.follow_up_question`), that question's place swapped for the one named
         now: "How about at the Gonville Hotel?" after "Do they have free parking at the Lensfield Hotel?" asks "Do
         they have free parking at the Gonville Hotel?" (with several places on either side, the question's names are
         cut; the tracker has the new ones from the turn itself). A follow-up pointing at a place ("And the other
@@ -154,7 +154,7 @@ class TurnDetection:
 
     def _aspect_requests(self, texts: list[str], dataset: Dataset, tracker: EntityTracker) -> np.ndarray:
         """Turns that request information about an aspect of a tracked place in another form than a question
-        ("Tell me about the breakfast at the Alexander B&B.", :func:`~clarion.dstc.models.detect.as_question`) and
+        ("Tell me about the breakfast at the Alexander B&B.", :func:`~clarion.detect.knowledge.as_question`) and
         that the detector finds knowledge-seeking when asked as one ("How is the breakfast at ...?"). In the train
         split of dstc11_track5, 90 of the 101 last user turns opening so are booking requests about a place itself
         ("Tell me about the Portuguese restaurant", "What about the one in the north?"), which the detector learnt;
@@ -187,7 +187,7 @@ class TurnDetection:
     def _coordinated_turns(
         self, dataset: Dataset, prepared: PreparedKnowledge, texts: list[str], known: np.ndarray
     ) -> np.ndarray:
-        """The turns not in ``known`` whose last question joins parts with "and" (:func:`~clarion.dstc.models.detect.
+        """The turns not in ``known`` whose last question joins parts with "and" (:func:`~clarion.detect.knowledge.
         coordinated_parts`, names cut) of which one meets the gated FAQ rule as a turn would (its threshold, or a
         tracked place's own FAQ at ``DetectConfig.entity_faq_cosine``): "Can you tell me whether the Gonville Hotel
         has a gym and whether it has a pool?" is as far from either FAQ as a whole as it is near each in parts."""

@@ -74,7 +74,7 @@ class EntityTracker:
 
     @classmethod
     def from_knowledge(cls, knowledge) -> EntityTracker:
-        """Build from a :class:`~clarion.dstc.io.Knowledge`: its names, and its profile
+        """Build from a :class:`~clarion.data.dstc.Knowledge`: its names, and its profile
         (:class:`~clarion.retrieve.profile.KnowledgeProfile`) for the words that name no place alone."""
         return cls.from_names(knowledge.entity_names, KnowledgeProfile.from_knowledge(knowledge, _NAME_GENERIC))
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import takewhile
 
-from clarion.dstc.io import Label
-from clarion.dstc.models.candidates import KnowledgeIndex
+from clarion.data.dstc import Label
 from clarion.dstc.models.generate import (
     display_name,
 )
+from clarion.retrieve.knowledge import KnowledgeIndex
 
 MAX_BRANCHES = 5
 """The most branches of a chain offered when a dialogue names the chain alone (more: which place, generally)."""

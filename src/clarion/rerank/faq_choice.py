@@ -13,17 +13,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from clarion.dstc.io import Label, Snippet, key_entities
-from clarion.dstc.models.anchors import anchored, anchors, aspect_stems
-from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.detect import (
-    coordinated_parts,
-)
-from clarion.dstc.models.downsides import (
-    asks_opinion,
-)
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.faq_rule import (
+from clarion.data.dstc import Label, Snippet, key_entities
+from clarion.detect.anchors import anchored, anchors, aspect_stems
+from clarion.detect.faq_rule import (
     ENTITY_FAQ_COSINE,
     GATE_MARGIN,
     FaqRule,
@@ -33,6 +25,10 @@ from clarion.dstc.models.faq_rule import (
     other_end_of_stay,
     stay_end,
 )
+from clarion.detect.knowledge import (
+    coordinated_parts,
+)
+from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import (
     closed,
     follow_up_for,
@@ -41,6 +37,10 @@ from clarion.dstc.models.generate import (
     with_faq_answers,
 )
 from clarion.dstc.models.turns import embed_queries
+from clarion.respond.opinions import (
+    asks_opinion,
+)
+from clarion.retrieve.knowledge import KnowledgeIndex
 
 FAQ_FALLBACK_CONFIDENCE = 0.5
 """DSTC11-format knowledge: a turn that paraphrases an FAQ question (the gated rule) is answered from that FAQ when
@@ -55,7 +55,7 @@ selector chose, for :attr:`PipelineConfig.faq_fallback_memory` to answer from th
 
 OUTRANKING_FAQ_COSINE = 0.5
 """The least cosine (names cut) between the turn and the place's FAQ that may outrank the selector's choice
-(:meth:`DstcModel._outranked`); below :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE`, where the gated rule's
+(:meth:`DstcModel._outranked`); below :data:`~clarion.detect.faq_rule.ENTITY_FAQ_COSINE`, where the gated rule's
 own answers stop: "Do they speak French?" is 0.52 from the Lensfield Hotel's "What languages are spoken at this
 location?", whose answer lists French, and the selector chose reviews about noise (train CV: no turn changes)."""
 
@@ -90,7 +90,7 @@ class FaqChoice:
 
     def _other_end_of_stay(self, snippets: Sequence[Snippet], turn_text: str) -> np.ndarray:
         """With ``stay_ends_apart``: which of ``snippets`` are FAQs about the end of a stay the turn does not ask about
-        (:func:`~clarion.dstc.models.faq_rule.other_end_of_stay`: "Can I check in early?" and "What time is
+        (:func:`~clarion.detect.faq_rule.other_end_of_stay`: "Can I check in early?" and "What time is
         check-out?"), which neither the selector nor the FAQ rule may answer it from."""
         out = np.zeros(len(snippets), dtype=bool)
         if self.config.uses("stay_ends_apart") and stay_end(turn_text) is not None:  # most turns name neither end
@@ -212,8 +212,8 @@ class FaqChoice:
     ) -> Label:
         """``label`` with, for a turn asking about two things of one place ("Do they have a pool and a gym?", which
         had been answered from the pool FAQ alone) and answered from an FAQ, the place's FAQ closest to each part of
-        the question (:func:`~clarion.dstc.models.detect.coordinated_parts`, names cut) within
-        :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE` that is not selected yet: its key joins the snippets
+        the question (:func:`~clarion.detect.knowledge.coordinated_parts`, names cut) within
+        :data:`~clarion.detect.faq_rule.ENTITY_FAQ_COSINE` that is not selected yet: its key joins the snippets
         and its answer the response unless the response holds all of its words (check-in's answer is not covered by
         check-out's, though they share half their stems)."""
         places = key_entities(label.knowledge)

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from clarion.dstc.io import Label, key_entities
-from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.faq_rule import (
+from clarion.data.dstc import Label, key_entities
+from clarion.detect.faq_rule import (
     FaqRule,
 )
+from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import (
     display_name,
     snippets_used,
 )
 from clarion.rerank.faq_choice import OUTRANKING_FAQ_COSINE
+from clarion.retrieve.knowledge import KnowledgeIndex
 
 REVIEW_ASPECT_GAP = 0.2
 """With :attr:`PipelineConfig.review_floor`: how much closer to the turn the other places' reviews (the mean of their

@@ -17,7 +17,7 @@ from enum import Enum
 
 import numpy as np
 
-from clarion.dstc.io import key_entities
+from clarion.data.dstc import key_entities
 from clarion.dstc.models.entities import EntityTracker
 from clarion.respond.faq_answers import asks_open, with_faq_answers, without_polar_opener, yes_to_the_opposite
 from clarion.respond.follow_up import closed, follow_up_for, split_follow_up, with_follow_up
@@ -31,7 +31,7 @@ class Generator(str, Enum):
     template = "template"
     neighbour = "neighbour"
     consensus = "consensus"
-    lm = "lm"  # SmolLM2-135M fine-tuned on the training responses (clarion.dstc.models.lm)
+    lm = "lm"  # SmolLM2-135M fine-tuned on the training responses (clarion.respond.lm)
 
 
 @dataclass

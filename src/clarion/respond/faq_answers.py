@@ -75,7 +75,7 @@ def without_polar_opener(body: str) -> str:
 
 
 def faq_answers(snippets: Sequence) -> list[tuple[str, str | None]]:
-    """``(answer, entity name)`` of the FAQs among ``snippets`` (:class:`~clarion.dstc.io.Snippet`), for
+    """``(answer, entity name)`` of the FAQs among ``snippets`` (:class:`~clarion.data.dstc.Snippet`), for
     :func:`with_faq_answers`."""
     return [(s.body, s.entity_name) for s in snippets if s.doc_type == "faq"]
 

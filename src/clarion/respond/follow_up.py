@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from clarion.dstc.io import key_entities
+from clarion.data.dstc import key_entities
 from clarion.text import _SENTENCE_END, content_words, negated
 
 FOLLOW_UP = "Would you like to make a reservation?"

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clarion.dstc.io import Label
-from clarion.dstc.models.downsides import ASKS_COMPLAINTS
+from clarion.data.dstc import Label
 from clarion.respond.consensus import Generator, consensus_choice, consensus_pool, neighbour_response
 from clarion.respond.faq_answers import agreeing, faq_answers, faq_claims
 from clarion.respond.follow_up import follow_up_for
 from clarion.respond.names import display_name
+from clarion.respond.opinions import ASKS_COMPLAINTS
 from clarion.respond.pool import Pool, mean_embedding, with_detail_penalty
 from clarion.respond.template import snippets_response
 

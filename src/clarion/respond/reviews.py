@@ -9,18 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cached_property
 
-from clarion.dstc.io import Label, Snippet, key_entities
-from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.downsides import (
-    ASKS_DOWNSIDES,
-    ASKS_UPSIDES,
-    asks_downsides,
-    asks_upsides,
-    complaints,
-    downsides_response,
-    praises,
-    upsides_response,
-)
+from clarion.data.dstc import Label, Snippet, key_entities
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import (
     Pool,
@@ -32,6 +21,17 @@ from clarion.dstc.models.generate import (
     snippets_response,
     words_of,
 )
+from clarion.respond.opinions import (
+    ASKS_DOWNSIDES,
+    ASKS_UPSIDES,
+    asks_downsides,
+    asks_upsides,
+    complaints,
+    downsides_response,
+    praises,
+    upsides_response,
+)
+from clarion.retrieve.knowledge import KnowledgeIndex
 
 DISH_SHARE = 0.2
 """A dish the user names (:meth:`DstcModel._dish_snippets`) is a word in the knowledge of at most this share of the
@@ -93,7 +93,7 @@ class ReviewAnswers:
     def _asks_opinion(self, text: str, tracker: EntityTracker) -> str | None:
         """``"downsides"`` (with ``downsides``) when the turn asks what guests dislike about a place, ``"upsides"``
         (with ``upsides``) when it asks what they like, naming no aspect
-        (:func:`~clarion.dstc.models.downsides.asks_downsides`, :func:`~clarion.dstc.models.downsides.asks_upsides`,
+        (:func:`~clarion.respond.opinions.asks_downsides`, :func:`~clarion.respond.opinions.asks_upsides`,
         names cut); else None."""
         if self.config.uses("downsides") and ASKS_DOWNSIDES.search(text):  # most turns: no names to cut
             return "downsides" if asks_downsides(tracker.strip_names(text)) else None
@@ -103,8 +103,8 @@ class ReviewAnswers:
 
     def _opinions(self, index: KnowledgeIndex, entity: tuple, opinion: str) -> Label:
         """The answer to what guests dislike (``opinion`` ``"downsides"``) or like (``"upsides"``) about ``entity``:
-        its reviews' complaints or praise (:func:`~clarion.dstc.models.downsides.complaints`,
-        :func:`~clarion.dstc.models.downsides.praises`) in reported speech, or that there are none."""
+        its reviews' complaints or praise (:func:`~clarion.respond.opinions.complaints`,
+        :func:`~clarion.respond.opinions.praises`) in reported speech, or that there are none."""
         name = display_name(index.knowledge.entity_names.get(entity))
         if opinion == "downsides":
             found = complaints(index.snippets(entity))

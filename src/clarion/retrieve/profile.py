@@ -48,7 +48,7 @@ class KnowledgeProfile:
 
     @classmethod
     def from_knowledge(cls, knowledge, kinds: frozenset[str] = frozenset()) -> KnowledgeProfile:
-        """The profile of a :class:`~clarion.dstc.io.Knowledge` (its names, cities and snippets); ``kinds``: words
+        """The profile of a :class:`~clarion.data.dstc.Knowledge` (its names, cities and snippets); ``kinds``: words
         for a kind of place ("hotel", "lodge"), never taken for a city."""
         names = {key: name for key, name in knowledge.entity_names.items() if key[1] != "*" and name}
         cities = frozenset(" ".join(_words(c)) for c in getattr(knowledge, "entity_cities", {}).values() if c)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from clarion.bounds import FLAG, Bound, as_choice, check_fields
-from clarion.dstc.models.detect import DetectConfig
+from clarion.detect.knowledge import DetectConfig
 from clarion.dstc.models.generate import Generator
-from clarion.dstc.models.lm import LmConfig
-from clarion.dstc.models.select import SelectConfig, SelectModel
 from clarion.errors import InputError
+from clarion.rerank.snippets import SelectConfig, SelectModel
+from clarion.respond.lm import LmConfig
 from clarion.rules import RULES, default_rules, resolved
 
 CONFIG_FORMAT = 2

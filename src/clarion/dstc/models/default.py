@@ -23,7 +23,7 @@ def default_config() -> PipelineConfig:
 
 def data_fingerprint(directory: Path, split: DataSplit, labels: bool = True) -> str:
     """A short hash of the data directory's files (with labels.json unless ``labels`` is off) and the split."""
-    from clarion.dstc.io import KNOWLEDGE, LABELS, LOGS
+    from clarion.data.dstc import KNOWLEDGE, LABELS, LOGS
     from clarion.store import fingerprint_files
 
     names = [LOGS, KNOWLEDGE] + ([LABELS] if labels else [])
@@ -51,7 +51,7 @@ def train_into(
     A model trained on the train side records its dev scores (official-compatible, DSTC11 without METEOR) in
     ``meta.json``. Returns the model directory.
     """
-    from clarion.dstc.io import load_dataset
+    from clarion.data.dstc import load_dataset
     from clarion.dstc.models.modeldir import save_model
     from clarion.dstc.models.pipeline import apply_split
     from clarion.dstc.models.train import train
@@ -79,9 +79,9 @@ def _dev_scores(model, dev, progress: Progress) -> dict:
     (its detection and selection are the ``consensus`` generator's, which answers without the LM)."""
     from dataclasses import replace
 
+    from clarion.data.dstc_schema import Format
     from clarion.dstc.evaluate import SCORERS
     from clarion.dstc.models.generate import Generator
-    from clarion.dstc.schema import Format
 
     if not dev.contexts:
         return {}

@@ -1,7 +1,7 @@
 """The DSTC pipeline: detect -> track the entity -> select snippets -> respond (DESIGN.md's pipeline shape).
 
-:func:`train` fits a :class:`DstcModel` on a labelled :class:`~clarion.dstc.io.Dataset`; :meth:`DstcModel.predict`
-returns one :class:`~clarion.dstc.io.Label` per context, for either track format (DSTC9/10 predictions rank
+:func:`train` fits a :class:`DstcModel` on a labelled :class:`~clarion.data.dstc.Dataset`; :meth:`DstcModel.predict`
+returns one :class:`~clarion.data.dstc.Label` per context, for either track format (DSTC9/10 predictions rank
 ``rank_k`` snippets and answer with the template, i.e. the best FAQ's answer, since the neighbour bank holds
 DSTC11 review summaries; DSTC11 predictions keep every snippet above the calibrated threshold). The detector
 is OR'ed with the FAQ-paraphrase rule of :mod:`.faq_rule` (for DSTC11-format knowledge its gated form); a DSTC11
@@ -20,19 +20,19 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from clarion.detect.knowledge_turns import TurnDetection, TurnViews
-from clarion.dialogue.which import MAX_BRANCHES, WhichOne  # noqa: F401 (MAX_BRANCHES: re-exported)
-from clarion.dstc.io import Dataset, Knowledge, Label
-from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.config import PipelineConfig
-from clarion.dstc.models.detect import (
-    Detector,
-)
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.faq_rule import (
+from clarion.data.dstc import Dataset, Knowledge, Label
+from clarion.data.dstc_schema import Format
+from clarion.detect.faq_rule import (
     FaqRule,
     faq_questions,
 )
+from clarion.detect.knowledge import (
+    Detector,
+)
+from clarion.detect.knowledge_turns import TurnDetection, TurnViews
+from clarion.dialogue.which import MAX_BRANCHES, WhichOne  # noqa: F401 (MAX_BRANCHES: re-exported)
+from clarion.dstc.models.config import PipelineConfig
+from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import (
     Generator,
     NeighbourBank,
@@ -41,17 +41,13 @@ from clarion.dstc.models.generate import (
     follow_up_for,
     lm_consensus_response,
 )
-from clarion.dstc.models.lm import lm_prompt
-from clarion.dstc.models.memory import memory_features
 from clarion.dstc.models.progress import Progress, no_progress
-from clarion.dstc.models.select import N_DENSE, Selector
 from clarion.dstc.models.turns import (  # noqa: F401 (embed_without_names: re-exported)
     context_texts,
     embed_queries,
     embed_without_names,
     query_texts,
 )
-from clarion.dstc.schema import Format
 from clarion.errors import ModelError
 from clarion.rerank.faq_choice import (  # noqa: F401 (FAQ_OUTRANKS: re-exported)
     FAQ_FALLBACK_CONFIDENCE,
@@ -59,9 +55,13 @@ from clarion.rerank.faq_choice import (  # noqa: F401 (FAQ_OUTRANKS: re-exported
     OUTRANKING_FAQ_COSINE,
     FaqChoice,
 )
+from clarion.rerank.response_memory import memory_features
+from clarion.rerank.snippets import N_DENSE, Selector
 from clarion.respond.abstain import Abstaining
 from clarion.respond.generation import Responding, Turn
+from clarion.respond.lm import lm_prompt
 from clarion.respond.reviews import DISH_SHARE, ReviewAnswers  # noqa: F401 (DISH_SHARE: re-exported)
+from clarion.retrieve.knowledge import KnowledgeIndex
 
 
 class DataSplit(str, Enum):
@@ -101,7 +101,7 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
     vectorizer: object
     bank: NeighbourBank
     lm: object | None = None
-    """The fine-tuned :class:`~clarion.dstc.models.lm.LmGenerator` (models trained with ``--generator lm``)."""
+    """The fine-tuned :class:`~clarion.respond.lm.LmGenerator` (models trained with ``--generator lm``)."""
     lm_dir: Path | None = None
     """Where :attr:`lm` is loaded from on first use (a saved model whose directory holds ``lm.safetensors``)."""
     faq_negatives: np.ndarray | None = None
@@ -218,7 +218,7 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
         """Answer ``turns`` with the fine-tuned LM (the selected snippets in the prompt): its candidates, chosen
         by MBR against each other and the turn's consensus pool (:func:`lm_consensus_response`)."""
         if self.lm is None and self.lm_dir is not None:
-            from clarion.dstc.models.lm import LmGenerator
+            from clarion.respond.lm import LmGenerator
 
             self.lm = LmGenerator.load(self.lm_dir, self.config.lm)
         names = dataset.knowledge.entity_names

@@ -1,9 +1,9 @@
 """Training the DSTC pipeline on a labelled dataset (CPU, a couple of minutes on dstc11_track5 train).
 
-1. Detection: :class:`~clarion.dstc.models.detect.Detector` on every context's last user turn.
-2. Selection: a TF-IDF vectorizer over the knowledge snippets; the :class:`~clarion.dstc.models.select.Selector`
+1. Detection: :class:`~clarion.detect.knowledge.Detector` on every context's last user turn.
+2. Selection: a TF-IDF vectorizer over the knowledge snippets; the :class:`~clarion.rerank.snippets.Selector`
    is fitted and its threshold calibrated on out-of-fold scores by
-   :func:`~clarion.dstc.models.select_fit.fit_selector`.
+   :func:`~clarion.rerank.snippets_fit.fit_selector`.
 3. Generation: the neighbour bank (training responses, query and gold-knowledge embeddings, entity names); with
    the ``lm`` generator also SmolLM2-135M fine-tuned on the responses (about 35 minutes on dstc11_track5 train).
 """
@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from clarion.dstc.io import Dataset, key_entities
-from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.detect import Detector
+from clarion.data.dstc import Dataset, key_entities
+from clarion.detect.knowledge import Detector
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import Generator, NeighbourBank, body_texts, display_name, mean_embedding
-from clarion.dstc.models.lm import LmGenerator, lm_prompt
 from clarion.dstc.models.pipeline import (
     DstcModel,
     PipelineConfig,
@@ -26,8 +24,10 @@ from clarion.dstc.models.pipeline import (
     query_texts,
 )
 from clarion.dstc.models.progress import Progress, no_progress
-from clarion.dstc.models.select_fit import fit_selector
 from clarion.errors import InputError
+from clarion.rerank.snippets_fit import fit_selector
+from clarion.respond.lm import LmGenerator, lm_prompt
+from clarion.retrieve.knowledge import KnowledgeIndex
 
 
 def _bank(dataset, knowledge_turns, index, q_emb, body_tracker: EntityTracker | None = None) -> NeighbourBank:

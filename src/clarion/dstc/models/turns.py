@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from clarion.dstc.io import Dataset
+from clarion.data.dstc import Dataset
 from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.select import N_DENSE
+from clarion.rerank.snippets import N_DENSE
 
 
 def embed_queries(texts: list[str], dense: bool, cached: bool = False) -> np.ndarray:
