@@ -47,7 +47,7 @@ _MIN_ALIAS = 4
 _CAPITAL_FORM = 3  # a name's 3-letter form counts only written as a name: "Ask", "ASK" (capital_forms)
 
 
-_DANGLING = {"of", "in", "by", "at", "and", "the", "a"}  # "University Club of [San Francisco]" is no alias
+_DANGLING = {"of", "in", "by", "at", "and", "the", "a"}  # "University Club of [Bayview]" is no alias
 
 
 # Number words: "two two" of "Restaurant Two Two" is no alias alone; a spoken zip code ends "nine four one two two".
@@ -57,7 +57,7 @@ _NUMBER_WORDS = set(
 )
 
 
-# Words that join a name's distinctive words ("the Cambridge Belfry", "A and B"), besides the words several names share.
+# Words that join a name's distinctive words ("the Avonford Belfry", "A and B"), besides the words several names share.
 _FUNCTION_WORDS = frozenset("the a an and of in at by to or on for is any some few".split())
 
 
@@ -119,7 +119,7 @@ def aliases(
         forms |= {full.removesuffix(suffix) for suffix in _WRITTEN_SUFFIXES}
     if " - " in name:  # "Tadu Ethiopian Kitchen - Mission Bay": the chain's name without its branch
         forms.add(normalise(name.split(" - ")[0]).strip())
-    for form in list(forms):  # "Four Seasons Hotel San Francisco": the name without its city
+    for form in list(forms):  # "Four Seasons Hotel Bayview": the name without its city
         for city in profile.cities:
             if form.endswith(" " + city):
                 forms.add(form[: -len(city) - 1].strip())
@@ -204,7 +204,7 @@ _NAME_GENERIC = frozenset(w for phrase in _GENERIC for w in phrase.split())
 def distinctive_words(names: dict[tuple, str | None], profile: KnowledgeProfile = _NO_PROFILE) -> dict[str, tuple]:
     """Words of a name that no other entity's name holds and that may call it on their own, capitalised, when nothing
     else names a place (:meth:`EntityTracker.word_mentions`): 5+ letters, no generic place word, none the ``profile``
-    stops ("marriott" of HUNTINGDON MARRIOTT HOTEL, "belfry" of THE CAMBRIDGE BELFRY; not "hotel")."""
+    stops ("marriott" of HUNTINGDON MARRIOTT HOTEL, "belfry" of THE AVONFORD BELFRY; not "hotel")."""
     owners: dict[str, set[tuple]] = {}
     for key, name in names.items():
         if key[1] != "*":
@@ -222,8 +222,8 @@ def distinctive_words(names: dict[tuple, str | None], profile: KnowledgeProfile 
 
 
 def shared_words(names: dict[tuple, str | None], profile: KnowledgeProfile = _NO_PROFILE) -> frozenset[str]:
-    """Words of the aliases of two or more entities ("restaurant", "guesthouse", "lodge", "cambridge", "pizza"),
-    function words, and two of them written as one ("marketplace", "sanfrancisco"): the parts of a name that do not
+    """Words of the aliases of two or more entities ("restaurant", "guesthouse", "lodge", "avonford", "pizza"),
+    function words, and two of them written as one ("marketplace", "bayview"): the parts of a name that do not
     tell it from the others (:meth:`EntityTracker.fuzzy_mentions`)."""
     owners: dict[str, set[tuple]] = {}
     for key, name in names.items():

@@ -190,7 +190,7 @@ class EntityTracker:
 
     def capital_mentions(self, text: str) -> list[tuple[int, int, set[tuple]]]:
         """The 3-letter forms of names (:func:`capital_forms`) in ``text`` written as names, not at the start of a
-        sentence, as (start, end, keys): "Pizza Hut City Centre, Ask, and Zizzi Cambridge", "Is Ask in the south?";
+        sentence, as (start, end, keys): "Pizza Hut City Centre, Ask, and Zizzi Avonford", "Is Ask in the south?";
         not "Ask them about parking." nor "I will ask"."""
         if self._capital_pattern is None:
             return []

@@ -54,7 +54,7 @@ class Abstaining:
     def _absent_review_aspect(self, index: KnowledgeIndex, turn_emb: np.ndarray, snippets, group, chosen) -> bool:
         """Whether the chosen snippets are reviews of one place none of whose review sentences is within
         ``review_floor`` of the turn (names cut), while the other places of its domain have reviews about it (their 10
-        closest sentences :data:`REVIEW_ASPECT_GAP` closer on average): "Is it noisy?" about Zizzi Cambridge, whose
+        closest sentences :data:`REVIEW_ASPECT_GAP` closer on average): "Is it noisy?" about Zizzi Avonford, whose
         reviews never mention noise, music or atmosphere, got a borrowed answer from four unrelated sentences (best
         cosine 0.20, above ``abstain_cosine``). Every train turn answered from one place's reviews has a review of
         that place at least 0.258 from it (scratch ``/work/notes/exp/s60/feas2.py``); in train CV it fired once in

@@ -7,6 +7,32 @@
   one, follow-up questions cut off, the MBR body chosen, a selected FAQ's answer added when the body lacks it
   (:mod:`clarion.respond.faq_answers`), and a closing question appended (:mod:`clarion.respond.follow_up`).
 - ``lm``: the fine-tuned SmolLM2's candidates chosen by MBR against themselves and the consensus pool.
+
+Options of :func:`consensus_pool`:
+
+``overlap``: when no training turn answered exactly ``keys`` (a selection that missed or added a snippet), the
+turns whose gold set overlaps it by at least this Jaccard join with weight ``exact_weight`` x Jaccard, as members
+of their own even when they are among the nearest too (so such a turn votes for itself as well; None: off).
+
+``entity_names`` ((domain, entity id) -> name of the selected entities; None: off): when ``keys`` span several
+entities, a comparison answer has every entity renamed (:func:`entity_renames`, with the bank's
+``entity_names``), and only comparisons may be chosen when the pool holds one (a one-entity answer leaves out
+the other entities).
+
+``tracker`` (the knowledge base's entity names; None: off): a body that still names an entity outside the
+selection once renamed (a training comparison of three places, "... and Allenbell had no views on the noise",
+borrowed for two) votes but cannot be chosen; so does a comparison of more places than the selection, whose
+extra place may go by a short form no alias catches ("The Pizza Hut", "Midsummer").
+
+``relevance`` (None: off; needs the bank's ``body_emb``): when no training turn answered exactly ``keys``, a body
+whose cosine to the turn (``query_emb``) is more than this below the best choosable body's votes but cannot be
+chosen. Such a pool gathers answers about the same knowledge, and its MBR centre can be about another aspect of
+it ("the portion sizes" for "Is the food authentic?"); docs/dstc_generation.md has the measurements.
+
+``exact_relevance`` (None: off; needs ``body_emb``): when training turns answered exactly ``keys``, their bodies
+stay choosable and any other body whose cosine to the turn is more than this below the best of theirs votes but
+cannot be chosen (four bed reviews selected, the exact-set answer about the beds, and the pool's centre among its
+many answers about the same place's rooms: "Most guest reviews have spoken of large rooms").
 """
 
 from __future__ import annotations
@@ -131,58 +157,13 @@ def consensus_pool(
     restaurant) or, when ``keys`` are about one entity, about several (a comparison, which names the other entity:
     "The portions at Efes ..., but views are mixed on the portion sizes at X").
 
-    ``overlap``: when no training turn answered exactly ``keys`` (a selection that missed or added a snippet), the
-    turns whose gold set overlaps it by at least this Jaccard join with weight ``exact_weight`` x Jaccard, as members
-    of their own even when they are among the nearest too (so such a turn votes for itself as well; None: off).
-
-    ``entity_names`` ((domain, entity id) -> name of the selected entities; None: off): when ``keys`` span several
-    entities, a comparison answer has every entity renamed (:func:`entity_renames`, with the bank's
-    ``entity_names``), and only comparisons may be chosen when the pool holds one (a one-entity answer leaves out
-    the other entities).
-
-    ``tracker`` (the knowledge base's entity names; None: off): a body that still names an entity outside the
-    selection once renamed (a training comparison of three places, "... and Allenbell had no views on the noise",
-    borrowed for two) votes but cannot be chosen; so does a comparison of more places than the selection, whose
-    extra place may go by a short form no alias catches ("The Pizza Hut", "Midsummer").
-
-    ``relevance`` (None: off; needs the bank's ``body_emb``): when no training turn answered exactly ``keys``, a body
-    whose cosine to the turn (``query_emb``) is more than this below the best choosable body's votes but cannot be
-    chosen. Such a pool gathers answers about the same knowledge, and its MBR centre can be about another aspect of
-    it ("the portion sizes" for "Is the food authentic?"); docs/dstc_generation.md has the measurements.
-
-    ``exact_relevance`` (None: off; needs ``body_emb``): when training turns answered exactly ``keys``, their bodies
-    stay choosable and any other body whose cosine to the turn is more than this below the best of theirs votes but
-    cannot be chosen (four bed reviews selected, the exact-set answer about the beds, and the pool's centre among its
-    many answers about the same place's rooms: "Most guest reviews have spoken of large rooms").
+    The other options are described in the module docstring (None: off).
     """
-    pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
-    weights = [1.0] * len(pool)
-    same = bank.same_knowledge(keys)
-    for i in same:
-        if i in pool:
-            weights[pool.index(i)] = exact_weight
-        else:
-            pool.append(i)
-            weights.append(exact_weight)
-    if overlap is not None and keys and bank.keys and not same:
-        for i, jaccard in bank.overlapping(keys, overlap):  # a member of its own (a neighbour too counts twice)
-            pool.append(i)
-            weights.append(exact_weight * jaccard)
-    ok = [True] * len(pool)
+    pool, weights, same = _members(bank, query_emb, knowledge_emb, keys, k, exact_weight, overlap)
     selected = key_entities(keys)
     trained = [sorted(key_entities(bank.keys[i]), key=str) if bank.keys else [] for i in pool]
     compare = entity_names is not None and len(selected) > 1 and bool(bank.entity_names)
-    if keys and bank.keys:
-        domains, single = {key[0] for key in keys}, len(selected) == 1
-        ok = [
-            {key[0] for key in bank.keys[i]} == domains and (not single or len(trained[j]) <= 1)
-            for j, i in enumerate(pool)
-        ]
-        comparisons = [ok[j] and len(trained[j]) > 1 for j in range(len(pool))]
-        if compare and any(comparisons):
-            ok = comparisons
-            if tracker is not None:  # faithful: a comparison of more places than the selection keeps the others' names
-                ok = [ok[j] and len(trained[j]) <= len(selected) for j in range(len(pool))]
+    ok = _fitting(bank, pool, keys, trained, compare, tracker is not None)
     bodies = []
     for j, i in enumerate(pool):
         if compare and len(trained[j]) > 1:
@@ -198,14 +179,57 @@ def consensus_pool(
         ok = [ok[j] and not tracker.outside(bodies[j], selected) for j in range(len(pool))]
     gate = exact_relevance if same else relevance  # the yardstick: the exact-set bodies, else every choosable one
     if gate is not None and bank.body_emb is not None and sum(ok) > 1:
-        fits, exact = bank.body_emb[pool] @ query_emb, set(same)
-        yardstick = [float(fits[j]) for j in range(len(pool)) if ok[j] and (not exact or pool[j] in exact)]
-        if yardstick:
-            best = max(yardstick)
-            ok = [ok[j] and (pool[j] in exact or float(fits[j]) >= best - gate) for j in range(len(pool))]
+        ok = _relevant(bank, pool, ok, query_emb, set(same), gate)
     choosable = sum(ok) if tracker is not None and keys else max(sum(ok), 1)
     order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
     return Pool([bodies[j] for j in order], [weights[j] for j in order], choosable, None, [pool[j] for j in order])
+
+
+def _members(bank, query_emb, knowledge_emb, keys, k, exact_weight, overlap):
+    """The pool's training turns and their weights: the ``k`` nearest, every turn answering exactly ``keys`` (weight
+    ``exact_weight``) and, when none does, those overlapping them (``overlap``); and the exact ones."""
+    pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
+    weights = [1.0] * len(pool)
+    same = bank.same_knowledge(keys)
+    for i in same:
+        if i in pool:
+            weights[pool.index(i)] = exact_weight
+        else:
+            pool.append(i)
+            weights.append(exact_weight)
+    if overlap is not None and keys and bank.keys and not same:
+        for i, jaccard in bank.overlapping(keys, overlap):  # a member of its own (a neighbour too counts twice)
+            pool.append(i)
+            weights.append(exact_weight * jaccard)
+    return pool, weights, same
+
+
+def _fitting(bank, pool, keys, trained, compare: bool, faithful: bool) -> list[bool]:
+    """Which members may be chosen: about the selection's domains, one place for one place; comparisons only when
+    the selection spans places and the pool holds one (``faithful``: of no more places than the selection)."""
+    if not (keys and bank.keys):
+        return [True] * len(pool)
+    domains, single = {key[0] for key in keys}, len(key_entities(keys)) == 1
+    ok = [
+        {key[0] for key in bank.keys[i]} == domains and (not single or len(trained[j]) <= 1) for j, i in enumerate(pool)
+    ]
+    comparisons = [ok[j] and len(trained[j]) > 1 for j in range(len(pool))]
+    if compare and any(comparisons):
+        ok = comparisons
+        if faithful:  # a comparison of more places than the selection keeps the others' names
+            ok = [ok[j] and len(trained[j]) <= len(key_entities(keys)) for j in range(len(pool))]
+    return ok
+
+
+def _relevant(bank, pool, ok, query_emb, exact: set, gate: float) -> list[bool]:
+    """``ok`` without the bodies more than ``gate`` (cosine to the turn) below the best exact-set body, or the best
+    choosable one when there is no exact set."""
+    fits = bank.body_emb[pool] @ query_emb
+    yardstick = [float(fits[j]) for j in range(len(pool)) if ok[j] and (not exact or pool[j] in exact)]
+    if not yardstick:
+        return ok
+    best = max(yardstick)
+    return [ok[j] and (pool[j] in exact or float(fits[j]) >= best - gate) for j in range(len(pool))]
 
 
 def consensus_response(

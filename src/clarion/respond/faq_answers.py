@@ -87,8 +87,8 @@ def contradicts(body: str, answer: str, name: str | None, question: str | None =
     """Whether ``body`` says the opposite of the FAQ ``answer``: its clause holding most of the content words of the
     FAQ's ``question`` (of the answer when no question is given; the entity's ``name`` cut) holds at least one, is
     negated where the answer is not or the other way round, and shares a word with what the negated side denies
-    (:func:`negation_focus`): "Yes, Zizzi Cambridge has a very nice area for dining outdoors" against "Do you provide
-    any outdoor seating?" / "Zizzi Cambridge does not offer outdoor seating.". A negation in another clause ("they
+    (:func:`negation_focus`): "Yes, Zizzi Avonford has a very nice area for dining outdoors" against "Do you provide
+    any outdoor seating?" / "Zizzi Avonford does not offer outdoor seating.". A negation in another clause ("they
     serve alcohol, but I am not sure about specifics", "... while others say they were not worth the price") does not
     count, nor a body about another side of the topic ("the breakfast options are very good" against "Breakfast is
     not free."). A negation of availability alone ("Outdoor seating is not available.") denies the topic itself."""

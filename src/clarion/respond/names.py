@@ -37,7 +37,7 @@ def display_name(name: str | None) -> str:
 
 def _display_written(text: str, name: str | None) -> str:
     """``text`` with its place's upper-case ``name`` as :func:`display_name` writes it, "the" mid-sentence
-    ("Shuttle service is not provided at THE CAMBRIDGE BELFRY." -> "... at the Cambridge Belfry."), a misspelt
+    ("Shuttle service is not provided at THE AVONFORD BELFRY." -> "... at the Avonford Belfry."), a misspelt
     ``name`` too (:func:`respelled`)."""
     if not name:
         return text

@@ -55,7 +55,7 @@ class ReviewAnswers:
         and the snippets with entity names cut: "Pizza Hut City Centre has some good food portion sizes." names no
         pizza). A borrowed answer about the drinks or the portions had answered "Does the Royal Standard have
         delicious Leeks Vinaigrette on their menu?", and one about another place's dish ("... only a few cocktails")
-        "How are the cocktails at Zizzi Cambridge?"; the selected snippets naming the dish answer instead
+        "How are the cocktails at Zizzi Avonford?"; the selected snippets naming the dish answer instead
         (``PipelineConfig.dish_answers``)."""
         asked = dishes(turn, index.specific_words(DISH_SHARE), index.name_words())
         if not asked:

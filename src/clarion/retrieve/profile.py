@@ -1,14 +1,14 @@
 """What the rules need to know about a knowledge base, computed from the knowledge base itself.
 
-Entity tracking must not take a city, a district or an everyday word for the name of a place: "Zizzi Cambridge" is
-also "Zizzi", but "Cambridge" alone names no restaurant; "Union Square" is where a hotel is, not the hotel. Nothing
+Entity tracking must not take a city, a district or an everyday word for the name of a place: "Zizzi Avonford" is
+also "Zizzi", but "Avonford" alone names no restaurant; "Union Square" is where a hotel is, not the hotel. Nothing
 of that is written into the code. A :class:`KnowledgeProfile` reads it off the knowledge base:
 
 - ``cities``: the entities' ``city`` fields (DSTC9/10-format knowledge has them), dropped from the end of a name;
   without them, the area word (below) the most names hold, when at least :data:`AREA_PLACES` do and it is no word
-  for a kind of place nor an everyday word ("cambridge" of "Zizzi Cambridge", "The Cambridge Belfry", ... in
+  for a kind of place nor an everyday word ("avonford" of "Zizzi Avonford", "The Avonford Belfry", ... in
   DSTC11's knowledge);
-- ``area_words``: words of the names of places of two or more kinds (domains) and three or more places ("cambridge",
+- ``area_words``: words of the names of places of two or more kinds (domains) and three or more places ("avonford",
   "city", "centre" in DSTC11's hotels and restaurants; "union", "square", "marina" in DSTC10's): the words of where a
   place is, not of which place it is;
 - ``common_words``: words in the reviews and FAQs of at least :data:`COMMON_SHARE` of the places ("good", "great",
@@ -75,7 +75,7 @@ class KnowledgeProfile:
 
     def stops(self, form: str) -> bool:
         """Whether the normalised name form ``form`` may not name a place on its own: a city, or only area and
-        everyday words ("cambridge", "city centre", "union square", "good")."""
+        everyday words ("avonford", "city centre", "union square", "good")."""
         words = form.split()
         if not words:
             return True
