@@ -83,7 +83,7 @@ def test_a_chain_named_without_its_branch_gets_its_branches_offered(tiny_model):
 
 
 def test_a_question_about_what_reviews_say_of_a_named_place_is_knowledge_seeking(grounder, monkeypatch):
-    from clarion.dstc.models.pipeline import REVIEW_CUE
+    from clarion.respond.opinions import REVIEW_CUE
 
     assert REVIEW_CUE.search("What do people say about the food?") and REVIEW_CUE.search("Any reviews of it?")
     assert not REVIEW_CUE.search("Can you recommend a hotel with a 4 star rating?")

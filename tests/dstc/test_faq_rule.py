@@ -580,7 +580,7 @@ def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge
     has a pool?" was as a whole too far from either FAQ to be knowledge-seeking; each part is tried as a turn."""
     from dstc_synthetic import knowledge
 
-    from clarion.rerank import faq_choice
+    from clarion.detect import knowledge_turns
 
     model, _ = dense_model
     kb = knowledge()
@@ -593,14 +593,14 @@ def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge
     ]
     data = _unlabelled(tmp_path / "parts", [context + [{"speaker": "U", "text": t}] for t in texts], kb)
     prepared = model.prepare(data.knowledge)
-    real = faq_choice.embed_queries
+    real = knowledge_turns.embed_queries
     asked = []
 
     def parts_on_the_faq(batch, dense):  # a part about the pool lands on the pool question itself
         asked.extend(batch)
         return real(["Is there a pool at Alpha Lodge?" if "pool" in t else t for t in batch], dense)
 
-    monkeypatch.setattr(faq_choice, "embed_queries", parts_on_the_faq)
+    monkeypatch.setattr(knowledge_turns, "embed_queries", parts_on_the_faq)
     found = model._coordinated_turns(data, prepared, texts, np.zeros(3, dtype=bool))
     assert found.tolist() == [True, False, False]
     assert len(asked) == 4  # the two parts of each coordinated turn, embedded once
