@@ -33,19 +33,18 @@ def variants(rules: list[str]) -> dict[str, dict]:
     return {"base": {}, **{f"no_{rule}": {rule: None} for rule in rules}}
 
 
-def fold_predictions(data, config, fold: np.ndarray, k: int, wanted: dict[str, dict]) -> dict[str, list]:
-    """Fold ``k``'s held-out turns predicted by the model trained on the other folds, once per variant."""
+def fold_predictions(data, config, fold: np.ndarray, k: int, wanted: dict[str, dict], save) -> None:
+    """Fold ``k``'s held-out turns predicted by the model trained on the other folds, once per variant; each
+    variant's predictions go to ``save(name, labels)`` as soon as they are made."""
     from clarion.dstc.models.train import train
 
     held_out = np.flatnonzero(fold == k)
     model, _ = train(data.subset(np.flatnonzero(fold != k)), config)
     part = data.subset(held_out)
     prepared = model.prepare(part.knowledge)
-    out = {}
     for name, rules in wanted.items():
         model.config = config.with_rules(**rules)
-        out[name] = [label.to_json(part.format) for label in model.predict(part, prepared=prepared)]
-    return out
+        save(name, [label.to_json(part.format) for label in model.predict(part, prepared=prepared)])
 
 
 def counts(refs: list[dict], hyps: list[dict]) -> np.ndarray:
@@ -133,8 +132,12 @@ def main() -> None:
         saved = json.loads(path.read_text()) if path.exists() else {}
         missing = {name: rules for name, rules in wanted.items() if name not in saved}
         if missing:
-            saved.update(fold_predictions(data, config, fold, k, missing if "base" in saved else wanted))
-            path.write_text(json.dumps(saved))
+
+            def save(name: str, labels: list, saved=saved, path=path) -> None:
+                saved[name] = labels
+                path.write_text(json.dumps(saved))
+
+            fold_predictions(data, config, fold, k, missing, save)
         for name in wanted:
             for i, label in zip(np.flatnonzero(fold == k), saved[name], strict=True):
                 merged[name][i] = label
