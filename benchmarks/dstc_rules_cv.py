@@ -8,9 +8,10 @@ refused), so this equals retraining without the rule, at the cost of one predict
 
 Per rule it prints, against the base, the paired difference of each metric with its bootstrap 95% interval over the
 turns: detection F1, selection F1, BLEU-4 and ROUGE-L of the responses (``dstc_cv.py --compare``'s statistics), and
-the turns whose detection, snippets or response changed. ``--out DIR`` keeps each fold's predictions
-(``fold<k>.json``: resumed when the script is run again with the same folds) and the out-of-fold predictions per
-variant (``base.json``, ``no_<rule>.json``, the track's labels format; ``dstc_cv.py --pred`` scores them).
+the turns whose detection, snippets or response changed. ``--out DIR`` keeps the fold predictions per variant
+(``folds<N>.json``: resumed when the script is run again; ``--rules`` may then name the finished rules only) and the
+out-of-fold predictions per variant (``base.json``, ``no_<rule>.json``, the track's labels format; ``dstc_cv.py
+--pred`` scores them).
 
 Run: ``python benchmarks/dstc_rules_cv.py --out rules_cv`` (every rule), or ``--rules downsides upsides``.
 """
@@ -33,18 +34,18 @@ def variants(rules: list[str]) -> dict[str, dict]:
     return {"base": {}, **{f"no_{rule}": {rule: None} for rule in rules}}
 
 
-def fold_predictions(data, config, fold: np.ndarray, k: int, wanted: dict[str, dict], save) -> None:
-    """Fold ``k``'s held-out turns predicted by the model trained on the other folds, once per variant; each
-    variant's predictions go to ``save(name, labels)`` as soon as they are made."""
+def fold_models(data, config, fold: np.ndarray, folds: int) -> list:
+    """Per fold ``k``: the model trained on the other folds, its held-out turns and their prepared knowledge."""
     from clarion.dstc.models.train import train
 
-    held_out = np.flatnonzero(fold == k)
-    model, _ = train(data.subset(np.flatnonzero(fold != k)), config)
-    part = data.subset(held_out)
-    prepared = model.prepare(part.knowledge)
-    for name, rules in wanted.items():
-        model.config = config.with_rules(**rules)
-        save(name, [label.to_json(part.format) for label in model.predict(part, prepared=prepared)])
+    out = []
+    for k in range(folds):
+        start = time.perf_counter()
+        model, _ = train(data.subset(np.flatnonzero(fold != k)), config)
+        part = data.subset(np.flatnonzero(fold == k))
+        out.append((model, part, model.prepare(part.knowledge)))
+        print(f"  fold {k + 1}/{folds} trained: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    return out
 
 
 def counts(refs: list[dict], hyps: list[dict]) -> np.ndarray:
@@ -126,24 +127,27 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     wanted = variants(rules)
-    merged: dict[str, list] = {name: [None] * len(refs) for name in wanted}
-    for k in range(args.folds):
-        path, start = out / f"fold{k}-of-{args.folds}.json", time.perf_counter()
-        saved = json.loads(path.read_text()) if path.exists() else {}
-        missing = {name: rules for name, rules in wanted.items() if name not in saved}
-        if missing:
-
-            def save(name: str, labels: list, saved=saved, path=path) -> None:
-                saved[name] = labels
-                path.write_text(json.dumps(saved))
-
-            fold_predictions(data, config, fold, k, missing, save)
-        for name in wanted:
-            for i, label in zip(np.flatnonzero(fold == k), saved[name], strict=True):
+    path = out / f"folds{args.folds}.json"  # variant -> fold -> labels, resumed when run again
+    saved = json.loads(path.read_text()) if path.exists() else {}
+    todo = [name for name in wanted if len(saved.get(name, {})) < args.folds]
+    models = fold_models(data, config, fold, args.folds) if todo else []
+    for name in todo:  # one variant at a time over every fold: each finished variant is usable at once
+        start = time.perf_counter()
+        for k, (model, part, prepared) in enumerate(models):
+            if str(k) in saved.get(name, {}):
+                continue
+            model.config = config.with_rules(**wanted[name])
+            labels = [label.to_json(part.format) for label in model.predict(part, prepared=prepared)]
+            saved.setdefault(name, {})[str(k)] = labels
+            path.write_text(json.dumps(saved))
+        print(f"  {name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    merged: dict[str, list] = {}
+    for name in wanted:
+        merged[name] = [None] * len(refs)
+        for k in range(args.folds):
+            for i, label in zip(np.flatnonzero(fold == k), saved[name][str(k)], strict=True):
                 merged[name][i] = label
-        print(f"  fold {k + 1}/{args.folds}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-    for name, hyps in merged.items():
-        (out / f"{name}.json").write_text(json.dumps(hyps))
+        (out / f"{name}.json").write_text(json.dumps(merged[name]))
     base = merged["base"]
     d, s = f1s(counts(refs, base).sum(axis=0))
     print(f"base: detection F1 {d:.4f}, selection F1 {s:.4f} ({len(refs)} train-split turns, {args.folds} folds)")
