@@ -17,8 +17,8 @@ import typer
 
 from clarion.cli.common import DataDirOption, console, echo_answer, echo_json, one_at_a_time, progress, stdout
 from clarion.dstc.models.default import DEFAULT_DATASET
-from clarion.dstc.models.generate import Generator
 from clarion.dstc.models.pipeline import DataSplit
+from clarion.respond.consensus import Generator
 
 app = typer.Typer(no_args_is_help=True)
 

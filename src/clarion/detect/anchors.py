@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from clarion.data.dstc import Snippet
-from clarion.dstc.models.generate import content_words
+from clarion.text import content_words
 
 MIN_PLACES = 5
 """The fewest places whose FAQ questions must hold a word for it to name an aspect."""

@@ -260,7 +260,7 @@ class Detector:
     def word_stems(self) -> frozenset[str]:
         """The content-word stems of the training turns' words (the word TF-IDF's one-word terms; cached)."""
         if self._stems is None:
-            from clarion.dstc.models.generate import content_words
+            from clarion.text import content_words
 
             terms = self._vectorizers[0].vocabulary_ if self._vectorizers else {}
             self._stems = frozenset(content_words(" ".join(t for t in terms if " " not in t)))

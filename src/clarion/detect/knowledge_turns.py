@@ -21,12 +21,9 @@ from clarion.detect.knowledge import (
     follow_up_question,
     might_ask_preference,
 )
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.generate import (
-    display_name,
-    swap_entity,
-)
+from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.turns import context_texts, embed_queries, embed_without_names, query_texts
+from clarion.respond.names import display_name, swap_entity
 from clarion.respond.opinions import REVIEW_CUE
 
 if TYPE_CHECKING:

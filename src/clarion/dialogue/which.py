@@ -10,9 +10,7 @@ from collections.abc import Sequence
 from itertools import takewhile
 
 from clarion.data.dstc import Label
-from clarion.dstc.models.generate import (
-    display_name,
-)
+from clarion.respond.names import display_name
 from clarion.retrieve.knowledge import KnowledgeIndex
 
 MAX_BRANCHES = 5

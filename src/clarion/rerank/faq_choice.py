@@ -28,18 +28,14 @@ from clarion.detect.faq_rule import (
 from clarion.detect.knowledge import (
     coordinated_parts,
 )
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.generate import (
-    closed,
-    follow_up_for,
-    snippets_response,
-    split_follow_up,
-    with_faq_answers,
-)
+from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.turns import embed_queries
+from clarion.respond.faq_answers import with_faq_answers
+from clarion.respond.follow_up import closed, follow_up_for, split_follow_up
 from clarion.respond.opinions import (
     asks_opinion,
 )
+from clarion.respond.template import snippets_response
 from clarion.retrieve.knowledge import KnowledgeIndex
 
 FAQ_FALLBACK_CONFIDENCE = 0.5

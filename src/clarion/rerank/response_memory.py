@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clarion.dstc.models.generate import NeighbourBank
+from clarion.respond.consensus import NeighbourBank
 
 N_MEMORY = 2
 

@@ -1,6 +1,6 @@
 """Knowledge selection (DSTC9 Track 1 task 2): rank the snippets of the tracked entities, keep the likely ones.
 
-Candidates are every snippet of the entities the :class:`~clarion.dstc.models.entities.EntityTracker` found.
+Candidates are every snippet of the entities the :class:`~clarion.dialogue.entities.EntityTracker` found.
 Each (user turn, snippet) pair gets cheap features: the all-MiniLM-L6-v2 cosine (Reimers & Gurevych, 2019), its
 margin to the best candidate, z-score and rank; a TF-IDF cosine; the snippet type; the cosines of the previous
 and next sentence of the same review and the review's max/mean (context-dependent sentences); the kNN "memory"

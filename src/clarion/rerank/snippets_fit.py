@@ -22,7 +22,7 @@ import hashlib
 import numpy as np
 
 from clarion.data.dstc import key_entities
-from clarion.dstc.models.entities import EntityTracker
+from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.split import dialogue_ids
 from clarion.rerank.response_memory import memory_features
 from clarion.rerank.snippet_memory import KeyMemory

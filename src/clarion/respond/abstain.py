@@ -12,12 +12,10 @@ from clarion.data.dstc import Label, key_entities
 from clarion.detect.faq_rule import (
     FaqRule,
 )
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.generate import (
-    display_name,
-    snippets_used,
-)
+from clarion.dialogue.entities import EntityTracker
 from clarion.rerank.faq_choice import OUTRANKING_FAQ_COSINE
+from clarion.respond.names import display_name
+from clarion.respond.template import snippets_used
 from clarion.retrieve.knowledge import KnowledgeIndex
 
 REVIEW_ASPECT_GAP = 0.2

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from clarion.dstc.models.entities import aliases
+from clarion.dialogue.aliases import aliases
 
 _SMALL_WORDS = {"and", "of", "the", "in", "on", "at", "by"}
 

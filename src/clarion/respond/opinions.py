@@ -22,7 +22,8 @@ import re
 from collections.abc import Sequence
 
 from clarion.data.dstc import Snippet
-from clarion.dstc.models.generate import mid_sentence, reported
+from clarion.respond.names import mid_sentence
+from clarion.respond.template import reported
 
 ASKS_DOWNSIDES = re.compile(
     r"\b(?:dislike[sd]?|(?:don'?t|do not|didn'?t|did not)\s+(?:people\s+|guests\s+|customers\s+|reviewers\s+|they\s+)?"

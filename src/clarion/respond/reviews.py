@@ -10,17 +10,10 @@ from collections.abc import Sequence
 from functools import cached_property
 
 from clarion.data.dstc import Label, Snippet, key_entities
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.generate import (
-    Pool,
-    closed,
-    dishes,
-    display_name,
-    follow_up_for,
-    foreign_details,
-    snippets_response,
-    words_of,
-)
+from clarion.dialogue.entities import EntityTracker
+from clarion.respond.faq_answers import dishes
+from clarion.respond.follow_up import closed, follow_up_for
+from clarion.respond.names import display_name
 from clarion.respond.opinions import (
     ASKS_DOWNSIDES,
     ASKS_UPSIDES,
@@ -31,7 +24,10 @@ from clarion.respond.opinions import (
     praises,
     upsides_response,
 )
+from clarion.respond.pool import Pool, foreign_details
+from clarion.respond.template import snippets_response
 from clarion.retrieve.knowledge import KnowledgeIndex
+from clarion.text import words_of
 
 DISH_SHARE = 0.2
 """A dish the user names (:meth:`DstcModel._dish_snippets`) is a word in the knowledge of at most this share of the

@@ -54,7 +54,7 @@ class KnowledgeIndex:
     def name_words(self) -> frozenset[str]:
         """The lower-cased words of every entity's name (cached)."""
         if self._name_words is None:
-            from clarion.dstc.models.generate import words_of
+            from clarion.text import words_of
 
             names = self.knowledge.entity_names.values()
             self._name_words = frozenset(w for name in names if name for w in words_of(name))
@@ -64,7 +64,7 @@ class KnowledgeIndex:
         """The lower-cased words of ``entity``'s snippets (cached)."""
         entity = tuple(entity)
         if entity not in self._words:
-            from clarion.dstc.models.generate import words_of
+            from clarion.text import words_of
 
             self._words[entity] = frozenset(w for s in self.snippets(entity) for w in words_of(s.text))
         return self._words[entity]

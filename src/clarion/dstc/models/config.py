@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, field
 
 from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.detect.knowledge import DetectConfig
-from clarion.dstc.models.generate import Generator
 from clarion.errors import InputError
 from clarion.rerank.snippets import SelectConfig, SelectModel
+from clarion.respond.consensus import Generator
 from clarion.respond.lm import LmConfig
 from clarion.rules import RULES, default_rules, resolved
 

@@ -81,7 +81,7 @@ def _dev_scores(model, dev, progress: Progress) -> dict:
 
     from clarion.data.dstc_schema import Format
     from clarion.dstc.evaluate import SCORERS
-    from clarion.dstc.models.generate import Generator
+    from clarion.respond.consensus import Generator
 
     if not dev.contexts:
         return {}

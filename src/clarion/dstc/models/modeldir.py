@@ -18,11 +18,11 @@ import numpy as np
 
 from clarion.data.io import atomic_writer, read_json
 from clarion.detect.knowledge import Detector
-from clarion.dstc.models.generate import NeighbourBank
 from clarion.dstc.models.persist import tfidf_from_state, tfidf_state
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.errors import InputError, ModelError
 from clarion.rerank.snippets import Selector
+from clarion.respond.consensus import NeighbourBank
 from clarion.respond.lm import WEIGHTS
 from clarion.store import is_complete, read_meta, write_meta, writing
 

@@ -30,17 +30,9 @@ from clarion.detect.knowledge import (
     Detector,
 )
 from clarion.detect.knowledge_turns import TurnDetection, TurnViews
+from clarion.dialogue.entities import EntityTracker
 from clarion.dialogue.which import MAX_BRANCHES, WhichOne  # noqa: F401 (MAX_BRANCHES: re-exported)
 from clarion.dstc.models.config import PipelineConfig
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.generate import (
-    Generator,
-    NeighbourBank,
-    Pool,
-    display_name,
-    follow_up_for,
-    lm_consensus_response,
-)
 from clarion.dstc.models.progress import Progress, no_progress
 from clarion.dstc.models.turns import (  # noqa: F401 (embed_without_names: re-exported)
     context_texts,
@@ -58,8 +50,12 @@ from clarion.rerank.faq_choice import (  # noqa: F401 (FAQ_OUTRANKS: re-exported
 from clarion.rerank.response_memory import memory_features
 from clarion.rerank.snippets import N_DENSE, Selector
 from clarion.respond.abstain import Abstaining
+from clarion.respond.consensus import Generator, NeighbourBank, lm_consensus_response
+from clarion.respond.follow_up import follow_up_for
 from clarion.respond.generation import Responding, Turn
 from clarion.respond.lm import lm_prompt
+from clarion.respond.names import display_name
+from clarion.respond.pool import Pool
 from clarion.respond.reviews import DISH_SHARE, ReviewAnswers  # noqa: F401 (DISH_SHARE: re-exported)
 from clarion.retrieve.knowledge import KnowledgeIndex
 

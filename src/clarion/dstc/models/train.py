@@ -14,8 +14,7 @@ import numpy as np
 
 from clarion.data.dstc import Dataset, key_entities
 from clarion.detect.knowledge import Detector
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.generate import Generator, NeighbourBank, body_texts, display_name, mean_embedding
+from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.pipeline import (
     DstcModel,
     PipelineConfig,
@@ -26,7 +25,10 @@ from clarion.dstc.models.pipeline import (
 from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import InputError
 from clarion.rerank.snippets_fit import fit_selector
+from clarion.respond.consensus import Generator, NeighbourBank, body_texts
 from clarion.respond.lm import LmGenerator, lm_prompt
+from clarion.respond.names import display_name
+from clarion.respond.pool import mean_embedding
 from clarion.retrieve.knowledge import KnowledgeIndex
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from clarion.data.dstc import Dataset
-from clarion.dstc.models.entities import EntityTracker
+from clarion.dialogue.entities import EntityTracker
 from clarion.rerank.snippets import N_DENSE
 
 
