@@ -29,8 +29,10 @@ import numpy as np
 
 from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.rerank.snippet_memory import N_KEY_MEMORY, KeyMemory
+from clarion.retrieve.packaged import DIMENSIONS, MINILM
 
-N_DENSE = 384
+N_DENSE = DIMENSIONS[MINILM]
+"""The width of the turn and snippet embeddings the pipeline uses (the packaged MiniLM's)."""
 
 
 class SelectModel(str, Enum):

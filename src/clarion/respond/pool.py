@@ -127,11 +127,18 @@ def with_detail_penalty(pool: Pool, details: Sequence[bool], penalty: float) -> 
     return pool._replace(scale=scale)
 
 
-def mean_embedding(rows: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
-    """The L2-normalised mean of embedding rows (zeros when empty)."""
+def mean_embedding(rows: Sequence[np.ndarray] | np.ndarray, width: int | None = None) -> np.ndarray:
+    """The L2-normalised mean of embedding rows; zeros when there are none (as wide as ``rows``' columns, else
+    ``width``, else the pipeline's embeddings)."""
     arr = np.asarray(rows, dtype=np.float32)
     if arr.size == 0:
-        return np.zeros(384, dtype=np.float32)
+        if width is None and arr.ndim == 2:
+            width = arr.shape[1]
+        if width is None:
+            from clarion.rerank.snippets import N_DENSE
+
+            width = N_DENSE
+        return np.zeros(width, dtype=np.float32)
     mean = arr.mean(axis=0)
     norm = float(np.linalg.norm(mean))
     return mean / norm if norm > 0 else mean
