@@ -87,8 +87,8 @@ def paired(refs: list[dict], hyps: list[dict], base: list[dict], resamples: int)
         said, was = [hyps[i]["response"] for i in both], [base[i]["response"] for i in both]
         bleu_new, bleu_old = bleu_statistic(said, gold), bleu_statistic(was, gold)
         out["bleu"] = bootstrap(len(both), lambda r: bleu_new(r) - bleu_old(r), resamples)
-        d = np.asarray(rouge_turns(said, gold)["rougeL"]) - np.asarray(rouge_turns(was, gold)["rougeL"])
-        out["rougeL"] = bootstrap(len(both), lambda r: d[r].mean(axis=-1), resamples, vectorised=True)
+        d = np.asarray(rouge_turns(said, gold)["rouge_l"]) - np.asarray(rouge_turns(was, gold)["rouge_l"])
+        out["rouge_l"] = bootstrap(len(both), lambda r: d[r].mean(axis=-1), resamples, vectorised=True)
     return out
 
 
@@ -159,7 +159,7 @@ def main() -> None:
         diffs = paired(refs, merged[name], base, args.resamples)
         cells = [
             f"{iv.value:+.4f} ({iv.low:+.4f}, {iv.high:+.4f})" if (iv := diffs.get(m)) else "-"
-            for m in ("detection_f1", "selection_f1", "bleu", "rougeL")
+            for m in ("detection_f1", "selection_f1", "bleu", "rouge_l")
         ]
         print(f"| {name[3:]} | {changed(merged[name], base)} | " + " | ".join(cells) + " |", flush=True)
 
