@@ -152,8 +152,8 @@ def main() -> None:
 
     from threadpoolctl import threadpool_limits
 
+    from clarion.data.dstc import Format, load_dataset, predictions_to_json, write_predictions
     from clarion.data.location import dataset_dir
-    from clarion.dstc.io import Format, load_dataset, predictions_to_json, write_predictions
     from clarion.dstc.split import split_dataset
 
     data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")

@@ -50,12 +50,12 @@ def variants(knowledge):
     def faqs(keys):
         return faq_answers([knowledge.snippet(key) for key in keys])
 
-    tracker = EntityTracker.from_names(knowledge.entity_names)
+    tracker = EntityTracker.from_knowledge(knowledge)
 
     def full(bank, query, knowledge_emb, name, keys, entity_names, faithful=False, relevance=None):
         """Every step of the default config, the comparisons (``entity_names``), ``faithful`` and the relevance gate
         on or off."""
-        follow_up = follow_up_for(keys, config.entity_follow_up)
+        follow_up = follow_up_for(keys, config.uses("entity_follow_up"))
         snippets = [knowledge.snippet(key) for key in keys]
         return consensus_response(
             bank,
@@ -64,9 +64,9 @@ def variants(knowledge):
             name,
             keys,
             follow_up=follow_up,
-            overlap=config.overlap_pool,
+            overlap=config.param("overlap_pool", "jaccard"),
             faqs=faqs(keys),
-            faq_cover=config.faq_cover,
+            faq_cover=config.param("faq_cover", "cover"),
             entity_names=entity_names,
             tracker=tracker if faithful else None,
             fallback=snippets_response(snippets, knowledge.entity_names) if faithful else None,
@@ -74,8 +74,17 @@ def variants(knowledge):
         )
 
     def default(bank, query, knowledge_emb, name, keys):
-        names = knowledge.entity_names if config.comparisons else None
-        return full(bank, query, knowledge_emb, name, keys, names, config.faithful, config.relevance_gate)
+        names = knowledge.entity_names if config.uses("comparisons") else None
+        return full(
+            bank,
+            query,
+            knowledge_emb,
+            name,
+            keys,
+            names,
+            config.uses("faithful"),
+            config.param("relevance_gate", "margin"),
+        )
 
     return {
         "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),
@@ -88,10 +97,17 @@ def variants(knowledge):
         ),
         "consensus, follow-up by domain": lambda b, q, k, n, keys: consensus_response(b, q, k, n, keys),
         "consensus, + overlapping knowledge when none is exact": lambda b, q, k, n, keys: consensus_response(
-            b, q, k, n, keys, overlap=config.overlap_pool
+            b, q, k, n, keys, overlap=config.param("overlap_pool", "jaccard")
         ),
         "consensus, + the selected FAQ answers the body misses": lambda b, q, k, n, keys: consensus_response(
-            b, q, k, n, keys, overlap=config.overlap_pool, faqs=faqs(keys), faq_cover=config.faq_cover
+            b,
+            q,
+            k,
+            n,
+            keys,
+            overlap=config.param("overlap_pool", "jaccard"),
+            faqs=faqs(keys),
+            faq_cover=config.param("faq_cover", "cover"),
         ),
         "consensus, + '... either of them?' for several entities": lambda b, q, k, n, keys: full(
             b, q, k, n, keys, None
@@ -100,7 +116,7 @@ def variants(knowledge):
             b, q, k, n, keys, knowledge.entity_names
         ),
         "consensus, + no unselected entity named; none fits: the snippets": lambda b, q, k, n, keys: full(
-            b, q, k, n, keys, knowledge.entity_names if config.comparisons else None, config.faithful
+            b, q, k, n, keys, knowledge.entity_names if config.uses("comparisons") else None, config.uses("faithful")
         ),
         "consensus (default: + the relevance gate when none is exact)": default,
     }
@@ -113,8 +129,8 @@ def score(hyps, refs, meteor: bool, weight: float = 1.0) -> dict[str, float]:
 
 
 def val_part(model, meteor: bool) -> None:
+    from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.io import load_dataset
     from clarion.dstc.models.generate import NeighbourBank, display_name
     from clarion.dstc.split import dialogue_ids, split_dataset
 
@@ -147,8 +163,8 @@ def val_part(model, meteor: bool) -> None:
 
 
 def oof_part(meteor: bool, folds: int = 5) -> None:
+    from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.io import load_dataset
     from clarion.dstc.models.default import default_config
     from clarion.dstc.models.generate import Generator
     from clarion.dstc.models.train import train
@@ -177,8 +193,8 @@ def oof_part(meteor: bool, folds: int = 5) -> None:
 
 
 def dev_part(model, meteor: bool, resamples: int = 0) -> None:
+    from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.io import load_dataset
     from clarion.dstc.models.generate import Generator
     from clarion.dstc.split import split_dataset
 

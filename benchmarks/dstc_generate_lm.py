@@ -38,10 +38,10 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
 
+    from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.io import load_dataset
-    from clarion.dstc.models.lm import base_model
     from clarion.dstc.split import split_dataset
+    from clarion.respond.lm import base_model
 
     torch.set_num_threads(args.threads)
     start = time.perf_counter()

@@ -28,8 +28,8 @@ def main() -> None:
     parser.add_argument("--lm-samples", type=int, default=None, help="lm generator: sampled candidates per turn")
     args = parser.parse_args()
 
+    from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.io import load_dataset
     from clarion.dstc.models.default import DEFAULT_DATASET, ensure_default_model
     from clarion.dstc.models.modeldir import load_model
 

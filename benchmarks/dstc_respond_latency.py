@@ -37,9 +37,9 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
 
+    from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
     from clarion.dstc.assistant import Grounder
-    from clarion.dstc.io import load_dataset
     from clarion.dstc.models.default import DEFAULT_DATASET
     from clarion.dstc.split import split_dataset
 

@@ -65,8 +65,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=100, help="requests timed after the first")
     args = parser.parse_args()
     from clarion.data.clariq import ClariQ
+    from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.io import load_dataset
     from clarion.dstc.models.default import DEFAULT_DATASET
     from clarion.dstc.split import split_dataset
 

@@ -1,4 +1,9 @@
-"""Versioned directories for trained artefacts, keyed by task, configuration and training data.
+"""Versioned directories for trained artefacts, keyed by task, configuration and training data: one model lifecycle.
+
+Every model (ClariQ's question ranker and need model, the DSTC pipeline) goes through the same steps: a directory
+keyed by its configuration and a fingerprint of its training data (:func:`model_dir`), training that reports to a
+:data:`Progress` callback, saving with ``meta.json`` written last (:func:`writing`, :func:`write_meta`), and loading;
+:func:`load_or_train` trains a model that is absent, saying on stderr what it trains and where.
 
 Every model directory holds ``meta.json``: clarion's version, the config, the data fingerprint, the metrics
 measured when it was trained, the environment that trained it (CPU, key package versions) and the creation
@@ -12,8 +17,9 @@ import hashlib
 import json
 import os
 import platform
+import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,6 +34,26 @@ except ImportError:  # pragma: no cover - not POSIX: no lock, the meta.json-last
     fcntl = None
 
 META = "meta.json"
+
+Progress = Callable[[str, int], Callable[[int], None]]
+"""``progress(description, total)`` returns an ``advance(n)`` callback (the CLI passes a rich bar)."""
+
+
+def no_progress(description: str, total: int) -> Callable[[int], None]:
+    """A :data:`Progress` that reports nothing."""
+    return lambda n=1: None
+
+
+def load_or_train(directory: str | Path, train: Callable[[Path], object], announce: str) -> Path:
+    """``directory`` when it holds a finished model; otherwise ``announce`` (what is trained, on which data, into
+    which directory) goes to stderr (empty: the caller said it its own way) and ``train(directory)`` trains and saves
+    the model there first."""
+    directory = Path(directory)
+    if not is_complete(directory):
+        if announce:
+            print(announce, file=sys.stderr, flush=True)
+        train(directory)
+    return directory
 
 
 def fingerprint_files(paths: Iterable[str | Path]) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from clarion.dstc.io import load_dataset
+from clarion.data.dstc import load_dataset
 
 KNOWLEDGE9 = {
     "hotel": {

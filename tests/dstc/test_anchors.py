@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from clarion.dstc.io import Snippet
-from clarion.dstc.models.anchors import MIN_PLACES, anchored, anchors, aspect_stems, question_stems, stems_of
+from clarion.data.dstc import Snippet
+from clarion.detect.anchors import MIN_PLACES, anchored, anchors, aspect_stems, question_stems, stems_of
 
 
 def _faq(entity: int, doc: int, title: str) -> Snippet:
@@ -60,4 +60,4 @@ def test_an_aspect_is_asked_alike_at_enough_places_and_anchors_only_unseen_words
 def test_the_anchors_are_an_option_off_by_default():
     from clarion.dstc.models.pipeline import PipelineConfig
 
-    assert not PipelineConfig().aspect_anchors and not PipelineConfig.from_json({}).aspect_anchors
+    assert not PipelineConfig().uses("aspect_anchors") and not PipelineConfig.from_json({}).uses("aspect_anchors")

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
+from clarion.data.dstc import Turn
+from clarion.detect.knowledge import as_question, follow_up_question
 from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, after_clarifying, as_turns
-from clarion.dstc.io import Turn
-from clarion.dstc.models.detect import as_question, follow_up_question
 from clarion.dstc.models.modeldir import save_model
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.errors import InputError, ModelError
@@ -46,12 +46,12 @@ def test_replies_ground_knowledge_turns_and_leave_the_others(grounder, synthetic
 def test_a_question_no_snippet_answers_gets_an_apology_and_no_snippets(grounder, synthetic):
     seeking = next(i for i, g in enumerate(synthetic.labels) if g.target)
     config = grounder.model.config
-    before = config.abstain_below
+    before = config.param("abstain", "below")
     try:
-        config.abstain_below = 1.01  # no snippet probability reaches it
+        config.rules["abstain"] = {"below": 1.01}  # no snippet probability reaches it
         reply = grounder.respond(dicts(synthetic.contexts[seeking]))
     finally:
-        config.abstain_below = before
+        config.set_rule("abstain", {"below": before})
     assert reply.knowledge_seeking and reply.snippets == ()
     assert reply.response.startswith("I'm sorry, I could not find any information about that for ")
 
@@ -59,7 +59,7 @@ def test_a_question_no_snippet_answers_gets_an_apology_and_no_snippets(grounder,
 def test_a_chain_named_without_its_branch_gets_its_branches_offered(tiny_model):
     from dstc_synthetic import knowledge
 
-    from clarion.dstc.io import parse_knowledge
+    from clarion.data.dstc import parse_knowledge
 
     kb = knowledge()
     for eid, branch in (("7", "CENTRE"), ("8", "NORTH")):
@@ -83,7 +83,7 @@ def test_a_chain_named_without_its_branch_gets_its_branches_offered(tiny_model):
 
 
 def test_a_question_about_what_reviews_say_of_a_named_place_is_knowledge_seeking(grounder, monkeypatch):
-    from clarion.dstc.models.pipeline import REVIEW_CUE
+    from clarion.respond.opinions import REVIEW_CUE
 
     assert REVIEW_CUE.search("What do people say about the food?") and REVIEW_CUE.search("Any reviews of it?")
     assert not REVIEW_CUE.search("Can you recommend a hotel with a 4 star rating?")
@@ -94,9 +94,9 @@ def test_a_question_about_what_reviews_say_of_a_named_place_is_knowledge_seeking
     assert reply.knowledge_seeking and reply.snippets
     assert {s.entity_name for s in reply.snippets} == {"ALPHA LODGE"}
     assert not grounder.respond(["I want a hotel.", "There are several.", asked[-1]]).knowledge_seeking  # no place
-    monkeypatch.setattr(grounder.model.config, "review_cues", False)
+    monkeypatch.delitem(grounder.model.config.rules, "review_cues")
     assert not grounder.respond(asked).knowledge_seeking
-    assert not PipelineConfig.from_json({}).review_cues  # models trained before it: the detector alone
+    assert not PipelineConfig.from_json({}).uses("review_cues")  # models trained before it: the detector alone
 
 
 @pytest.mark.parametrize(
@@ -140,15 +140,17 @@ def test_a_request_about_an_aspect_of_a_tracked_place_is_detected_as_its_questio
     monkeypatch.setattr(
         grounder.model.detector, "predict", lambda texts, emb=None: asked([t.startswith("How is") for t in texts])
     )
-    monkeypatch.setattr(grounder.model.config, "review_cues", False)
+    monkeypatch.delitem(grounder.model.config.rules, "review_cues")
     reply = grounder.respond(["I want a hotel.", "Alpha Lodge is a good choice.", "Tell me about the view there."])
     assert reply.knowledge_seeking and {s.entity_name for s in reply.snippets} == {"ALPHA LODGE"}
     assert not grounder.respond(["Tell me about the view there."]).knowledge_seeking  # no place in the dialogue
-    monkeypatch.setattr(grounder.model.config, "aspect_requests", False)
+    monkeypatch.delitem(grounder.model.config.rules, "aspect_requests")
     assert not grounder.respond(
         ["I want a hotel.", "Alpha Lodge is a good choice.", "Tell me about the view there."]
     ).knowledge_seeking
-    assert not PipelineConfig.from_json({}).aspect_requests  # models trained before it: the turn as written alone
+    assert not PipelineConfig.from_json({}).uses(
+        "aspect_requests"
+    )  # models trained before it: the turn as written alone
 
 
 def test_the_place_named_after_which_place_answers_the_question_asked_before_it(grounder):
@@ -162,15 +164,17 @@ def test_the_place_named_after_which_place_answers_the_question_asked_before_it(
 
 def test_a_question_about_no_named_place_gets_asked_which_place(grounder):
     dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
-    assert PipelineConfig().ask_entity and not PipelineConfig.from_json({}).ask_entity  # older models: as before
+    assert PipelineConfig().uses("ask_entity") and not PipelineConfig.from_json({}).uses(
+        "ask_entity"
+    )  # older models: as before
     reply = grounder.respond(dialogue)
     assert reply == Reply(True, (), "Which hotel or restaurant are you asking about?")
     config = grounder.model.config
     try:
-        config.ask_entity = False  # off: the entity of the lexically closest snippet answers
+        config.set_rule("ask_entity", None)  # off: the entity of the lexically closest snippet answers
         guessed = grounder.respond(dialogue)
     finally:
-        config.ask_entity = True
+        config.set_rule("ask_entity", {})
     assert guessed.knowledge_seeking and guessed.snippets and guessed.response
     named = grounder.respond(["I want a hotel number 0 for quiet.", "Alpha Lodge is a good choice.", dialogue[-1]])
     assert named.snippets and named.snippets[0].entity_name == "ALPHA LODGE"
@@ -180,7 +184,7 @@ def test_a_turn_only_the_faq_rule_flags_with_no_place_named_is_not_knowledge_see
     # "Is there a 4 star guesthouse with both free parking and free wifi?" (dstc11 dev): a search near FAQ questions,
     # which the detector leaves to the booking APIs; with no place named no FAQ can answer it, so nothing is asked
     dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
-    assert PipelineConfig().rule_needs_place and not PipelineConfig.from_json({}).rule_needs_place
+    assert PipelineConfig().uses("rule_needs_place") and not PipelineConfig.from_json({}).uses("rule_needs_place")
 
     class EveryTurn:  # an FAQ rule flagging every turn (the tiny model's knowledge has none)
         penalties = None
@@ -191,17 +195,17 @@ def test_a_turn_only_the_faq_rule_flags_with_no_place_named_is_not_knowledge_see
     monkeypatch.setattr(grounder, "prepared", dataclasses.replace(grounder.prepared, faq_rule=EveryTurn()))
     monkeypatch.setattr(grounder.model.detector, "predict", lambda texts, emb=None: np.zeros(len(texts), dtype=bool))
     assert grounder.respond(dialogue) == Reply(False)
-    monkeypatch.setattr(grounder.model.config, "rule_needs_place", False)  # off: asked which place, as before
+    monkeypatch.delitem(grounder.model.config.rules, "rule_needs_place")  # off: asked which place, as before
     assert grounder.respond(dialogue) == Reply(True, (), "Which hotel or restaurant are you asking about?")
 
 
 def test_a_request_for_a_choice_naming_no_aspect_is_not_knowledge_seeking(grounder, monkeypatch):
     # "Which one is better?" after two places were offered (dstc11 dev, labelled not knowledge-seeking, as train labels
     # "Which one would you recommend?"); "Which one is quieter at night?" names an aspect and stays knowledge-seeking
-    from clarion.dstc.models.detect import asks_preference_only
+    from clarion.detect.knowledge import asks_preference_only
 
     offered = ["I want a hotel.", "Alpha Lodge and Beta House both fit."]
-    assert PipelineConfig().preference_apart and not PipelineConfig.from_json({}).preference_apart
+    assert PipelineConfig().uses("preference_apart") and not PipelineConfig.from_json({}).uses("preference_apart")
     monkeypatch.setattr(grounder.model.detector, "predict", lambda texts, emb=None: np.ones(len(texts), dtype=bool))
     assert grounder.respond([*offered, "Which one is better?"]) == Reply(False)
     assert grounder.respond([*offered, "Which of the two would you recommend?"]) == Reply(False)
@@ -209,7 +213,7 @@ def test_a_request_for_a_choice_naming_no_aspect_is_not_knowledge_seeking(ground
     assert asks_preference_only("Okay, which one do you think is best?")
     assert not asks_preference_only("Which one has the best views?")
     assert not asks_preference_only("Is the Alpha Lodge better?")  # no choice between places asked
-    monkeypatch.setattr(grounder.model.config, "preference_apart", False)  # off: the detector's verdict, as before
+    monkeypatch.delitem(grounder.model.config.rules, "preference_apart")  # off: the detector's verdict, as before
     assert grounder.respond([*offered, "Which one is better?"]).knowledge_seeking
 
 
@@ -382,6 +386,6 @@ def test_a_follow_up_about_another_place_is_answered_from_that_place(grounder, m
     listed = ["Any places to stay?", "Alpha Lodge and the Beta House Hotel are both free."]
     pointed = grounder.respond([*listed, asked, first.response, "And the other one?"])
     assert pointed.snippets == reply.snippets
-    monkeypatch.setattr(grounder.model.config, "follow_ups", False)
+    monkeypatch.delitem(grounder.model.config.rules, "follow_ups")
     assert grounder.respond([asked, first.response, "What about the Beta House Hotel?"]) != reply
-    assert not PipelineConfig.from_json({}).follow_ups  # models trained before it: the turn as written
+    assert not PipelineConfig.from_json({}).uses("follow_ups")  # models trained before it: the turn as written

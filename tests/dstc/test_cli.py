@@ -209,10 +209,11 @@ def test_respond_answers_dialogues_read_from_stdin_one_json_line_each(data, tmp_
 
 def test_train_takes_settings_and_refuses_a_bad_one_before_training(data, tmp_path, capsys):
     model = tmp_path / "model"
-    settings = ["--set", "select.n_estimators=7", "--set", "abstain_below=0.2"]
+    settings = ["--set", "select.n_estimators=7", "--set", "abstain_below=0.2", "--set", "rules.downsides=null"]
     run("train", "--data", str(data), "--out", str(model), *settings)
     config = json.loads((model / "meta.json").read_text())["config"]
-    assert config["select"]["n_estimators"] == 7 and config["abstain_below"] == 0.2
+    assert config["select"]["n_estimators"] == 7 and config["rules"]["abstain"] == {"below": 0.2}
+    assert "downsides" not in config["rules"] and "upsides" in config["rules"]
     assert config["select"]["calibration_folds"] == 2  # the other fields as the default (tiny here) has them
     other = tmp_path / "other"
     for setting, words in (

@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from clarion.dstc.models.detect import DetectConfig
+from clarion.detect.knowledge import DetectConfig
 from clarion.dstc.models.generate import Generator
-from clarion.dstc.models.lm import LmConfig
 from clarion.dstc.models.modeldir import STATE, load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
-from clarion.dstc.models.select import SelectConfig, SelectModel
 from clarion.errors import InputError, ModelError
+from clarion.rerank.snippets import SelectConfig, SelectModel
+from clarion.respond.lm import LmConfig
 
 
 @pytest.mark.parametrize(
@@ -29,9 +29,23 @@ from clarion.errors import InputError, ModelError
         (lambda: LmConfig(top_p=0), r"LmConfig.top_p must be float in \(0, 1\], got 0"),
         (lambda: LmConfig(batch=8.0), r"LmConfig.batch must be int in \[1, inf\), got 8.0"),
         (lambda: PipelineConfig(consensus_k=-3), r"PipelineConfig.consensus_k must be int in \[1, inf\), got -3"),
-        (lambda: PipelineConfig(abstain_below=float("nan")), r"PipelineConfig.abstain_below must be float in \[0, 1\]"),
-        (lambda: PipelineConfig(abstain_cosine=2), r"PipelineConfig.abstain_cosine must be float in \[-1, 1\]"),
-        (lambda: PipelineConfig(relevance_gate=-0.1), r"PipelineConfig.relevance_gate must be float in \[0, 2\]"),
+        (
+            lambda: PipelineConfig().with_rules(abstain={"below": float("nan")}),
+            r"PipelineConfig.rules.abstain.below must be float in \[0, 1\]",
+        ),
+        (lambda: PipelineConfig(rules={"no_such_rule": {}}), "PipelineConfig.rules: no rule 'no_such_rule'; rules: "),
+        (
+            lambda: PipelineConfig(rules={"abstain": {"above": 1}}),
+            r"PipelineConfig.rules.abstain has no parameter 'above'",
+        ),
+        (
+            lambda: PipelineConfig().with_rules(abstain_unrelated={"cosine": 2}),
+            r"PipelineConfig.rules.abstain_unrelated.cosine must be float in \[-1, 1\]",
+        ),
+        (
+            lambda: PipelineConfig().with_rules(relevance_gate={"margin": -0.1}),
+            r"PipelineConfig.rules.relevance_gate.margin must be float in \[0, 2\]",
+        ),
         (lambda: PipelineConfig(max_contexts=0), r"PipelineConfig.max_contexts must be int in \[1, inf\) or None"),
         (lambda: PipelineConfig(generator="gpt"), "PipelineConfig.generator must be one of template, neighbour"),
         (lambda: PipelineConfig(select={}), "PipelineConfig.select must be a SelectConfig, got {}"),
@@ -43,10 +57,11 @@ def test_bad_values_are_refused_naming_the_field(make, message):
 
 
 def test_optional_steps_switch_off_with_none_and_names_become_members():
-    config = PipelineConfig(
-        overlap_pool=None, faq_cover=None, abstain_below=None, abstain_cosine=None, relevance_gate=None
+    config = PipelineConfig().with_rules(
+        overlap_pool=None, faq_cover=None, abstain=None, abstain_unrelated=None, relevance_gate=None
     )
-    assert config.abstain_cosine is None
+    assert config.param("abstain_unrelated", "cosine") is None and not config.uses("abstain")
+    assert PipelineConfig().param("abstain_unrelated", "cosine") == 0.15  # the original unchanged
     assert PipelineConfig(generator="lm").generator is Generator.lm
     assert SelectConfig(model="logreg").model is SelectModel.logreg
     tiny_lm = replace(PipelineConfig.tiny(), generator=Generator.lm)  # to_json keeps lm settings for lm only

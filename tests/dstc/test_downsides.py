@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from clarion.data.dstc import Snippet, parse_knowledge
 from clarion.dstc.assistant import Grounder
-from clarion.dstc.io import Snippet, parse_knowledge
-from clarion.dstc.models.downsides import (
+from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.respond.opinions import (
     ASKS_COMPLAINTS,
     asks_downsides,
     asks_opinion,
@@ -17,7 +18,6 @@ from clarion.dstc.models.downsides import (
     praises,
     upsides_response,
 )
-from clarion.dstc.models.pipeline import PipelineConfig
 
 
 def review(doc: int, text: str, sent: int = 0) -> Snippet:
@@ -108,9 +108,9 @@ def test_the_assistant_answers_what_guests_dislike_or_like_from_those_sentences(
     reply = grounder.respond([question])
     assert reply.knowledge_seeking and [s.key for s in reply.snippets] == [("hotel", 0, 0, 1)]
     assert reply.response.startswith(answer)
-    monkeypatch.setattr(grounder.model.config, flag, False)
+    monkeypatch.delitem(grounder.model.config.rules, flag)
     assert grounder.respond([question]) != reply
-    assert getattr(PipelineConfig(), flag) and not getattr(PipelineConfig.from_json({}), flag)  # older models: off
+    assert PipelineConfig().uses(flag) and not PipelineConfig.from_json({}).uses(flag)  # older models: off
 
 
 def test_a_place_whose_reviews_hold_no_complaint_is_said_to_have_none(tiny_model):

@@ -1,4 +1,4 @@
-"""The FAQ-paraphrase rule for DSTC9/10-format knowledge (`clarion.dstc.models.faq_rule`) and its place in predict."""
+"""The FAQ-paraphrase rule for DSTC9/10-format knowledge (`clarion.detect.faq_rule`) and its place in predict."""
 
 from __future__ import annotations
 
@@ -8,13 +8,12 @@ import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
-from clarion.dstc.io import Snippet, load_dataset
-from clarion.dstc.models import faq_rule
-from clarion.dstc.models.faq_rule import (
+from clarion.data.dstc import Snippet, load_dataset
+from clarion.detect import faq_rule
+from clarion.detect.faq_rule import (
     FaqRule,
     best_cosines,
     faq_questions,
-    glossed,
     other_end_of_stay,
     stay_end,
     youden_threshold,
@@ -226,7 +225,7 @@ def test_the_faq_the_entity_gate_fires_on_is_the_one_it_answers_from():
 def test_an_faq_answer_gets_the_same_faq_of_every_other_tracked_place():
     """``PipelineConfig.faq_every_place``: "Do the Gonville Hotel and the Lensfield Hotel have gyms?" had been answered
     from the Lensfield's gym FAQ alone."""
-    from clarion.dstc.io import Snippet
+    from clarion.data.dstc import Snippet
     from clarion.dstc.models.pipeline import DstcModel
 
     questions = unit([[1, 0, 0], [0.9, 0.436, 0], [0, 1, 0]])  # one place's gym, the other's gym, its parking
@@ -240,7 +239,7 @@ def test_an_faq_answer_gets_the_same_faq_of_every_other_tracked_place():
     found = DstcModel._other_places_faqs(rule, turn, [gym1, gym2, parking2, review], gym1, 0.6, False)
     assert found == [gym2]  # the other place's closest FAQ; the place with reviews only adds nothing
     assert DstcModel._other_places_faqs(rule, turn, [gym1, gym2], gym1, 0.95, False) == []  # below the floor
-    assert PipelineConfig().faq_every_place and not PipelineConfig.from_json({}).faq_every_place
+    assert PipelineConfig().uses("faq_every_place") and not PipelineConfig.from_json({}).uses("faq_every_place")
 
 
 def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(dense_model, tmp_path):
@@ -307,48 +306,6 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
     assert PipelineConfig.from_json({"detect": {}}).detect.entity_faq_cosine is None  # models trained before it
 
 
-def test_faq_questions_trade_terms_are_glossed_in_plain_words():
-    assert glossed("Is BYOB an option at Curry Garden?") == (
-        "Is BYOB (bring your own bottle or wine) an option at Curry Garden?"
-    )
-    assert glossed("Is byob allowed?") == "Is byob (bring your own bottle or wine) allowed?"
-    assert glossed("Do you offer take-out?") == "Do you offer take-out?"
-    assert glossed("Do you have delivery options?") == "Do you have delivery options?"
-
-
-def test_a_question_in_plain_words_reaches_the_faq_in_trade_terms(dense_model, tmp_path):
-    """``DetectConfig.faq_glossary``: "Can I bring my own wine?" is MiniLM cosine 0.05 from "Is BYOB an option at
-    ...?" as written, 0.68 glossed; models trained before it embed the questions as written."""
-    from dstc_synthetic import knowledge
-
-    model, _ = dense_model
-    kb = knowledge()
-    byob = "Is BYOB an option at Alpha Lodge?"
-    kb["hotel"]["0"]["faqs"]["1"] = {"question": byob, "answer": "BYOB is not possible at Alpha Lodge."}
-    logs = [
-        [
-            {"speaker": "U", "text": "I want a hotel."},
-            {"speaker": "S", "text": "Alpha Lodge is a good choice."},
-            {"speaker": "U", "text": "Can I bring my own wine?"},
-        ]
-    ]
-    data = _unlabelled(tmp_path / "byob", logs, kb)
-    faq = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title == byob)
-    threshold = model.detector.config.threshold
-    model.detector.config.threshold = 2.0  # the detector says no to every turn: the FAQ rule decides
-    try:
-        assert model.config.detect.faq_glossary
-        (glossary,) = model.predict(data)
-        model.config.detect.faq_glossary = False
-        (written,) = model.predict(data)
-    finally:
-        model.detector.config.threshold = threshold
-        model.config.detect.faq_glossary = True
-    assert glossary.target and glossary.knowledge == (faq.key,) and glossary.response.startswith("BYOB is not")
-    assert not written.target
-    assert not PipelineConfig.from_json({"detect": {}}).detect.faq_glossary  # models trained before it
-
-
 def test_a_question_about_one_end_of_a_stay_is_not_answered_about_the_other():
     assert stay_end("Can I check in early?") == "in" and stay_end("When is check-out?") == "out"
     assert stay_end("What are the check-in and check-out times?") is None and stay_end("Is there a gym?") is None
@@ -371,11 +328,11 @@ def test_a_check_in_question_gets_no_check_out_faq(dense_model, tmp_path):
     logs = [[{"speaker": "U", "text": "I want Alpha Lodge."}, {"speaker": "S", "text": "Sure."}]]
     logs = [[*logs[0], {"speaker": "U", "text": text}] for text in ("Can I check in early?", "Can I check out late?")]
     data = _unlabelled(tmp_path / "stay", logs, kb)
-    assert model.config.stay_ends_apart
+    assert model.config.uses("stay_ends_apart")
     check_in, check_out = model.predict(data)
     assert check_in.target and ("hotel", 0, 2) not in check_in.knowledge
     assert check_out.target and ("hotel", 0, 1) not in check_out.knowledge
-    assert not PipelineConfig.from_json({}).stay_ends_apart  # models trained before it
+    assert not PipelineConfig.from_json({}).uses("stay_ends_apart")  # models trained before it
 
 
 def test_the_outranking_faq_answers_turns_the_gated_rule_did_not_flag(dense_model, tmp_path, monkeypatch):
@@ -400,13 +357,13 @@ def test_the_outranking_faq_answers_turns_the_gated_rule_did_not_flag(dense_mode
     monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.zeros(len(emb), dtype=bool))  # never fires
     monkeypatch.setattr(DstcModel, "_outranked", lambda self, *args: True)
     monkeypatch.setattr(model.detector.config, "threshold", -1.0)  # every turn is knowledge-seeking
-    assert model.config.faq_fallback_memory is not None
+    assert model.config.param("faq_outranks_memory", "cosine") is not None
     answered = model.predict(data, prepared=prepared)[0]  # the FAQ's own answer
     assert (
         answered.knowledge == (pets.key,)
         and answered.response == "Pets are not allowed. Would you like to book a room?"
     )
-    monkeypatch.setattr(model.config, "faq_fallback_memory", None)
+    monkeypatch.delitem(model.config.rules, "faq_outranks_memory")
     assert model.predict(data, prepared=prepared)[0].response != answered.response  # the selector's answer
 
 
@@ -425,14 +382,14 @@ def _french_question(directory):
 def test_the_outranking_faq_may_be_farther_than_the_rules_answers(dense_model, tmp_path, monkeypatch):
     """``OUTRANKING_FAQ_COSINE``: "Do they speak French?" is 0.5-0.6 from "What languages are spoken at this
     location?", below the gated rule's answers (``ENTITY_FAQ_COSINE``); that FAQ may still outrank the choice."""
-    from clarion.dstc.models import pipeline
     from clarion.dstc.models.pipeline import DstcModel
+    from clarion.rerank import faq_choice
     from clarion.retrieve.dense import encode
 
     model, _ = dense_model
     data, question, turn = _french_question(tmp_path / "french")
     cosine = float(np.prod(encode([turn, question]), axis=0).sum())
-    assert pipeline.OUTRANKING_FAQ_COSINE <= cosine < faq_rule.ENTITY_FAQ_COSINE
+    assert faq_choice.OUTRANKING_FAQ_COSINE <= cosine < faq_rule.ENTITY_FAQ_COSINE
     offered = []
     monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.zeros(len(emb), dtype=bool))  # never fires
     monkeypatch.setattr(DstcModel, "_outranked", lambda self, _g, _s, _n, faq, *_: offered.append(faq) or True)
@@ -440,7 +397,7 @@ def test_the_outranking_faq_may_be_farther_than_the_rules_answers(dense_model, t
     answered = model.predict(data)[0]
     assert [faq.title for faq in offered] == [question]
     assert answered.response == "The staff speak English and French. Would you like to book a room?"
-    monkeypatch.setattr(pipeline, "OUTRANKING_FAQ_COSINE", faq_rule.ENTITY_FAQ_COSINE)
+    monkeypatch.setattr(faq_choice, "OUTRANKING_FAQ_COSINE", faq_rule.ENTITY_FAQ_COSINE)
     assert model.predict(data)[0].response != answered.response and offered[-1] is None
 
 
@@ -448,23 +405,23 @@ def test_an_unsure_choice_may_be_outranked_by_a_farther_faq_too(dense_model, tmp
     """``PipelineConfig.unsure_outranking``: on a turn the rule fired on and the selector is unsure of, with no FAQ
     within the rule's answering floor, the FAQ at 0.5-0.6 may still outrank the choice ("Do they allow pets at the
     Gonville Hotel?" had got a bathroom review, "Can I bring my dog?" 0.55); models trained before it keep it."""
-    from clarion.dstc.models import pipeline
     from clarion.dstc.models.pipeline import DstcModel
+    from clarion.rerank import faq_choice
 
     model, _ = dense_model
     data, question, _ = _french_question(tmp_path / "unsure")
     offered = []
     monkeypatch.setattr(FaqRule, "matches", lambda self, emb: np.ones(len(emb), dtype=bool))  # always fires
     monkeypatch.setattr(DstcModel, "_outranked", lambda self, _g, _s, _n, faq, *_: offered.append(faq) or True)
-    monkeypatch.setattr(pipeline, "FAQ_FALLBACK_CONFIDENCE", 2.0)  # the selector is never sure
+    monkeypatch.setattr(faq_choice, "FAQ_FALLBACK_CONFIDENCE", 2.0)  # the selector is never sure
     monkeypatch.setattr(model.detector.config, "threshold", -1.0)  # every turn is knowledge-seeking
-    assert model.config.unsure_outranking
+    assert model.config.uses("unsure_outranking")
     answered = model.predict(data)[0]
     assert [faq.title for faq in offered] == [question]
     assert answered.response == "The staff speak English and French. Would you like to book a room?"
-    monkeypatch.setattr(model.config, "unsure_outranking", False)
+    monkeypatch.delitem(model.config.rules, "unsure_outranking")
     assert model.predict(data)[0].response != answered.response and len(offered) == 1  # not asked
-    assert not PipelineConfig.from_json({}).unsure_outranking  # models trained before it
+    assert not PipelineConfig.from_json({}).uses("unsure_outranking")  # models trained before it
 
 
 def test_an_unremembered_choice_farther_than_the_faq_yields_to_it():
@@ -474,7 +431,7 @@ def test_an_unremembered_choice_farther_than_the_faq_yields_to_it():
     from types import SimpleNamespace
 
     from clarion.dstc.models.pipeline import FAQ_OUTRANKS, DstcModel
-    from clarion.dstc.models.select import Group, Selector
+    from clarion.rerank.snippets import Group, Selector
 
     model = DstcModel(PipelineConfig(), None, Selector(), None, None)
     model.selector.threshold = 0.5
@@ -497,8 +454,8 @@ def test_an_unremembered_choice_farther_than_the_faq_yields_to_it():
     close = Group(query, near, np.zeros(3), np.array([False, False, True]), key_memory=memory)
     assert not model._outranked(close, scores, snippets, faq)  # the FAQ is not enough closer
     assert not model._outranked(group([-1, 0.4, -1]), scores, snippets, None)  # the rule found no FAQ
-    assert PipelineConfig().faq_fallback_memory == 0.7
-    assert PipelineConfig.from_json({}).faq_fallback_memory is None  # models trained before it
+    assert PipelineConfig().param("faq_outranks_memory", "cosine") == 0.7
+    assert PipelineConfig.from_json({}).param("faq_outranks_memory", "cosine") is None  # models trained before it
 
 
 def test_a_memory_of_another_question_does_not_keep_the_faq_from_outranking():
@@ -506,9 +463,9 @@ def test_a_memory_of_another_question_does_not_keep_the_faq_from_outranking():
     gold was a room-size review; the room-service FAQ's question is far closer to the turn than to that question."""
     from types import SimpleNamespace
 
-    from clarion.dstc.io import Snippet
+    from clarion.data.dstc import Snippet
     from clarion.dstc.models.pipeline import DstcModel
-    from clarion.dstc.models.select_keys import KeyMemory
+    from clarion.rerank.snippet_memory import KeyMemory
 
     review = Snippet("hotel", 1, 8, 0, "review", "", "The room was large.", "")
     faq = Snippet("hotel", 1, 35, None, "faq", "room service", "No room service.", "")
@@ -527,9 +484,12 @@ def test_a_memory_of_another_question_does_not_keep_the_faq_from_outranking():
     model.selector.memory = KeyMemory(np.vstack([big_rooms, service_rooms]), [(review.key,), (review.key,)])
     assert float(service_rooms[0] @ turn) >= 0.7 and float(service_rooms[0] @ questions[0]) >= 0.87 - 0.15
     assert not elsewhere(model, [0], [review, faq], faq, rule, turn, turn)  # a remembered question about it
-    model.config.memory_elsewhere = None
+    model.config.set_rule("faq_outranks_memory", None)
     assert not elsewhere(model, [0], [review, faq], faq, rule, turn, turn)  # off: every memory counts
-    assert PipelineConfig().memory_elsewhere == 0.15 and PipelineConfig.from_json({}).memory_elsewhere is None
+    assert (
+        PipelineConfig().param("faq_outranks_memory", "elsewhere") == 0.15
+        and PipelineConfig.from_json({}).param("faq_outranks_memory", "elsewhere") is None
+    )
 
 
 def test_a_question_about_two_things_gets_the_faq_of_each(dense_model, tmp_path):
@@ -537,7 +497,7 @@ def test_a_question_about_two_things_gets_the_faq_of_each(dense_model, tmp_path)
     each part of the question now gets the place's closest FAQ; models trained before it leave the turn alone."""
     from dstc_synthetic import knowledge
 
-    from clarion.dstc.models.detect import coordinated_parts
+    from clarion.detect.knowledge import coordinated_parts
 
     model, _ = dense_model
     kb = knowledge()
@@ -550,42 +510,24 @@ def test_a_question_about_two_things_gets_the_faq_of_each(dense_model, tmp_path)
     faqs = {s.title: s.key for s in data.knowledge.entity_snippets("hotel", 0) if s.doc_type == "faq"}
     assert coordinated_parts("Do they have a pool and a gym?") == ["Do they have a pool", "Do they have a gym?"]
     both, gym = model.predict(data)
-    model.config.coordinated_faqs = False
+    model.config.set_rule("coordinated_faqs", None)
     try:
         before = model.predict(data)
     finally:
-        model.config.coordinated_faqs = True
+        model.config.set_rule("coordinated_faqs", {})
     pool_key, gym_key = faqs["Is there a pool at Alpha Lodge?"], faqs["Is there a gym at Alpha Lodge?"]
     assert set(both.knowledge) == {pool_key, gym_key}
     assert "There is no pool." in both.response and "The gym opens at 6 am." in both.response
     assert gym.knowledge == (gym_key,) and "pool" not in gym.response  # one thing asked: one FAQ
     assert len(before[0].knowledge) == 1 and before[1] == gym
-    assert PipelineConfig().coordinated_faqs and not PipelineConfig.from_json({}).coordinated_faqs
-
-
-@pytest.mark.parametrize(
-    ("question", "parts"),
-    [
-        ("Does it have free parking and wifi?", ["Does it have free parking", "Does it have free wifi?"]),
-        ("Does it have free parking and free wifi?", ["Does it have free parking", "Does it have free wifi?"]),
-        ("Does it have a gym and free parking?", ["Does it have a gym", "Does it have free parking?"]),
-        ("Is there free parking and is there a gym?", ["Is there free parking", "is there a gym?"]),
-        ("Is the free WiFi fast and reliable?", ["Is the free WiFi fast", "reliable?"]),
-    ],
-)
-def test_free_is_asked_of_every_part_it_governs(question, parts):
-    """ "Does it have free parking and wifi?" is the booking API's question twice; its second part had been asked
-    "Does it have wifi?", which the FAQ rule answers (a dev false positive)."""
-    from clarion.dstc.models.detect import coordinated_parts
-
-    assert coordinated_parts(question) == parts
+    assert PipelineConfig().uses("coordinated_faqs") and not PipelineConfig.from_json({}).uses("coordinated_faqs")
 
 
 def test_an_accessibility_faq_gives_way_to_the_places_faq_within_the_answering_floor():
     """``PipelineConfig.accessibility_apart``: "Do they have parking?" had been answered "Accessible parking is not
     available at Limehouse." though Limehouse's "What type of parking is available?" answers it."""
-    from clarion.dstc.io import Snippet
-    from clarion.dstc.models.faq_rule import answering_faqs, asks_accessibility
+    from clarion.data.dstc import Snippet
+    from clarion.detect.faq_rule import answering_faqs, asks_accessibility
 
     assert asks_accessibility("Is there a lift available for wheelchairs?")
     assert asks_accessibility("Do you have accessible parking?") and asks_accessibility("Any disabled access?")
@@ -605,14 +547,14 @@ def test_an_accessibility_faq_gives_way_to_the_places_faq_within_the_answering_f
     assert answering_faqs(rule, turn, every, "Is there accessible parking?") == every  # asked about it
     far = unit([[1, -0.8, 0]])[0]  # the other FAQ at 0.43, below the answering floor: the accessible one stays
     assert answering_faqs(rule, far, every, "Do they have parking?") == every
-    assert PipelineConfig().accessibility_apart and not PipelineConfig.from_json({}).accessibility_apart
+    assert PipelineConfig().uses("accessibility_apart") and not PipelineConfig.from_json({}).uses("accessibility_apart")
 
 
 def test_an_faq_about_guests_age_gives_way_to_the_places_faq_within_the_answering_floor(dense_model):
     """``PipelineConfig.age_apart``: "Can I check in early?" at the Alexander Bed and Breakfast had got "You must be at
     least 18 years old to check into Alexander Bed and Breakfast."."""
-    from clarion.dstc.io import Snippet
-    from clarion.dstc.models.faq_rule import answering_faqs, asks_accessibility, asks_age
+    from clarion.data.dstc import Snippet
+    from clarion.detect.faq_rule import answering_faqs, asks_accessibility, asks_age
 
     assert asks_age("What is the minimum age of entry to check in at the hotel?") and asks_age("How old must I be?")
     assert not asks_age("Can I check in early?") and not asks_age("What time is check-in?")
@@ -627,8 +569,8 @@ def test_an_faq_about_guests_age_gives_way_to_the_places_faq_within_the_answerin
     assert answering_faqs(rule, turn, [age, time], "How old must I be to check in?", topics) == [age, time]
     assert answering_faqs(rule, turn, [age, time], "Can I check in early?") == [age, time]  # accessibility alone
     model, _ = dense_model
-    assert model.config.age_apart and asks_age in model._apart
-    assert not PipelineConfig.from_json({}).age_apart  # models trained before it
+    assert model.config.uses("age_apart") and asks_age in model._apart
+    assert not PipelineConfig.from_json({}).uses("age_apart")  # models trained before it
 
 
 def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge_seeking(
@@ -638,7 +580,7 @@ def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge
     has a pool?" was as a whole too far from either FAQ to be knowledge-seeking; each part is tried as a turn."""
     from dstc_synthetic import knowledge
 
-    from clarion.dstc.models import pipeline
+    from clarion.detect import knowledge_turns
 
     model, _ = dense_model
     kb = knowledge()
@@ -651,19 +593,21 @@ def test_one_part_of_a_coordinated_question_near_an_faq_makes_the_turn_knowledge
     ]
     data = _unlabelled(tmp_path / "parts", [context + [{"speaker": "U", "text": t}] for t in texts], kb)
     prepared = model.prepare(data.knowledge)
-    real = pipeline.embed_queries
+    real = knowledge_turns.embed_queries
     asked = []
 
     def parts_on_the_faq(batch, dense):  # a part about the pool lands on the pool question itself
         asked.extend(batch)
         return real(["Is there a pool at Alpha Lodge?" if "pool" in t else t for t in batch], dense)
 
-    monkeypatch.setattr(pipeline, "embed_queries", parts_on_the_faq)
+    monkeypatch.setattr(knowledge_turns, "embed_queries", parts_on_the_faq)
     found = model._coordinated_turns(data, prepared, texts, np.zeros(3, dtype=bool))
     assert found.tolist() == [True, False, False]
     assert len(asked) == 4  # the two parts of each coordinated turn, embedded once
     assert not model._coordinated_turns(data, prepared, texts, np.ones(3, dtype=bool)).any()  # known turns skipped
-    assert PipelineConfig().coordinated_detection and not PipelineConfig.from_json({}).coordinated_detection
+    assert PipelineConfig().uses("coordinated_detection") and not PipelineConfig.from_json({}).uses(
+        "coordinated_detection"
+    )
 
 
 def _unit(*weights: float) -> np.ndarray:
@@ -692,7 +636,7 @@ def test_an_unremembered_choice_of_reviews_yields_to_the_faq_the_turn_paraphrase
     monkeypatch.setattr(model.selector, "choose", lambda scores, ranked=False: [0])
     scores = np.array([0.9, 0.1])
     args = (group, scores, [review, faq], faq, rule, view, view)
-    monkeypatch.setattr(model.config, "outrank_by_question", True)
+    monkeypatch.setitem(model.config.rules, "outrank_by_question", {})
     assert model._outranked(*args, "Is the front desk open all night?")
     assert not model._outranked(*args, "Is the front desk staff friendly at night?")  # an opinion: the reviews'
     group.key_memory[0, 0] = 0.75  # a training question this close chose the review: the memory stands
@@ -700,6 +644,6 @@ def test_an_unremembered_choice_of_reviews_yields_to_the_faq_the_turn_paraphrase
     group.key_memory[0, 0] = 0.3
     other = Snippet("hotel", 0, 5, None, "faq", "Is there a lift?", "There is a lift.", "Alpha Lodge")
     assert not model._outranked(group, scores, [other, faq], faq, rule, view, view, "Is the front desk open all night?")
-    monkeypatch.setattr(model.config, "outrank_by_question", False)
+    monkeypatch.delitem(model.config.rules, "outrank_by_question")
     assert not model._outranked(*args, "Is the front desk open all night?")
-    assert not PipelineConfig.from_json({}).outrank_by_question  # models trained before it
+    assert not PipelineConfig.from_json({}).uses("outrank_by_question")  # models trained before it

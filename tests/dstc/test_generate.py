@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
-from clarion.dstc.io import Snippet, load_dataset
+from clarion.data.dstc import Snippet, load_dataset
 from clarion.dstc.models.entities import EntityTracker
 from clarion.dstc.models.generate import (
     FOLLOW_UP,
@@ -47,7 +47,6 @@ from clarion.dstc.models.generate import (
     swap_entities,
     swap_entity,
     template_response,
-    with_article,
     with_detail_penalty,
     with_faq_answers,
     without_joined_question,
@@ -120,32 +119,6 @@ def test_consensus_uses_same_knowledge_turns_and_appends_follow_up():
     plain = consensus_response(bank, query, query, "Gamma House", [], k=2, follow_up="")
     assert "quiet" in plain and not plain.endswith("?")
     assert consensus_response(NeighbourBank([], [], np.zeros((0, 384)), np.zeros((0, 384))), query, query, "X") == ""
-
-
-def test_the_bank_knows_whether_responses_write_the_before_a_name():
-    responses = [
-        "The rooms at the Alpha Hotel are quiet.",
-        "The Alpha Hotel is quiet.",  # "The" opening the sentence counts too
-        "Alpha Hotel has free wifi.",
-        "Beta Inn serves breakfast, and the beta inn bar opens at six.",
-        "Beta Inn is central.",
-        "Nothing named here.",
-    ]
-    names = ["ALPHA HOTEL"] * 3 + ["BETA INN"] * 2 + ["GAMMA HOUSE"]
-    alpha, beta, gamma = ("hotel", 1, 0, 0), ("hotel", 2, 1), ("hotel", 3, 1)
-    keys = [frozenset({alpha})] * 3 + [frozenset({beta})] * 2 + [frozenset({gamma})]
-    bank = _one_hot_bank(responses, names, keys)
-    bank.entity_names = {("hotel", 1): "ALPHA HOTEL", ("hotel", 2): "BETA INN", ("hotel", 3): "GAMMA HOUSE"}
-    assert bank.writes_the(("hotel", 1)) is True  # 2 of 3
-    assert bank.writes_the(("hotel", 2)) is False  # 1 of 3, any case
-    assert bank.writes_the(("hotel", 3)) is None  # never written
-    assert bank.writes_the(("hotel", 9)) is None  # not in the bank
-    assert NeighbourBank(responses, names, bank.query_emb, bank.knowledge_emb).writes_the(("hotel", 1)) is None
-    assert with_article("Alpha Hotel", True) == "The Alpha Hotel"
-    assert with_article("The Gonville Hotel", True) == "The Gonville Hotel"
-    assert with_article("Beta Inn", False) == with_article("Beta Inn", None) == "Beta Inn"
-    body = swap_entity("Guests of Omega Lodge say it is quiet.", "OMEGA LODGE", with_article("Alpha Hotel", True))
-    assert body == "Guests of the Alpha Hotel say it is quiet."
 
 
 def test_consensus_pool_is_what_consensus_chooses_from():
@@ -345,7 +318,7 @@ def test_a_denial_is_added_unless_the_body_names_what_it_denies():
     assert with_faq_answers(lacks, [seating], 0.5, denials=True) == lacks
     lift = ("Yes, Gonville Hotel does have a lift.", "GONVILLE HOTEL")  # no denial: the share decides as before
     assert with_faq_answers("Yes, the Gonville Hotel has a lift.", [lift], 0.5, denials=True).startswith("Yes,")
-    assert PipelineConfig().denials_said and not PipelineConfig.from_json({}).denials_said
+    assert PipelineConfig().uses("denials_said") and not PipelineConfig.from_json({}).uses("denials_said")
 
 
 def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
@@ -386,7 +359,9 @@ def test_a_body_contradicts_an_faq_it_restates_with_the_other_polarity():
     ]
     assert kept.weights == [1, 3, 1] and kept.choosable == 1  # the contradicting body still votes
     assert agreeing(pool, []) == pool
-    assert PipelineConfig().faq_agreement and not PipelineConfig.from_json({}).faq_agreement  # models trained before
+    assert PipelineConfig().uses("faq_agreement") and not PipelineConfig.from_json({}).uses(
+        "faq_agreement"
+    )  # models trained before
 
 
 def test_borrowed_details_lower_a_bodys_chance_and_keep_its_vote():
@@ -402,7 +377,10 @@ def test_borrowed_details_lower_a_bodys_chance_and_keep_its_vote():
     pool = Pool(texts, [1.0, 1.0, 1.0], 2)
     scaled = with_detail_penalty(pool, [True, False], 0.2)
     assert scaled.scale == [0.8, 1.0, 1.0] and scaled.weights == pool.weights  # it still votes at full weight
-    assert PipelineConfig().detail_penalty == 0.2 and PipelineConfig.from_json({}).detail_penalty is None
+    assert (
+        PipelineConfig().param("detail_penalty", "penalty") == 0.2
+        and PipelineConfig.from_json({}).param("detail_penalty", "penalty") is None
+    )
 
 
 def test_a_choice_holding_no_word_of_the_turn_is_made_again_among_the_bodies_holding_the_turn_s_aspect():
@@ -420,7 +398,9 @@ def test_a_choice_holding_no_word_of_the_turn_is_made_again_among_the_bodies_hol
     assert aspect_holders(bodies, "How are the beds?", 1) is None  # the choice holds "bed" already
     assert aspect_holders(bodies, "Are the rooms big?", 1) is None  # only one body holds "room"
     assert aspect_holders(bodies[:3], "Are the beds and rooms nice?", 0) is None  # the choice holds "room"
-    assert PipelineConfig().aspect_words and not PipelineConfig.from_json({}).aspect_words  # models trained before
+    assert PipelineConfig().uses("aspect_words") and not PipelineConfig.from_json({}).uses(
+        "aspect_words"
+    )  # models trained before
 
 
 def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():
@@ -433,8 +413,10 @@ def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():
     body = plain.removesuffix(" " + FOLLOW_UPS["hotel"])
     assert added == f"{body} {faq[0]} {FOLLOW_UPS['hotel']}"
     assert consensus_response(bank, query, query, "Gamma House", keys, k=1, exact_weight=10.0, faqs=[faq]) == plain
-    assert PipelineConfig().faq_cover == 0.5
-    assert PipelineConfig.from_json({}).faq_cover is None  # models trained before it answer with the body alone
+    assert PipelineConfig().param("faq_cover", "cover") == 0.5
+    assert (
+        PipelineConfig.from_json({}).param("faq_cover", "cover") is None
+    )  # models trained before it answer with the body alone
     # a choice about two places: the added answer says whose
     both = "The wifi at Meghna is fast, while that at Gamma Grill is slow."
     pool, free = Pool([both], [1.0], 1), [("Free parking is available.", "MEGHNA")]
@@ -457,8 +439,10 @@ def test_a_selection_about_several_entities_asks_which_one_to_know_more_about():
     text = consensus_response(bank, query, query, "Gamma House", two, k=1, follow_up=follow_up_for(two, True))
     assert text.endswith(" " + FOLLOW_UP_TWO)
     assert lm_consensus_response(["It is quiet."], [], [], two, 1.0, FOLLOW_UP_TWO) == f"It is quiet. {FOLLOW_UP_TWO}"
-    assert PipelineConfig().entity_follow_up is True
-    assert PipelineConfig.from_json({}).entity_follow_up is False  # models trained before it: the domain's question
+    assert PipelineConfig().uses("entity_follow_up") is True
+    assert (
+        PipelineConfig.from_json({}).uses("entity_follow_up") is False
+    )  # models trained before it: the domain's question
 
 
 def test_swap_entities_renames_several_names_at_once():
@@ -510,8 +494,8 @@ def test_a_selection_about_several_entities_is_answered_by_a_comparison():
     assert consensus_pool(bank, query, query, "Gamma House", two, k=3, entity_names=names).choosable == 3
     # one selected entity: unchanged, the comparison only votes
     assert consensus_pool(bank, query, query, "Gamma House", two[:1], k=3, entity_names=names).choosable == 2
-    assert PipelineConfig().comparisons is True
-    assert PipelineConfig.from_json({}).comparisons is False
+    assert PipelineConfig().uses("comparisons") is True
+    assert PipelineConfig.from_json({}).uses("comparisons") is False
 
 
 def test_a_body_naming_an_unselected_entity_only_votes_and_none_fitting_falls_back():
@@ -554,8 +538,8 @@ def test_an_answer_about_another_domain_gives_way_to_the_snippets_when_nothing_f
     assert consensus_pool(bank, query, query, "Gamma Grill", restaurant, k=2, tracker=tracker).choosable == 0
     text = consensus_response(bank, query, query, "Gamma Grill", restaurant, k=2, tracker=tracker, fallback="Quiet.")
     assert text == "Quiet. " + FOLLOW_UPS["restaurant"]
-    assert PipelineConfig().faithful is True
-    assert PipelineConfig.from_json({}).faithful is False  # models trained before it
+    assert PipelineConfig().uses("faithful") is True
+    assert PipelineConfig.from_json({}).uses("faithful") is False  # models trained before it
 
 
 def _aspect_bank() -> NeighbourBank:
@@ -612,13 +596,13 @@ def test_with_an_exact_set_answer_the_other_bodies_must_be_as_close_to_the_turn_
 
 
 def test_the_exact_set_relevance_gate_is_on_by_default_and_off_for_older_models():
-    assert PipelineConfig().relevance_exact == 0.1
-    assert PipelineConfig.from_json({}).relevance_exact is None
+    assert PipelineConfig().param("relevance_exact", "margin") == 0.1
+    assert PipelineConfig.from_json({}).param("relevance_exact", "margin") is None
 
 
 def test_the_relevance_gate_is_on_by_default_and_off_for_older_models():
-    assert PipelineConfig().relevance_gate == 0.1
-    assert PipelineConfig.from_json({}).relevance_gate is None
+    assert PipelineConfig().param("relevance_gate", "margin") == 0.1
+    assert PipelineConfig.from_json({}).param("relevance_gate", "margin") is None
 
 
 def test_training_embeds_the_bank_bodies_without_names(tmp_path):
@@ -635,7 +619,7 @@ def test_training_embeds_the_bank_bodies_without_names(tmp_path):
     assert np.allclose(model.bank.body_emb, encode(texts), atol=1e-5)
     save_model(model, tmp_path / "m", "fp")
     assert np.array_equal(load_model(tmp_path / "m").bank.body_emb, model.bank.body_emb)
-    config.relevance_gate = None
+    config.set_rule("relevance_gate", None)
     assert train(data, config)[0].bank.body_emb is None
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from clarion.dstc.io import (
+from clarion.data.dstc import (
     Label,
     detect_format,
     key_of_ref,
@@ -16,7 +16,7 @@ from clarion.dstc.io import (
     ref_from_key,
     write_predictions,
 )
-from clarion.dstc.schema import Format
+from clarion.data.dstc_schema import Format
 from clarion.dstc.split import Part, dialogue_folds, dialogue_ids, split_dataset, split_indices
 from clarion.errors import DataError, InputError
 
@@ -78,7 +78,7 @@ def test_labels_optional(tmp_path, tiny):
 
 def test_snippet_lookup_and_refs(tiny):
     ds_knowledge = {"hotel": tiny.KNOWLEDGE11["hotel"]}
-    from clarion.dstc.io import parse_knowledge
+    from clarion.data.dstc import parse_knowledge
 
     kb = parse_knowledge(ds_knowledge)
     assert [s.key for s in kb.snippets()] == [("hotel", 1, 0, 0), ("hotel", 1, 0, 1), ("hotel", 1, 0)]
@@ -250,7 +250,7 @@ def test_missing_directory(tmp_path):
 
 
 def test_write_predictions_refuses_bad_lists(tmp_path, tiny):
-    from clarion.dstc.io import parse_knowledge
+    from clarion.data.dstc import parse_knowledge
 
     kb = parse_knowledge(tiny.KNOWLEDGE9)
     out = tmp_path / "pred.json"
@@ -268,7 +268,7 @@ def test_write_predictions_refuses_bad_lists(tmp_path, tiny):
 
 
 def test_split_groups_dialogues_by_opening(tmp_path):
-    from clarion.dstc.io import parse_logs
+    from clarion.data.dstc import parse_logs
 
     logs = [
         [{"speaker": "U", "text": "Hi, a hotel please."}],
@@ -386,7 +386,7 @@ def test_fast_checks_never_accept_what_the_schema_rejects(kind, data, valid, fas
     is a valid JSON-schema integer that it leaves to jsonschema)."""
     from jsonschema import Draft7Validator
 
-    from clarion.dstc import schema
+    from clarion.data import dstc_schema as schema
 
     fmt = Format.DSTC11 if kind.endswith("11") else Format.DSTC9
     checks = {
@@ -402,8 +402,8 @@ def test_fast_checks_never_accept_what_the_schema_rejects(kind, data, valid, fas
 
 
 def test_fast_checks_accept_the_real_files(dstc9_dir, dstc11_dir):
+    from clarion.data import dstc_schema as schema
     from clarion.data.io import read_json
-    from clarion.dstc import schema
 
     for root, fmt in ((dstc9_dir, Format.DSTC9), (dstc11_dir, Format.DSTC11)):
         assert schema.logs_ok(read_json(root / "logs.json"))
@@ -412,7 +412,7 @@ def test_fast_checks_accept_the_real_files(dstc9_dir, dstc11_dir):
 
 
 def test_entity_ids_are_integers_only_for_ascii_digits():
-    from clarion.dstc.io import _entity_id
+    from clarion.data.dstc import _entity_id
 
     assert _entity_id("12") == 12 and _entity_id("*") == "*"
     assert _entity_id("²") == "²" and _entity_id("٣") == "٣"  # str.isdigit says yes; int() fails or merges ids

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clarion.dstc.io import Label, Snippet, load_dataset, parse_labels, predictions_to_json
+from clarion.data.dstc import Label, Snippet, load_dataset, parse_labels, predictions_to_json
+from clarion.data.dstc_schema import Format
 from clarion.dstc.models.entities import EntityTracker, aliases, distinctive_words, short_forms
 from clarion.dstc.models.generate import (
     NeighbourBank,
@@ -20,10 +21,10 @@ from clarion.dstc.models.generate import (
 )
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
-from clarion.dstc.models.select import Selector
 from clarion.dstc.models.train import train
-from clarion.dstc.schema import Format
 from clarion.errors import InputError, ModelError
+from clarion.rerank.snippets import Selector
+from clarion.retrieve.profile import KnowledgeProfile
 
 NAMES = {
     ("hotel", 1): "ASHLEY HOTEL",
@@ -36,28 +37,44 @@ NAMES = {
 }
 
 
+PROFILE = KnowledgeProfile(
+    cities=frozenset({"cambridge", "san francisco"}),
+    area_words=frozenset({"city", "centre", "union", "square"}),
+    common_words=frozenset({"good", "great", "the", "and"}),
+)
+"""What :class:`KnowledgeProfile.from_knowledge` reads off a knowledge base of these names (its cities, area words
+and everyday words), written out for the tests that build trackers from names alone."""
+
+
 @pytest.fixture(scope="module")
 def tracker() -> EntityTracker:
-    return EntityTracker.from_names(NAMES)
+    return EntityTracker.from_names(NAMES, PROFILE)
 
 
 # --- entity tracking -------------------------------------------------------------------------------------
 
 
 def test_aliases_drop_article_and_generic_suffix_but_not_place_words():
-    assert {"the cambridge belfry", "cambridge belfry"} <= aliases("THE CAMBRIDGE BELFRY")
-    assert "ashley" in aliases("ASHLEY HOTEL")
-    assert "cambridge" not in aliases("CAMBRIDGE LODGE RESTAURANT")
+    assert {"the cambridge belfry", "cambridge belfry"} <= aliases("THE CAMBRIDGE BELFRY", profile=PROFILE)
+    assert "ashley" in aliases("ASHLEY HOTEL", profile=PROFILE)
+    assert "cambridge" not in aliases("CAMBRIDGE LODGE RESTAURANT", profile=PROFILE)
 
 
 def test_aliases_drop_a_branch_and_a_trailing_city_but_never_end_with_a_function_word():
-    assert "souvla" in aliases("Souvla - Marina") and "rooster and rice" in aliases("Rooster & Rice - SoMa")
-    assert {"hotel nikko", "nikko"} <= aliases("Hotel Nikko San Francisco") and "zizzi" in aliases("ZIZZI CAMBRIDGE")
-    assert not any(a.split()[-1] == "of" for a in aliases("University Club of San Francisco"))
-    assert "hotel du vin and" not in aliases("HOTEL DU VIN AND BISTRO")
-    assert aliases(" - Marina") == {"marina"} and aliases("Hotel") == {"hotel"}  # odd names: no empty alias
-    assert "found" not in aliases("FOUND Hotel San Francisco") and "found hotel" in aliases("FOUND Hotel San Francisco")
-    tracker = EntityTracker.from_names({("hotel", 7): "Hotel Nikko San Francisco", ("attraction", 8): "Union Square"})
+    assert "souvla" in aliases("Souvla - Marina", profile=PROFILE) and "rooster and rice" in aliases(
+        "Rooster & Rice - SoMa", profile=PROFILE
+    )
+    assert {"hotel nikko", "nikko"} <= aliases("Hotel Nikko San Francisco", profile=PROFILE) and "zizzi" in aliases(
+        "ZIZZI CAMBRIDGE", profile=PROFILE
+    )
+    assert not any(a.split()[-1] == "of" for a in aliases("University Club of San Francisco", profile=PROFILE))
+    assert "hotel du vin and" not in aliases("HOTEL DU VIN AND BISTRO", profile=PROFILE)
+    assert aliases(" - Marina", profile=PROFILE) == {"marina"} and aliases("Hotel", profile=PROFILE) == {
+        "hotel"
+    }  # odd names: no empty alias
+    tracker = EntityTracker.from_names(
+        {("hotel", 7): "Hotel Nikko San Francisco", ("attraction", 8): "Union Square"}, PROFILE
+    )
     assert tracker.track(["The Hotel Nikko is near Union Square.", "Do they allow pets at the hotel nikko?"]) == [
         ("hotel", 7)
     ]
@@ -69,7 +86,7 @@ def test_strip_names_keeps_what_is_asked_without_whom_about(tracker):
     assert tracker.strip_names("Is it quiet?") == "Is it quiet?"  # no name: unchanged
     assert tracker.strip_names("Nando's or the Ashley?") == "or the ?"  # cut from the text as written
     assert tracker.strip_names("the ashley&lovell lodge") == "the &"
-    assert EntityTracker.from_names({}).strip_names("Book it, please!") == "Book it, please!"
+    assert EntityTracker.from_names({}, PROFILE).strip_names("Book it, please!") == "Book it, please!"
 
 
 def test_most_recent_mention_wins(tracker):
@@ -88,8 +105,10 @@ def test_several_entities_in_one_turn_are_all_returned_in_order(tracker):
 
 
 def test_guest_house_is_also_written_as_one_word():
-    assert {"acorn guest house", "acorn guesthouse", "acorn"} <= aliases("ACORN GUEST HOUSE")
-    assert {"arbury lodge guesthouse", "arbury lodge guest house"} <= aliases("ARBURY LODGE GUESTHOUSE")
+    assert {"acorn guest house", "acorn guesthouse", "acorn"} <= aliases("ACORN GUEST HOUSE", profile=PROFILE)
+    assert {"arbury lodge guesthouse", "arbury lodge guest house"} <= aliases(
+        "ARBURY LODGE GUESTHOUSE", profile=PROFILE
+    )
     # so a borrowed answer that wrote one word loses the whole name, not just "Acorn"
     assert (
         swap_entity("The Acorn Guesthouse is quiet.", "ACORN GUEST HOUSE", "Lovell Lodge") == "Lovell Lodge is quiet."
@@ -97,9 +116,9 @@ def test_guest_house_is_also_written_as_one_word():
 
 
 def test_centre_is_also_written_center():
-    assert {"pizza hut city centre", "pizza hut city center"} <= aliases("PIZZA HUT CITY CENTRE")
-    assert {"civic center", "civic centre"} <= aliases("Civic Center Inn")
-    tracker = EntityTracker.from_names({("restaurant", 1): "PIZZA HUT CITY CENTRE"})
+    assert {"pizza hut city centre", "pizza hut city center"} <= aliases("PIZZA HUT CITY CENTRE", profile=PROFILE)
+    assert {"civic center", "civic centre"} <= aliases("Civic Center Inn", profile=PROFILE)
+    tracker = EntityTracker.from_names({("restaurant", 1): "PIZZA HUT CITY CENTRE"}, PROFILE)
     assert tracker.strip_names("Is Pizza Hut City Center deliver pizza?").split() == ["Is", "deliver", "pizza?"]
 
 
@@ -110,7 +129,7 @@ def test_names_outside_a_selection(tracker):
     assert tracker.outside("No names here.", []) == []
     assert tracker.mentions(text) == [("hotel", 1), ("hotel", 2), ("restaurant", 4)]
     # a name two entities go by is not outside a selection holding either of them
-    shared = EntityTracker.from_names({("restaurant", 7): "PIZZA HUT", ("restaurant", 8): "PIZZA HUT"})
+    shared = EntityTracker.from_names({("restaurant", 7): "PIZZA HUT", ("restaurant", 8): "PIZZA HUT"}, PROFILE)
     assert shared.outside("Pizza Hut is busy.", [("restaurant", 8)]) == []
     assert shared.outside("Pizza Hut is busy.", [("restaurant", 9)]) == [("restaurant", 7), ("restaurant", 8)]
 
@@ -123,12 +142,12 @@ def test_short_forms_no_alias_catches_are_outside_a_selection_too():
         ("restaurant", 4): "COCUM",
         ("hotel", 5): "WORTH HOUSE",
     }
-    assert short_forms(names) == {
+    assert short_forms(names, PROFILE) == {
         "Pizza Hut": {("restaurant", 1), ("restaurant", 2)},
         "Midsummer": {("restaurant", 3)},
         "Worth": {("hotel", 5)},
     }
-    tracker = EntityTracker.from_names(names)
+    tracker = EntityTracker.from_names(names, PROFILE)
     cocum = [("restaurant", 4)]
     assert tracker.outside("The Pizza Hut has slow service.", cocum) == [("restaurant", 1), ("restaurant", 2)]
     assert tracker.outside("The Pizza Hut has slow service.", [("restaurant", 2)]) == []  # either branch
@@ -148,9 +167,9 @@ def test_a_name_written_without_and_bar_is_renamed_and_seen_outside():
         swap_entity(body, names[("restaurant", 1)], "Kymmoy")
         == "Kymmoy gets some mixed reviews on their food portions."
     )
-    assert "de luca cucina" in aliases(names[("restaurant", 1)], written=True)
-    assert "de luca cucina" not in aliases(names[("restaurant", 1)])
-    tracker = EntityTracker.from_names(names)
+    assert "de luca cucina" in aliases(names[("restaurant", 1)], written=True, profile=PROFILE)
+    assert "de luca cucina" not in aliases(names[("restaurant", 1)], profile=PROFILE)
+    tracker = EntityTracker.from_names(names, PROFILE)
     assert tracker.outside(body, [("restaurant", 2)]) == [("restaurant", 1)]
     assert tracker.mentions(body) == []
 
@@ -166,7 +185,7 @@ def test_a_chain_named_without_its_branch_is_asked_about():
         ("restaurant", 3): "MIDSUMMER HOUSE RESTAURANT",
         ("hotel", 4): "ACORN GUEST HOUSE",
     }
-    tracker = EntityTracker.from_names(names)
+    tracker = EntityTracker.from_names(names, PROFILE)
     assert tracker.track(["What do people think of pizza hut?"]) == []  # no branch named: nothing tracked
     pizza = [("restaurant", 1), ("restaurant", 2)]
     assert tracker.chain_named(["I want pizza.", "What do people think of pizza hut?"]) == pizza  # any case
@@ -182,7 +201,7 @@ def test_a_chain_named_without_its_branch_is_asked_about():
 
 
 def test_a_name_in_an_address_is_no_mention():
-    tracker = EntityTracker.from_names({("hotel", 1): "BRIDGE GUEST HOUSE", ("restaurant", 2): "ASK"})
+    tracker = EntityTracker.from_names({("hotel", 1): "BRIDGE GUEST HOUSE", ("restaurant", 2): "ASK"}, PROFILE)
     turns = ["The place is called Ask.", "Their address is 12 Bridge Street City Centre.", "Any vegan food?"]
     assert tracker.track(turns) == [("restaurant", 2)]
     assert tracker.mentions("Bridge Guest House on Bridge Street") == [("hotel", 1)]
@@ -230,9 +249,11 @@ def test_longest_alias_wins(tracker):
 
 def test_a_place_called_by_one_distinctive_word_of_its_name_when_nothing_else_names_one():
     names = {**NAMES, ("hotel", 7): "HUNTINGDON MARRIOTT HOTEL", ("restaurant", 8): "PIZZA HUT CHERRY HINTON"}
-    tracker = EntityTracker.from_names(names)
-    assert distinctive_words(names)["marriott"] == ("hotel", 7) and distinctive_words(names)["belfry"] == ("hotel", 3)
-    assert "hotel" not in distinctive_words(names) and "cambridge" not in distinctive_words(names)
+    tracker = EntityTracker.from_names(names, PROFILE)
+    assert distinctive_words(names, PROFILE)["marriott"] == ("hotel", 7) and distinctive_words(names, PROFILE)[
+        "belfry"
+    ] == ("hotel", 3)
+    assert "hotel" not in distinctive_words(names, PROFILE) and "cambridge" not in distinctive_words(names, PROFILE)
     assert tracker.mentions("Is the Marriott good for business travellers?") == []  # no alias says it
     assert tracker.track(["Is the Marriott good for business travellers?"]) == [("hotel", 7)]
     assert tracker.track(["Does the Belfry have a pool?"]) == [("hotel", 3)]
@@ -246,7 +267,9 @@ def test_a_place_called_by_one_distinctive_word_of_its_name_when_nothing_else_na
 
 
 def test_an_attraction_named_as_where_a_place_is_is_no_mention():
-    tracker = EntityTracker.from_names({("hotel", 1): "Hotel Nikko San Francisco", ("attraction", 2): "Union Square"})
+    tracker = EntityTracker.from_names(
+        {("hotel", 1): "Hotel Nikko San Francisco", ("attraction", 2): "Union Square"}, PROFILE
+    )
     turns = ["Try the Hotel Nikko San Francisco.", "What area is that in?", "It's in Union Square.", "Pets?"]
     assert tracker.track(turns) == [("hotel", 1)]
     assert tracker.mentions("Their address is 345 Taylor Street Union Square.") == []
@@ -255,9 +278,11 @@ def test_an_attraction_named_as_where_a_place_is_is_no_mention():
 
 
 def test_numbers_alone_are_no_alias():
-    assert aliases("RESTAURANT TWO TWO") == {"restaurant two two", "restauranttwotwo"}
-    assert "pier 39" in aliases("Pier 39") and "39" not in aliases("Pier 39")
-    tracker = EntityTracker.from_names({("restaurant", 1): "RESTAURANT TWO TWO", ("restaurant", 2): "Underdogs Too"})
+    assert aliases("RESTAURANT TWO TWO", profile=PROFILE) == {"restaurant two two", "restauranttwotwo"}
+    assert "pier 39" in aliases("Pier 39", profile=PROFILE) and "39" not in aliases("Pier 39", profile=PROFILE)
+    tracker = EntityTracker.from_names(
+        {("restaurant", 1): "RESTAURANT TWO TWO", ("restaurant", 2): "Underdogs Too"}, PROFILE
+    )
     assert tracker.track(["It's called Underdogs Too.", "Its zip code is nine four one two two.", "Parking?"]) == [
         ("restaurant", 2)
     ]
@@ -273,7 +298,8 @@ def test_the_area_a_dialogue_names_picks_a_chains_branch():
             ("restaurant", 3): "DragonEats - The Haight",
             ("restaurant", 4): "DragonEats - SoMa",
             ("restaurant", 5): "Souvla",
-        }
+        },
+        PROFILE,
     )
     tadu = ["Anything in the Tenderloin?", "There is Tadu Ethiopian Kitchen.", "Vegan options?"]
     assert tracker.track(tadu) == [("restaurant", 2)]
@@ -320,7 +346,7 @@ TYPO_NAMES = {
     ],
 )
 def test_fuzzy_matches_are_typos_of_a_names_own_words(turn, expected):
-    assert EntityTracker.from_names(TYPO_NAMES).track([turn]) == expected
+    assert EntityTracker.from_names(TYPO_NAMES, PROFILE).track([turn]) == expected
 
 
 COMMON_WORD_NAMES = {
@@ -345,7 +371,7 @@ COMMON_WORD_NAMES = {
     ],
 )
 def test_a_lower_case_name_of_another_kind_of_place_is_a_common_word(turn, expected):
-    tracker = EntityTracker.from_names(COMMON_WORD_NAMES)
+    tracker = EntityTracker.from_names(COMMON_WORD_NAMES, PROFILE)
     assert tracker.track(["I need a hotel.", "The Ashley Hotel is available.", turn]) == expected
 
 
@@ -380,7 +406,7 @@ SHORT_NAMES = {
     ],
 )
 def test_a_three_letter_form_of_a_name_counts_written_as_a_name(turn, expected):
-    assert EntityTracker.from_names(SHORT_NAMES).track([turn]) == expected
+    assert EntityTracker.from_names(SHORT_NAMES, PROFILE).track([turn]) == expected
 
 
 def test_place_words_alone_do_not_match_and_nothing_gives_empty(tracker):
@@ -479,15 +505,18 @@ def test_predictions_match_logs_and_validate(tiny_model, synthetic):
 
 
 def test_a_turn_no_snippet_answers_gets_an_apology_without_knowledge(tiny_model, synthetic):
-    assert PipelineConfig().abstain_below == 0.1 and PipelineConfig.from_json({}).abstain_below is None
+    assert (
+        PipelineConfig().param("abstain", "below") == 0.1
+        and PipelineConfig.from_json({}).param("abstain", "below") is None
+    )
     config = tiny_model.config
     try:
-        config.abstain_below = 1.01  # every snippet probability is below it: nothing fits
+        config.rules["abstain"] = {"below": 1.01}  # every snippet probability is below it: nothing fits
         preds = tiny_model.predict(synthetic)
-        config.abstain_below = None  # off: the best snippets answer
+        config.set_rule("abstain", None)  # off: the best snippets answer
         answered = tiny_model.predict(synthetic)
     finally:
-        config.abstain_below = PipelineConfig.tiny().abstain_below
+        config.set_rule("abstain", {"below": PipelineConfig.tiny().param("abstain", "below")})
     seeking = [p for p in preds if p.target]
     assert seeking and all(not p.knowledge and p.response.startswith("I'm sorry") for p in seeking)
     assert [p.target for p in preds] == [p.target for p in answered]  # detection is untouched
@@ -505,11 +534,12 @@ def test_predicts_dstc9_format_with_ranked_snippets(tiny_model, tiny, tmp_path):
         if pred.target:
             assert 1 <= len(pred.knowledge) <= 5 and all(len(k) == 3 for k in pred.knowledge)
     # a DSTC9/10 turn is always answered with a ranking: no apology however low the scores
-    before, tiny_model.config.abstain_below = tiny_model.config.abstain_below, 1.01
+    before = tiny_model.config.param("abstain", "below")
+    tiny_model.config.rules["abstain"] = {"below": 1.01}
     try:
         assert tiny_model.predict(data) == preds
     finally:
-        tiny_model.config.abstain_below = before
+        tiny_model.config.set_rule("abstain", {"below": before})
 
 
 def test_save_and_load_roundtrip(tiny_model, synthetic, tmp_path):
@@ -550,21 +580,23 @@ def test_a_selection_unlike_the_turn_is_unrelated():
 
     turn = np.array([1.0, 0.0])
     chosen = np.array([[0.1, 0.995], [0.15, 0.989]])  # cosines 0.1 and 0.15 to the turn
-    model = SimpleNamespace(config=PipelineConfig(abstain_cosine=0.2))
+    model = SimpleNamespace(config=PipelineConfig().with_rules(abstain_unrelated={"cosine": 0.2}))
     assert DstcModel._unrelated(model, chosen, turn)
-    model.config.abstain_cosine = 0.12
+    model.config.set_rule("abstain_unrelated", {"cosine": 0.12})
     assert not DstcModel._unrelated(model, chosen, turn)  # one of them is close enough
-    model.config.abstain_cosine = None
+    model.config.set_rule("abstain_unrelated", None)
     assert not DstcModel._unrelated(model, chosen, turn)  # off
-    model.config = PipelineConfig(abstain_cosine=0.2, dense=False)
+    model.config = PipelineConfig(dense=False).with_rules(abstain_unrelated={"cosine": 0.2})
     assert not DstcModel._unrelated(model, chosen, turn)  # no embeddings to compare
-    assert PipelineConfig.from_json({}).abstain_cosine is None  # models trained before it keep answering
+    assert (
+        PipelineConfig.from_json({}).param("abstain_unrelated", "cosine") is None
+    )  # models trained before it keep answering
 
 
 def test_an_faq_aspect_the_place_has_no_faq_for_is_unknown():
     from types import SimpleNamespace
 
-    from clarion.dstc.models.faq_rule import FaqRule
+    from clarion.detect.faq_rule import FaqRule
     from clarion.dstc.models.pipeline import DstcModel
 
     def unit(rows):
@@ -578,27 +610,29 @@ def test_an_faq_aspect_the_place_has_no_faq_for_is_unknown():
     gym = SimpleNamespace(doc_type="faq", title="gym")
     turn = unit([[0.9, 0.1, 0.42, 0]])[0]  # "Is there a gym?": 0.90 to the gym question, 0.10 to the seating one
     chosen = unit([[0.1, 1, 0, 0]])  # the seating FAQ, cosine 0.19 to the turn
-    model = SimpleNamespace(config=PipelineConfig(unknown_aspect_cosine=0.3))
+    model = SimpleNamespace(config=PipelineConfig().with_rules(unknown_aspect={"cosine": 0.3}))
     assert DstcModel._unknown_aspect(model, rule, turn, [seating], chosen)
     assert not DstcModel._unknown_aspect(model, rule, turn, [seating, gym], chosen)  # the place has a gym FAQ
-    model.config.unknown_aspect_cosine = 0.15
+    model.config.set_rule("unknown_aspect", {"cosine": 0.15})
     assert not DstcModel._unknown_aspect(model, rule, turn, [seating], chosen)  # the choice is close enough
-    model.config.unknown_aspect_cosine = 0.3
+    model.config.set_rule("unknown_aspect", {"cosine": 0.3})
     vague = unit([[0.5, 0.1, 0.86, 0]])[0]  # near no FAQ question: the usual cosine abstention decides
     assert not DstcModel._unknown_aspect(model, rule, vague, [seating], chosen)
     assert not DstcModel._unknown_aspect(model, FaqRule(questions, 0.7), turn, [seating], chosen)  # ungated rule
     assert not DstcModel._unknown_aspect(model, None, turn, [seating], chosen)
-    model.config.unknown_aspect_cosine = None
+    model.config.set_rule("unknown_aspect", None)
     assert not DstcModel._unknown_aspect(model, rule, turn, [seating], chosen)  # off
-    assert PipelineConfig.from_json({}).unknown_aspect_cosine is None  # models trained before it keep answering
+    assert (
+        PipelineConfig.from_json({}).param("unknown_aspect", "cosine") is None
+    )  # models trained before it keep answering
 
 
 def test_a_review_aspect_the_places_reviews_never_touch_is_absent():
     from types import SimpleNamespace
 
-    from clarion.dstc.io import parse_knowledge
-    from clarion.dstc.models.candidates import KnowledgeIndex
+    from clarion.data.dstc import parse_knowledge
     from clarion.dstc.models.pipeline import DstcModel
+    from clarion.retrieve.knowledge import KnowledgeIndex
 
     def unit(rows):
         rows = np.asarray(rows, dtype=float)
@@ -616,32 +650,29 @@ def test_a_review_aspect_the_places_reviews_never_touch_is_absent():
     snippets = index.snippets(("restaurant", 0))
     group = SimpleNamespace(snippets=index.embeddings(("restaurant", 0)))
     turn = unit([[1, 0.15, 0.1, 0]])[0]  # 0.25 and 0.19 to place 0's reviews
-    model = SimpleNamespace(config=PipelineConfig(review_floor=0.3))
+    model = SimpleNamespace(config=PipelineConfig().with_rules(review_floor={"cosine": 0.3}))
     assert DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0, 1])
     assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0, 2])  # an FAQ chosen too
-    model.config.review_floor = 0.2
+    model.config.set_rule("review_floor", {"cosine": 0.2})
     assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0])  # a review is close enough
-    model.config.review_floor = 0.3
+    model.config.set_rule("review_floor", {"cosine": 0.3})
     vague = unit([[0.2, 0.15, 0.1, 1]])[0]  # the other place's reviews no closer: not an aspect reviews discuss
     assert not DstcModel._absent_review_aspect(model, index, vague, snippets, group, [0])
     assert index.reviews_elsewhere(turn, ("restaurant", 0)) > 0.95  # place 1's one review
-    model.config = PipelineConfig(review_floor=0.3, dense=False)
+    model.config = PipelineConfig(dense=False).with_rules(review_floor={"cosine": 0.3})
     assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0])  # no embeddings
-    model.config = PipelineConfig(review_floor=None)
+    model.config = PipelineConfig().with_rules(review_floor=None)
     assert not DstcModel._absent_review_aspect(model, index, turn, snippets, group, [0])  # off
-    assert PipelineConfig.from_json({}).review_floor is None  # models trained before it keep answering
-
-
-def test_the_article_before_a_name_is_on_by_default_and_off_for_older_models():
-    assert PipelineConfig().name_article
-    assert not PipelineConfig.from_json({}).name_article  # models trained before it write the knowledge's name
+    assert (
+        PipelineConfig.from_json({}).param("review_floor", "cosine") is None
+    )  # models trained before it keep answering
 
 
 def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers():
     from types import SimpleNamespace
 
-    from clarion.dstc.io import Snippet
-    from clarion.dstc.models.faq_rule import FaqRule
+    from clarion.data.dstc import Snippet
+    from clarion.detect.faq_rule import FaqRule
     from clarion.dstc.models.pipeline import DstcModel
 
     def unit(rows):
@@ -668,9 +699,9 @@ def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers()
     label, _ = DstcModel._apology(model, index, [("hotel", 29)], rule, sauna, [review, dog])
     assert label.knowledge == () and label.response.startswith("I'm sorry, I could not find any information")
     assert DstcModel._apology(model, index, [("hotel", 29)], None, pets, [review, dog])[0].knowledge == ()  # no rule
-    model.config.last_resort_faq = False
+    model.config.set_rule("last_resort_faq", None)
     assert DstcModel._apology(model, index, [("hotel", 29)], rule, pets, [review, dog])[0].knowledge == ()  # off
-    assert not PipelineConfig.from_json({}).last_resort_faq  # models trained before it keep the apology
+    assert not PipelineConfig.from_json({}).uses("last_resort_faq")  # models trained before it keep the apology
 
 
 def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it():
@@ -690,7 +721,7 @@ def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it()
     assert DstcModel._dish_snippets(index, [portions], "Is the biryani good?", None) == []  # no snippet names it
     assert DstcModel._dish_snippets(index, [dishes], "Is the food good?", None) == []  # no dish asked
     assert DstcModel._dish_snippets(index, [dishes], "Is the lake nice?", None) == []  # a specific word, not a food
-    tracker = EntityTracker.from_names({("restaurant", 8): "KORMA PALACE"})
+    tracker = EntityTracker.from_names({("restaurant", 8): "KORMA PALACE"}, PROFILE)
     palace = Snippet("restaurant", 8, 0, 0, "review", "", "Korma Palace was quiet.", "KORMA PALACE")
     assert DstcModel._dish_snippets(index, [palace, dishes], "Is the korma good?", tracker) == [dishes]  # a name's
     # instead of "I could not find any information about that": the place's reviews naming the dish
@@ -701,7 +732,9 @@ def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it()
     assert label.response == (
         "Guests of The Nirala say that they ordered the korma and biryani. Would you like to make a reservation?"
     )
-    assert PipelineConfig().dish_answers and not PipelineConfig.from_json({}).dish_answers  # older models: off
+    assert PipelineConfig().uses("dish_answers") and not PipelineConfig.from_json({}).uses(
+        "dish_answers"
+    )  # older models: off
 
 
 def test_a_last_user_turn_without_words_is_not_knowledge_seeking(tiny_model, synthetic):
@@ -730,8 +763,8 @@ def test_load_refuses_bank_arrays_without_a_row_per_response(tiny_model, tmp_pat
 
 
 def test_specific_words_are_in_the_knowledge_of_few_places():
-    from clarion.dstc.io import parse_knowledge
-    from clarion.dstc.models.candidates import KnowledgeIndex
+    from clarion.data.dstc import parse_knowledge
+    from clarion.retrieve.knowledge import KnowledgeIndex
 
     places = {
         str(i): {"name": f"PLACE {i}", "faqs": {}, "reviews": {"0": {"sentences": {"0": "The food was good."}}}}

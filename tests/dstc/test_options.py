@@ -34,11 +34,18 @@ def test_a_malformed_setting_is_refused_by_name(setting, message):
 
 def test_overrides_merge_into_a_checked_configuration():
     config = with_overrides(PipelineConfig(), {"aspect_anchors": True, "detect": {"entity_faq_cosine": 0.5}})
-    assert config.aspect_anchors and config.detect.entity_faq_cosine == 0.5
-    assert config.detect.faq_glossary and not PipelineConfig().aspect_anchors  # the rest kept, the original unchanged
+    assert config.uses("aspect_anchors") and config.detect.entity_faq_cosine == 0.5
+    assert config.detect.strip_names and not PipelineConfig().uses("aspect_anchors")  # the rest kept, the original too
+    named = with_overrides(PipelineConfig(), {"rules": {"downsides": None, "abstain": {"below": 0.2}}})
+    assert not named.uses("downsides") and named.param("abstain", "below") == 0.2 and named.uses("upsides")
+    assert with_overrides(PipelineConfig(), {"detail_penalty": 0.3}).param("detail_penalty", "penalty") == 0.3
+    with pytest.raises(InputError, match="no rule 'downside'"):
+        with_overrides(PipelineConfig(), {"rules": {"downside": None}})
+    with pytest.raises(InputError, match="name_article was a rule fitted to one dataset's wording"):
+        with_overrides(PipelineConfig(), {"name_article": False})
     with pytest.raises(InputError, match="no field 'aspect_anchor'"):
         with_overrides(PipelineConfig(), {"aspect_anchor": True})
-    with pytest.raises(InputError, match="abstain_below"):  # out of its bounds
+    with pytest.raises(InputError, match="rules.abstain.below must be float"):  # out of its bounds
         with_overrides(PipelineConfig(), {"abstain_below": "high"})
     with pytest.raises(InputError, match="detect takes fields"):
         with_overrides(PipelineConfig(), {"detect": 0.5})
@@ -47,7 +54,9 @@ def test_overrides_merge_into_a_checked_configuration():
 
 
 def test_prediction_settings_refuse_what_training_fixed():
-    assert prediction_config(PipelineConfig(), ["aspect_anchors=true"]).aspect_anchors
-    for setting in ("detect.C=1", "select.n_estimators=5", "dense=false", 'generator="lm"', "relevance_gate=0.2"):
+    assert prediction_config(PipelineConfig(), ["aspect_anchors=true"]).uses("aspect_anchors")
+    assert prediction_config(PipelineConfig(), ["rules.aspect_anchors=true"]).uses("aspect_anchors")
+    settings = ("detect.C=1", "select.n_estimators=5", "dense=false", 'generator="lm"', "relevance_gate=0.2")
+    for setting in (*settings, "rules.relevance_gate=null"):
         with pytest.raises(InputError, match="fixed when the model is trained"):
             prediction_config(PipelineConfig(), [setting])

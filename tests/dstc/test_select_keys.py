@@ -6,9 +6,9 @@ import hashlib
 
 import numpy as np
 
-from clarion.dstc.models.select import Group, SelectConfig, Selector, group_features
-from clarion.dstc.models.select_fit import calibration_folds
-from clarion.dstc.models.select_keys import KeyMemory
+from clarion.rerank.snippet_memory import KeyMemory
+from clarion.rerank.snippets import Group, SelectConfig, Selector, group_features
+from clarion.rerank.snippets_fit import calibration_folds
 
 A, B, C = ("hotel", 1, 0, 0), ("hotel", 1, 0, 1), ("hotel", 2, 3, None)
 

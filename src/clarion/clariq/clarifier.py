@@ -18,7 +18,6 @@ candidates, with text ``""``; a chatbot that must ask something skips it.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from numbers import Integral, Real
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 from clarion.clariq.constants import NEED_LABELS, NO_QUESTION, validate_request
 from clarion.clariq.ranker import FIT, SNAP, QuestionRanker
 from clarion.errors import InputError, ModelError
-from clarion.store import is_complete, read_meta
+from clarion.store import is_complete, load_or_train, read_meta
 from clarion.types import Candidate
 
 
@@ -71,13 +70,13 @@ class Clarifier:
             directory = default_model_dir(data, DEFAULT_SPLITS)
             if not is_complete(directory):
                 ready_to_train(data, DEFAULT_SPLITS)
-                print(
-                    f"No trained ClariQ model yet; training it on train+dev into {directory} ...",
-                    file=sys.stderr,
-                    flush=True,
-                )
+
+            def train(directory: Path) -> None:
                 advance = None if progress is None else progress("training the ClariQ model", ranker_steps())
                 train_models(data, DEFAULT_SPLITS, directory, progress=advance)
+
+            announce = f"No trained ClariQ model yet; training it on train+dev into {directory} ..."
+            load_or_train(directory, train, announce)
         else:
             from clarion.data.io import as_path
 

@@ -10,7 +10,6 @@ the new requests. ``need_model`` is the ``"model"`` need method of :mod:`clarion
 
 from __future__ import annotations
 
-import sys
 import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -29,6 +28,7 @@ from clarion.detect.features import FeatureSpace, feature_names, parse_groups
 from clarion.detect.form import without_final_period
 from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, model_dir, read_meta, write_meta, writing
+from clarion.store import load_or_train as store_load_or_train
 from clarion.types import Topic
 
 TASK = "clariq"
@@ -214,19 +214,20 @@ def load_or_train(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Ne
     """The model trained on ``splits``, trained now (saying so on stderr) when absent."""
     splits = check_splits(splits)
     directory = default_model_dir(data, splits, tiny)
-    if is_complete(directory):
-        return NeedModel.load(directory)
-    from clarion.clariq.train import ready_to_train
+    if not is_complete(directory):
+        from clarion.clariq.train import ready_to_train
 
-    ready_to_train(data, splits)
-    print(
-        f"No clarification-need model for splits {','.join(splits)}; training it into {directory} ...",
-        file=sys.stderr,
-        flush=True,
-    )
-    model = NeedModel.train(data, splits, tiny=tiny)
-    model.save(directory)
-    return model
+        ready_to_train(data, splits)
+
+    trained: list[NeedModel] = []  # the model just trained is returned as it is, not read back
+
+    def train(directory: Path) -> None:
+        trained.append(NeedModel.train(data, splits, tiny=tiny))
+        trained[0].save(directory)
+
+    announce = f"No clarification-need model for splits {','.join(splits)}; training it into {directory} ..."
+    store_load_or_train(directory, train, announce)
+    return trained[0] if trained else NeedModel.load(directory)
 
 
 def need_model(topics: list[Topic], data: ClariQ, train_splits: Sequence[str] = ("train", "dev")) -> dict[str, int]:

@@ -17,8 +17,8 @@ import typer
 
 from clarion.cli.common import DataDirOption, console, echo_answer, echo_json, one_at_a_time, progress, stdout
 from clarion.dstc.models.default import DEFAULT_DATASET
-from clarion.dstc.models.generate import Generator
 from clarion.dstc.models.pipeline import DataSplit
+from clarion.respond.consensus import Generator
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -116,8 +116,8 @@ def predict(
     data_dir: DataDirOption = None,
 ) -> None:
     """Write one prediction per context (target, knowledge, response) in the data's track format."""
+    from clarion.data.dstc import load_dataset, write_predictions
     from clarion.data.io import check_output
-    from clarion.dstc.io import load_dataset, write_predictions
     from clarion.dstc.models.modeldir import load_model
     from clarion.dstc.models.options import prediction_config
     from clarion.dstc.models.pipeline import PipelineConfig, apply_split
@@ -225,8 +225,8 @@ def _reply(grounder, dialogue) -> tuple[dict, list[str]]:
 
 
 def _scores(directory: Path, pred: Path, split: DataSplit, meteor: bool) -> dict:
+    from clarion.data.dstc import load_dataset, read_raw_labels
     from clarion.dstc.evaluate import SCORERS, evaluate_predictions
-    from clarion.dstc.io import load_dataset, read_raw_labels
     from clarion.dstc.models.pipeline import apply_split
 
     options = {} if meteor else {"meteor": False}

@@ -11,7 +11,7 @@
 
 A dialogue is a list of turns ending with the user's; a turn is a string (speakers then alternate, the last turn
 being the user's), a ``{"speaker": "U" | "S", "text": ...}`` mapping as in ``logs.json``, or a
-:class:`~clarion.dstc.io.Turn`. The answer is the pipeline's (:meth:`DstcModel.predict`) for that one context:
+:class:`~clarion.data.dstc.Turn`. The answer is the pipeline's (:meth:`DstcModel.predict`) for that one context:
 the same detection, entity tracking, snippet selection and response as ``clarion dstc predict``.
 """
 
@@ -25,12 +25,13 @@ from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
 
-from clarion.dstc.io import KNOWLEDGE, Context, Dataset, Knowledge, Snippet, Turn, read_knowledge
-from clarion.dstc.models.entities import EntityTracker, normalise, ordinal
-from clarion.dstc.models.generate import display_name
+from clarion.data.dstc import KNOWLEDGE, Context, Dataset, Knowledge, Snippet, Turn, read_knowledge
+from clarion.dialogue.aliases import normalise, ordinal
+from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.pipeline import MAX_BRANCHES, DstcModel, PreparedKnowledge
 from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import InputError, check_unicode
+from clarion.respond.names import display_name
 
 MAX_TURN_CHARS = 2_000
 """Longest accepted turn text (DSTC turns are one or two sentences; a longer text is almost surely a mistake)."""
@@ -75,7 +76,7 @@ class Grounder:
         progress: Progress = no_progress,
     ) -> Grounder:
         """The model in ``model_dir`` (by default the default model, trained first, saying so on stderr, when
-        absent) over ``knowledge``: a :class:`~clarion.dstc.io.Knowledge`, a ``knowledge.json`` file or a
+        absent) over ``knowledge``: a :class:`~clarion.data.dstc.Knowledge`, a ``knowledge.json`` file or a
         directory holding one (default: dstc11_track5's, from the data directory). ``progress`` reports the
         training and the binding to the knowledge base (the CLI passes rich bars)."""
         from clarion.data.io import as_path

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from clarion.data.dstc import KNOWLEDGE, LABELS, LOGS, parse_labels, read_knowledge, read_logs
+from clarion.data.dstc_schema import Format
 from clarion.data.io import no_directory, read_json
-from clarion.dstc.io import KNOWLEDGE, LABELS, LOGS, parse_labels, read_knowledge, read_logs
-from clarion.dstc.schema import Format
 from clarion.errors import DataError, InputError
 from clarion.evaluate import dstc9, dstc11
 

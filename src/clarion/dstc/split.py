@@ -21,7 +21,7 @@ import json
 from collections.abc import Sequence
 from enum import Enum
 
-from clarion.dstc.io import Context, Dataset
+from clarion.data.dstc import Context, Dataset
 from clarion.errors import InputError
 
 

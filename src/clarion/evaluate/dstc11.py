@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from clarion.dstc.schema import Format, check_labels
+from clarion.data.dstc_schema import Format, check_labels
 from clarion.errors import ClarionError, InputError
 
 

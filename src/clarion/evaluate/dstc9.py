@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from clarion.dstc.schema import Format, check_labels
+from clarion.data.dstc_schema import Format, check_labels
 from clarion.errors import ClarionError, InputError
 
 RE_ART = re.compile(r"\b(a|an|the)\b")

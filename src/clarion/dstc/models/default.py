@@ -23,7 +23,7 @@ def default_config() -> PipelineConfig:
 
 def data_fingerprint(directory: Path, split: DataSplit, labels: bool = True) -> str:
     """A short hash of the data directory's files (with labels.json unless ``labels`` is off) and the split."""
-    from clarion.dstc.io import KNOWLEDGE, LABELS, LOGS
+    from clarion.data.dstc import KNOWLEDGE, LABELS, LOGS
     from clarion.store import fingerprint_files
 
     names = [LOGS, KNOWLEDGE] + ([LABELS] if labels else [])
@@ -51,7 +51,7 @@ def train_into(
     A model trained on the train side records its dev scores (official-compatible, DSTC11 without METEOR) in
     ``meta.json``. Returns the model directory.
     """
-    from clarion.dstc.io import load_dataset
+    from clarion.data.dstc import load_dataset
     from clarion.dstc.models.modeldir import save_model
     from clarion.dstc.models.pipeline import apply_split
     from clarion.dstc.models.train import train
@@ -79,9 +79,9 @@ def _dev_scores(model, dev, progress: Progress) -> dict:
     (its detection and selection are the ``consensus`` generator's, which answers without the LM)."""
     from dataclasses import replace
 
+    from clarion.data.dstc_schema import Format
     from clarion.dstc.evaluate import SCORERS
-    from clarion.dstc.models.generate import Generator
-    from clarion.dstc.schema import Format
+    from clarion.respond.consensus import Generator
 
     if not dev.contexts:
         return {}
@@ -97,12 +97,17 @@ def _dev_scores(model, dev, progress: Progress) -> dict:
 def ensure_default_model(data_dir: str | Path | None = None, progress: Progress = no_progress, say=None) -> Path:
     """The default model's directory, training it first when absent (``say(message)`` announces that)."""
     from clarion.data.location import dataset_dir
-    from clarion.store import is_complete, writable_cache
+    from clarion.store import is_complete, load_or_train, writable_cache
 
     model = default_model_dir(data_dir)
-    if not is_complete(model):
-        writable_cache()
-        if say is not None:
-            say(f"no default DSTC model yet: training it on {DEFAULT_DATASET} (train split) -> {model}")
-        train_into(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, model, default_config(), progress)
-    return model
+    if is_complete(model):
+        return model
+    writable_cache()
+    announce = f"no default DSTC model yet: training it on {DEFAULT_DATASET} (train split) -> {model}"
+    if say is not None:
+        say(announce)
+
+    def train(directory: Path) -> None:
+        train_into(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, directory, default_config(), progress)
+
+    return load_or_train(model, train, "" if say is not None else announce)

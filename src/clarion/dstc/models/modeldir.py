@@ -17,17 +17,35 @@ from typing import Any
 import numpy as np
 
 from clarion.data.io import atomic_writer, read_json
-from clarion.dstc.models.detect import Detector
-from clarion.dstc.models.generate import NeighbourBank
-from clarion.dstc.models.lm import WEIGHTS
+from clarion.detect.knowledge import Detector
 from clarion.dstc.models.persist import tfidf_from_state, tfidf_state
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
-from clarion.dstc.models.select import Selector
 from clarion.errors import InputError, ModelError
+from clarion.rerank.snippets import Selector
+from clarion.respond.consensus import NeighbourBank
+from clarion.respond.lm import WEIGHTS
 from clarion.store import is_complete, read_meta, write_meta, writing
 
 STATE, ARRAYS = "state.json", "arrays.npz"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: the configuration lists its rules by name (:mod:`clarion.dstc.models.config`); 1 had one field per rule and
+is upgraded when read (:func:`upgraded`)."""
+
+
+def upgraded(state: dict) -> dict:
+    """``state`` in the current format: a format 1 state's configuration gets its rules listed by name and loses the
+    settings of removed rules (the detector's FAQ glossary)."""
+    version = state.get("format_version")
+    if version == FORMAT_VERSION:
+        return state
+    if version != 1:
+        raise ModelError(f"model format {version}, expected {FORMAT_VERSION} (or 1, upgraded when read)")
+    from clarion.dstc.models.config import upgrade_v1
+
+    state = {**state, "format_version": FORMAT_VERSION, "config": {**upgrade_v1(state["config"]), "format": 2}}
+    detector = dict(state["detector"])
+    detector["config"] = {k: v for k, v in detector["config"].items() if k != "faq_glossary"}
+    return {**state, "detector": detector}
 
 
 def save_model(
@@ -84,8 +102,10 @@ def load_model(directory: str | Path) -> DstcModel:
         state = read_json(directory / STATE)
         with np.load(directory / ARRAYS, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
-        if state.get("format_version") != FORMAT_VERSION:
-            raise ModelError(f"{directory}: model format {state.get('format_version')}, expected {FORMAT_VERSION}")
+        try:
+            state = upgraded(state)
+        except ModelError as err:
+            raise ModelError(f"{directory}: {err}; retrain it (clarion dstc train)") from None
         bank = NeighbourBank(
             list(state["bank"]["responses"]),
             list(state["bank"]["names"]),

@@ -1,8 +1,10 @@
 """Settings of a pipeline configuration given as ``FIELD=VALUE`` (a JSON value: ``true``, ``0.3``, ``null``).
 
 ``clarion dstc predict`` and ``respond`` take them (``--set``) for the fields a trained model reads only when it
-predicts (:func:`prediction_config`: "aspect_anchors=true" turns on an option without retraining); ``clarion dstc
-train`` and the benchmarks take any field, nested ones dotted ("detect.entity_faq_cosine=0.5"), and train with them.
+predicts (:func:`prediction_config`: "rules.aspect_anchors=true" turns on a rule without retraining,
+"rules.downsides=null" turns one off, "rules.abstain.below=0.2" sets a rule's parameter); ``clarion dstc train`` and
+the benchmarks take any field, nested ones dotted ("detect.entity_faq_cosine=0.5"), and train with them. A rule's
+earlier field name is still read ("aspect_anchors=true", "detail_penalty=0.3", "abstain_below=null").
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.dstc.models.config import REMOVED_FIELDS, PipelineConfig, legacy_rules
 from clarion.errors import ClarionError, InputError
+from clarion.rules import RULES
 
-TRAINING_FIELDS = frozenset({"detect", "select", "lm", "generator", "max_contexts", "dense", "relevance_gate"})
+TRAINING_FIELDS = frozenset({"detect", "select", "lm", "generator", "max_contexts", "dense"})
 """The fields a model is trained with (training reads them: changing one needs a new model; ``generator`` has its
-own option, and a model trained without the relevance gate has no embedded bodies to gate)."""
+own option). Rules marked ``training`` (:data:`clarion.rules.RULES`) are fixed by training too: a model trained
+without the relevance gate has no embedded bodies to gate."""
 
 
 def parse_settings(settings: Sequence[str], option: str = "--set") -> dict:
@@ -46,7 +50,16 @@ def with_overrides(config: PipelineConfig, overrides: dict, option: str = "--set
     their own fields) and checked as any configuration is; an unknown field or a value out of its bounds is an
     :class:`~clarion.errors.InputError` naming ``option``."""
     fields = {**config.to_json(), "lm": asdict(config.lm)}
+    removed = sorted(REMOVED_FIELDS.intersection(overrides))
+    if removed:
+        raise InputError(f"{option}: {removed[0]} was a rule fitted to one dataset's wording and is removed")
+    legacy, overrides = legacy_rules(overrides)
+    if legacy:
+        overrides = {**overrides, "rules": {**legacy, **overrides.get("rules", {})}}
     for key, value in overrides.items():
+        if key == "rules" and isinstance(value, dict):
+            fields["rules"] = _merged_rules(fields["rules"], value, option)
+            continue
         if key not in fields:
             raise InputError(f"{option}: PipelineConfig has no field {key!r}")
         if isinstance(fields[key], dict) != isinstance(value, dict):
@@ -61,11 +74,32 @@ def with_overrides(config: PipelineConfig, overrides: dict, option: str = "--set
         raise InputError(f"{option}: {err}") from None
 
 
+def _merged_rules(rules: dict, overrides: dict, option: str) -> dict:
+    """``rules`` with ``overrides`` (name -> parameters to set, ``true``: on with its defaults, ``null`` or ``false``:
+    off) merged in."""
+    out = dict(rules)
+    for name, value in overrides.items():
+        if name not in RULES:
+            raise InputError(f"{option}: no rule {name!r}; rules: {', '.join(RULES)}")
+        if value is None or value is False:
+            out.pop(name, None)
+        elif value is True:
+            out[name] = out.get(name, {})
+        elif isinstance(value, dict):
+            out[name] = {**out.get(name, {}), **value}
+        else:
+            raise InputError(f"{option}: rules.{name} takes true, null or parameters, got {value!r}")
+    return out
+
+
 def prediction_config(config: PipelineConfig, settings: Sequence[str], option: str = "--set") -> PipelineConfig:
     """``config`` with ``FIELD=VALUE`` settings of fields a trained model reads only when it predicts; a field of
     :data:`TRAINING_FIELDS` is refused (it needs a model trained with it)."""
     overrides = parse_settings(settings, option)
+    legacy, _ = legacy_rules(overrides)
+    named = {**legacy, **(overrides.get("rules") or {})} if isinstance(overrides.get("rules", {}), dict) else {}
     trained = sorted(TRAINING_FIELDS.intersection(overrides))
+    trained += [f"rules.{name}" for name in sorted(named) if name in RULES and RULES[name].training]
     if trained:
         raise InputError(f"{option}: {trained[0]} is fixed when the model is trained; train a model with it instead")
     return with_overrides(config, overrides, option)

@@ -1,7 +1,7 @@
 """The DSTC pipeline: detect -> track the entity -> select snippets -> respond (DESIGN.md's pipeline shape).
 
-:func:`train` fits a :class:`DstcModel` on a labelled :class:`~clarion.dstc.io.Dataset`; :meth:`DstcModel.predict`
-returns one :class:`~clarion.dstc.io.Label` per context, for either track format (DSTC9/10 predictions rank
+:func:`train` fits a :class:`DstcModel` on a labelled :class:`~clarion.data.dstc.Dataset`; :meth:`DstcModel.predict`
+returns one :class:`~clarion.data.dstc.Label` per context, for either track format (DSTC9/10 predictions rank
 ``rank_k`` snippets and answer with the template, i.e. the best FAQ's answer, since the neighbour bank holds
 DSTC11 review summaries; DSTC11 predictions keep every snippet above the calibrated threshold). The detector
 is OR'ed with the FAQ-paraphrase rule of :mod:`.faq_rule` (for DSTC11-format knowledge its gated form); a DSTC11
@@ -13,299 +13,51 @@ callers that predict turn by turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from enum import Enum
-from functools import cached_property
-from itertools import takewhile
 from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from clarion.bounds import FLAG, Bound, as_choice, check_fields
-from clarion.dstc.io import Dataset, Knowledge, Label, Snippet, key_entities
-from clarion.dstc.models.anchors import anchored, anchors, aspect_stems
-from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.detect import (
-    DetectConfig,
-    Detector,
-    as_question,
-    asks_preference_only,
-    coordinated_parts,
-    follow_up_question,
-    might_ask_preference,
-)
-from clarion.dstc.models.downsides import (
-    ASKS_COMPLAINTS,
-    ASKS_DOWNSIDES,
-    ASKS_UPSIDES,
-    REVIEW_CUE,
-    asks_downsides,
-    asks_opinion,
-    asks_upsides,
-    complaints,
-    downsides_response,
-    praises,
-    upsides_response,
-)
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.faq_rule import (
-    ENTITY_FAQ_COSINE,
-    GATE_MARGIN,
+from clarion.data.dstc import Dataset, Knowledge, Label
+from clarion.data.dstc_schema import Format
+from clarion.detect.faq_rule import (
     FaqRule,
-    answering_faqs,
-    asks_accessibility,
-    asks_age,
     faq_questions,
-    glossed,
-    other_end_of_stay,
-    stay_end,
 )
-from clarion.dstc.models.generate import (
-    Generator,
-    NeighbourBank,
-    Pool,
-    agreeing,
-    closed,
-    consensus_choice,
-    consensus_pool,
-    dishes,
-    display_name,
-    faq_answers,
-    faq_claims,
-    follow_up_for,
-    foreign_details,
-    lm_consensus_response,
-    mean_embedding,
-    neighbour_response,
-    snippets_response,
-    snippets_used,
-    split_follow_up,
-    swap_entity,
-    with_article,
-    with_detail_penalty,
-    with_faq_answers,
-    words_of,
+from clarion.detect.knowledge import (
+    Detector,
 )
-from clarion.dstc.models.lm import LmConfig, lm_prompt
-from clarion.dstc.models.memory import memory_features
+from clarion.detect.knowledge_turns import TurnDetection, TurnViews
+from clarion.dialogue.entities import EntityTracker
+from clarion.dialogue.which import MAX_BRANCHES, WhichOne  # noqa: F401 (MAX_BRANCHES: re-exported)
+from clarion.dstc.models.config import PipelineConfig
 from clarion.dstc.models.progress import Progress, no_progress
-from clarion.dstc.models.select import N_DENSE, SelectConfig, SelectModel, Selector
-from clarion.dstc.schema import Format
-from clarion.errors import InputError, ModelError
-
-DISH_SHARE = 0.2
-"""A dish the user names (:meth:`DstcModel._dish_snippets`) is a word in the knowledge of at most this share of the
-places ("biryani", "mussels", "risotto"; not "chicken", in 35% of them, nor "meal", in half)."""
-FAQ_FALLBACK_CONFIDENCE = 0.5
-"""DSTC11-format knowledge: a turn that paraphrases an FAQ question (the gated rule) is answered from that FAQ when
-the detector did not flag it or the selector's best score (a probability) is below this. The selector learnt
-DSTC11's questions, nearly all about reviews; on an FAQ question of a kind the training dialogues never ask ("Is
-there a lift?") it is often unsure, and its best guess is then an unrelated review."""
-
-
-MAX_BRANCHES = 5
-"""The most branches of a chain offered when a dialogue names the chain alone (more: which place, generally)."""
-FAQ_OUTRANKS = 0.2
-"""How much closer to the turn (MiniLM cosine, names cut) the FAQ it paraphrases must be than every snippet the
-selector chose, for :attr:`PipelineConfig.faq_fallback_memory` to answer from the FAQ instead."""
-REVIEW_ASPECT_GAP = 0.2
-"""With :attr:`PipelineConfig.review_floor`: how much closer to the turn the other places' reviews (the mean of their
-10 closest sentences) must be than the tracked place's closest, for the turn to be about an aspect reviews discuss
-elsewhere and the place's never touch."""
-OUTRANKING_FAQ_COSINE = 0.5
-"""The least cosine (names cut) between the turn and the place's FAQ that may outrank the selector's choice
-(:meth:`DstcModel._outranked`); below :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE`, where the gated rule's
-own answers stop: "Do they speak French?" is 0.52 from the Lensfield Hotel's "What languages are spoken at this
-location?", whose answer lists French, and the selector chose reviews about noise (train CV: no turn changes)."""
-
-
-_SHARE = Bound("float", 0, 1, optional=True)
-_PIPELINE_BOUNDS = {
-    "neighbour_weight": Bound("float", 0),
-    "neighbour_k": Bound("int", 1),
-    "consensus_k": Bound("int", 1),
-    "exact_weight": Bound("float", 0),
-    "overlap_pool": _SHARE,
-    "faq_cover": _SHARE,
-    "entity_follow_up": FLAG,
-    "comparisons": FLAG,
-    "faithful": FLAG,
-    "relevance_gate": Bound("float", 0, 2, optional=True),
-    "relevance_exact": Bound("float", 0, 2, optional=True),
-    "abstain_below": _SHARE,
-    "abstain_cosine": Bound("float", -1, 1, optional=True),
-    "faq_fallback_memory": Bound("float", -1, 1, optional=True),
-    "memory_elsewhere": Bound("float", 0, 2, optional=True),
-    "ask_entity": FLAG,
-    "rule_needs_place": FLAG,
-    "preference_apart": FLAG,
-    "review_cues": FLAG,
-    "faq_every_place": FLAG,
-    "coordinated_faqs": FLAG,
-    "coordinated_detection": FLAG,
-    "aspect_requests": FLAG,
-    "follow_ups": FLAG,
-    "downsides": FLAG,
-    "upsides": FLAG,
-    "faq_agreement": FLAG,
-    "last_resort_faq": FLAG,
-    "dish_answers": FLAG,
-    "accessibility_apart": FLAG,
-    "denials_said": FLAG,
-    "aspect_words": FLAG,
-    "unsure_outranking": FLAG,
-    "stay_ends_apart": FLAG,
-    "outrank_by_question": FLAG,
-    "age_apart": FLAG,
-    "aspect_anchors": FLAG,
-    "detail_penalty": _SHARE,
-    "unknown_aspect_cosine": Bound("float", -1, 1, optional=True),
-    "review_floor": Bound("float", -1, 1, optional=True),
-    "name_article": FLAG,
-    "max_contexts": Bound("int", 1, optional=True),
-    "dense": FLAG,
-}
-"""What PipelineConfig's scalar fields may hold (None switches an optional step off)."""
-
-
-@dataclass
-class PipelineConfig:
-    """Everything that defines a trained model (written to meta.json, hashed into the model directory)."""
-
-    detect: DetectConfig = field(default_factory=DetectConfig)
-    select: SelectConfig = field(default_factory=SelectConfig)
-    generator: Generator = Generator.consensus
-    neighbour_weight: float = 1.0
-    neighbour_k: int = 20
-    consensus_k: int = 30  # consensus generator: nearest turns in the pool
-    exact_weight: float = 3.0  # consensus generator: weight of the turns with the same gold snippet set
-    overlap_pool: float | None = 0.3  # consensus: min Jaccard of the overlapping turns pooled when none is exact
-    faq_cover: float | None = 0.5  # consensus: add a selected FAQ's answer when the body holds less of its words
-    entity_follow_up: bool = True  # consensus, lm: "... either of them?" when the selection spans entities
-    comparisons: bool = True  # consensus: a selection about several entities answered by a comparison, names swapped
-    faithful: bool = True  # consensus: a body naming an unselected entity only votes; none fits -> the template
-    relevance_gate: float | None = 0.1  # consensus, no exact-set answer: a body this much less on the turn only votes
-    relevance_exact: float | None = 0.1  # consensus, exact-set answers: another body this much less on the turn votes
-    abstain_below: float | None = 0.1  # DSTC11 format: best snippet probability below it -> nothing fits, say so
-    abstain_cosine: float | None = 0.15  # DSTC11 format: no selected snippet this close to the turn -> say so
-    unknown_aspect_cosine: float | None = 0.3  # DSTC11: an FAQ aspect the place has no FAQ for, no snippet this close
-    review_floor: float | None = 0.23  # DSTC11: chosen reviews of a place none of whose reviews is this close -> say so
-    name_article: bool = True  # one place: its name written "the X" when the training responses mostly write it so
-    faq_fallback_memory: float | None = 0.7  # DSTC11 format: choice unremembered, farther than an FAQ asked -> FAQ
-    memory_elsewhere: float | None = 0.15  # ... a memory of questions this much farther from that FAQ does not count
-    ask_entity: bool = True  # DSTC11 format: no entity named in the dialogue -> ask which one, select nothing
-    rule_needs_place: bool = True  # DSTC11, ask_entity: a turn only the FAQ rule flagged, no place named -> not KS
-    preference_apart: bool = True  # "Which one is better?", no aspect named: a request for a choice, not KS
-    detail_penalty: float | None = 0.2  # a borrowed body with another place's details: MBR utility x (1 - this)
-    faq_agreement: bool = True  # one place: a body restating a selected FAQ with the other polarity only votes
-    last_resort_faq: bool = True  # DSTC11: before "no information", the place's FAQ within OUTRANKING_FAQ_COSINE
-    dish_answers: bool = True  # a dish the turn names: the selected (for an apology, any) snippets naming it answer
-    accessibility_apart: bool = True  # DSTC11: an FAQ about accessibility answers only a turn asking about it
-    denials_said: bool = True  # consensus: a selected FAQ's denial is added unless the body names what it denies
-    aspect_words: bool = True  # consensus: a choice lacking a turn word most choosable bodies hold is made among them
-    review_cues: bool = True  # DSTC11 format: a turn asking what reviews say about a named place is knowledge-seeking
-    faq_every_place: bool = True  # DSTC11: a turn answered from an FAQ gets each tracked place's closest FAQ too
-    coordinated_faqs: bool = True  # DSTC11: "Do they have a pool and a gym?" gets the place's FAQ for each part
-    coordinated_detection: bool = True  # DSTC11: ... and one part near an FAQ makes the turn knowledge-seeking
-    aspect_requests: bool = True  # DSTC11: "Tell me about the X at P" also read as "How is the X at P?" (detect)
-    follow_ups: bool = True  # DSTC11: "How about the Ashley Hotel?" after a question asks that question of it
-    downsides: bool = True  # DSTC11: "What do people dislike about X?" answered from its reviews' complaints
-    upsides: bool = True  # DSTC11: "What do people like about X?" knowledge-seeking, answered from its reviews' praise
-    unsure_outranking: bool = True  # DSTC11: an unsure selector's choice may be outranked by an FAQ (0.5-0.6) too
-    stay_ends_apart: bool = True  # a check-in question gets no check-out FAQ, and the reverse
-    outrank_by_question: bool = True  # DSTC11: an unremembered choice of reviews yields to an FAQ the turn paraphrases
-    age_apart: bool = True  # DSTC11: with accessibility_apart, an FAQ about guests' age answers only turns asking it
-    aspect_anchors: bool = False  # DSTC11, opt-in: an FAQ aspect word no training turn uses names the place's FAQ
-    max_contexts: int | None = None  # tiny settings train on the first N contexts only
-    dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
-    lm: LmConfig = field(default_factory=LmConfig)  # the lm generator's fine-tuning and decoding
-
-    def __post_init__(self) -> None:
-        self.generator = as_choice("PipelineConfig.generator", Generator, self.generator)
-        for name, kind in (("detect", DetectConfig), ("select", SelectConfig), ("lm", LmConfig)):
-            if not isinstance(getattr(self, name), kind):
-                raise InputError(f"PipelineConfig.{name} must be a {kind.__name__}, got {getattr(self, name)!r}")
-        check_fields(self, _PIPELINE_BOUNDS)
-
-    def to_json(self) -> dict:
-        out = asdict(self)
-        if self.generator is not Generator.lm:  # model directories of the other generators keep their hash
-            del out["lm"]
-        out["generator"] = self.generator.value
-        out["select"]["model"] = self.select.model.value
-        return out
-
-    @classmethod
-    def from_json(cls, obj: dict) -> PipelineConfig:
-        return cls(
-            detect=DetectConfig(  # before them: no entity gate, FAQ questions embedded as written
-                **{"entity_faq_cosine": None, "faq_glossary": False, **obj.get("detect", {})}
-            ),
-            select=_select_config(obj.get("select", {})),
-            generator=Generator(obj.get("generator", Generator.neighbour.value)),
-            neighbour_weight=float(obj.get("neighbour_weight", 1.0)),
-            neighbour_k=int(obj.get("neighbour_k", 20)),
-            consensus_k=int(obj.get("consensus_k", 30)),
-            exact_weight=float(obj.get("exact_weight", 3.0)),
-            overlap_pool=obj.get("overlap_pool"),  # models trained before it pooled exact matches only
-            faq_cover=obj.get("faq_cover"),  # models trained before it answered with the body alone
-            entity_follow_up=bool(obj.get("entity_follow_up", False)),  # before it: the domain's question always
-            comparisons=bool(obj.get("comparisons", False)),  # before it: one name swapped, any answer choosable
-            faithful=bool(obj.get("faithful", False)),  # before it: any name choosable; else another domain's
-            relevance_gate=obj.get("relevance_gate"),  # models trained before it chose the MBR centre of any pool
-            relevance_exact=obj.get("relevance_exact"),  # before it: pools with an exact-set answer left alone
-            abstain_below=obj.get("abstain_below"),  # models trained before it answered from the best snippets
-            abstain_cosine=obj.get("abstain_cosine"),
-            faq_fallback_memory=obj.get("faq_fallback_memory"),  # before it: the selector's confidence alone
-            memory_elsewhere=obj.get("memory_elsewhere"),  # before it: any remembered choice kept
-            ask_entity=bool(obj.get("ask_entity", False)),  # before it: the closest snippet's entity answered
-            rule_needs_place=bool(obj.get("rule_needs_place", False)),  # before it: such a turn asked which place
-            preference_apart=bool(obj.get("preference_apart", False)),  # before it: the detector's verdict
-            detail_penalty=obj.get("detail_penalty"),  # before it: none
-            unknown_aspect_cosine=obj.get("unknown_aspect_cosine"),  # before it: answered from the closest snippets
-            review_floor=obj.get("review_floor"),  # before it: the chosen reviews answered
-            name_article=bool(obj.get("name_article", False)),  # before it: the knowledge's name as it is
-            faq_agreement=bool(obj.get("faq_agreement", False)),  # before it: any body choosable
-            last_resort_faq=bool(obj.get("last_resort_faq", False)),  # before it: the apology
-            dish_answers=bool(obj.get("dish_answers", False)),  # before it: any body choosable
-            accessibility_apart=bool(obj.get("accessibility_apart", False)),  # before it: any FAQ answered
-            denials_said=bool(obj.get("denials_said", False)),  # before it: a denial judged on its words alone
-            aspect_words=bool(obj.get("aspect_words", False)),  # before it: the MBR choice as it fell
-            review_cues=bool(obj.get("review_cues", False)),  # before it: the detector alone
-            faq_every_place=bool(obj.get("faq_every_place", False)),  # before it: the closest FAQ's place alone
-            coordinated_faqs=bool(obj.get("coordinated_faqs", False)),  # before it: one part answered
-            coordinated_detection=bool(obj.get("coordinated_detection", False)),  # before it: the whole turn alone
-            aspect_requests=bool(obj.get("aspect_requests", False)),  # before it: the turn as written alone
-            follow_ups=bool(obj.get("follow_ups", False)),  # before it: "How about the Ashley Hotel?" as written
-            downsides=bool(obj.get("downsides", False)),  # before it: the selector's closest reviews
-            upsides=bool(obj.get("upsides", False)),  # before it: not knowledge-seeking unless the detector said so
-            unsure_outranking=bool(obj.get("unsure_outranking", False)),  # before it: the unsure choice stood
-            stay_ends_apart=bool(obj.get("stay_ends_apart", False)),  # before it: either end's FAQ could answer
-            outrank_by_question=bool(obj.get("outrank_by_question", False)),  # before it: the snippet's cosine alone
-            age_apart=bool(obj.get("age_apart", False)),  # before it: an age FAQ could answer any turn
-            aspect_anchors=bool(obj.get("aspect_anchors", False)),  # before it: MiniLM's closeness alone
-            max_contexts=obj.get("max_contexts"),
-            dense=bool(obj.get("dense", True)),
-            lm=LmConfig.from_json(obj.get("lm", {})),
-        )
-
-    @classmethod
-    def tiny(cls) -> PipelineConfig:
-        """The CI setting (``CLARION_TINY=1``): 400 contexts, lexical features only — seconds on a CPU."""
-        select = SelectConfig(n_estimators=30, use_product=False, calibration_folds=2)  # no embeddings to multiply
-        lm = LmConfig(epochs=1, batch=2, max_examples=4, max_new_tokens=8, samples=2)  # --generator lm only
-        return cls(detect=DetectConfig(use_embeddings=False), select=select, max_contexts=400, dense=False, lm=lm)
-
-
-def _select_config(obj: dict) -> SelectConfig:
-    obj = dict(obj)
-    obj.setdefault("faq_cosine", False)  # models trained before it ranked FAQ-only knowledge with the classifier
-    obj.setdefault("strip_names", False)  # models trained before it selected from the turn with its names
-    if "model" in obj:
-        obj["model"] = SelectModel(obj["model"])
-    return SelectConfig(**obj)
+from clarion.dstc.models.turns import (  # noqa: F401 (embed_without_names: re-exported)
+    context_texts,
+    embed_queries,
+    embed_without_names,
+    query_texts,
+)
+from clarion.errors import ModelError
+from clarion.rerank.faq_choice import (  # noqa: F401 (FAQ_OUTRANKS: re-exported)
+    FAQ_FALLBACK_CONFIDENCE,
+    FAQ_OUTRANKS,
+    OUTRANKING_FAQ_COSINE,
+    FaqChoice,
+)
+from clarion.rerank.response_memory import memory_features
+from clarion.rerank.snippets import N_DENSE, Selector
+from clarion.respond.abstain import Abstaining
+from clarion.respond.consensus import Generator, NeighbourBank, lm_consensus_response
+from clarion.respond.follow_up import follow_up_for
+from clarion.respond.generation import Responding, Turn
+from clarion.respond.lm import lm_prompt
+from clarion.respond.names import display_name
+from clarion.respond.pool import Pool
+from clarion.respond.reviews import DISH_SHARE, ReviewAnswers  # noqa: F401 (DISH_SHARE: re-exported)
+from clarion.retrieve.knowledge import KnowledgeIndex
 
 
 class DataSplit(str, Enum):
@@ -324,35 +76,6 @@ def apply_split(dataset: Dataset, split: DataSplit | str) -> Dataset:
     return dataset if split is DataSplit.all else split_dataset(dataset, split.value)
 
 
-def embed_queries(texts: list[str], dense: bool, cached: bool = False) -> np.ndarray:
-    """MiniLM embeddings of the user turns (zeros when ``dense`` is off)."""
-    if not dense:
-        return np.zeros((len(texts), N_DENSE), dtype=np.float32)
-    from clarion.retrieve.dense import encode, encode_cached
-
-    return encode_cached(texts, name="dstc-queries") if cached else encode(texts)
-
-
-def query_texts(dataset: Dataset) -> list[str]:
-    return [c.last_user_text for c in dataset.contexts]
-
-
-def embed_without_names(texts: list[str], embeddings: np.ndarray, tracker: EntityTracker, dense: bool) -> np.ndarray:
-    """``embeddings`` of ``texts`` with every text that names an entity embedded again without the name
-    (:meth:`EntityTracker.strip_names`); the others are reused as they are."""
-    stripped = [tracker.strip_names(t) for t in texts]
-    named = [i for i, (text, plain) in enumerate(zip(texts, stripped, strict=True)) if text != plain]
-    if not named:
-        return embeddings
-    out = embeddings.copy()
-    out[named] = embed_queries([stripped[i] for i in named], dense)
-    return out
-
-
-def context_texts(context) -> list[str]:
-    return [t.text for t in context.turns]
-
-
 @dataclass(frozen=True)
 class PreparedKnowledge:
     """A knowledge base with the snippet index and entity tracker :meth:`DstcModel.predict` uses."""
@@ -365,7 +88,7 @@ class PreparedKnowledge:
 
 
 @dataclass
-class DstcModel:
+class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, Responding):
     """A trained pipeline: detector, selection TF-IDF + selector, and the neighbour bank."""
 
     config: PipelineConfig
@@ -374,7 +97,7 @@ class DstcModel:
     vectorizer: object
     bank: NeighbourBank
     lm: object | None = None
-    """The fine-tuned :class:`~clarion.dstc.models.lm.LmGenerator` (models trained with ``--generator lm``)."""
+    """The fine-tuned :class:`~clarion.respond.lm.LmGenerator` (models trained with ``--generator lm``)."""
     lm_dir: Path | None = None
     """Where :attr:`lm` is loaded from on first use (a saved model whose directory holds ``lm.safetensors``)."""
     faq_negatives: np.ndarray | None = None
@@ -385,7 +108,7 @@ class DstcModel:
     def prepare(self, knowledge: Knowledge, progress: Progress = no_progress) -> PreparedKnowledge:
         """The per-knowledge-base state :meth:`predict` builds (snippet index, entity tracker and the FAQ rule);
         pass it to :meth:`predict` to reuse it across calls on the same knowledge."""
-        tracker = EntityTracker.from_names(knowledge.entity_names)
+        tracker = EntityTracker.from_knowledge(knowledge)
         return PreparedKnowledge(
             knowledge,
             KnowledgeIndex(knowledge, self.vectorizer, self.config.dense),
@@ -406,7 +129,6 @@ class DstcModel:
         questions = faq_questions(knowledge)
         strip = knowledge.format is not Format.DSTC9 and self._strips_names()  # the gated rule compares names cut
         texts = [tracker.strip_names(q) for q in questions] if strip else questions
-        texts = [glossed(t) for t in texts] if self.config.detect.faq_glossary else texts
         name = "dstc-faq-questions-stripped" if strip else "dstc-faq-questions"
         advance = progress("encoding FAQ questions", 1)
         embeddings = encode_cached(texts, name=name) if questions else np.zeros((0, N_DENSE))
@@ -427,96 +149,24 @@ class DstcModel:
             prepared = self.prepare(dataset.knowledge, progress)
         elif prepared.knowledge is not dataset.knowledge:
             raise ValueError("prepared knowledge belongs to another knowledge base")
-        texts = query_texts(dataset)
-        if self.config.follow_ups and dataset.format is Format.DSTC11:
-            texts = self._follow_ups(dataset, texts, prepared)
-        advance = progress("encoding user turns", 1)
-        q_emb = embed_queries(texts, self.config.dense)
-        advance(1)
-        detected = self.detector.predict(texts, q_emb)
-        if self.config.review_cues and dataset.format is Format.DSTC11:
-            detected = detected | np.array(
-                [
-                    bool(REVIEW_CUE.search(text) or self._asks_opinion(text, prepared.tracker))
-                    and bool(prepared.tracker.track(context_texts(c)))
-                    for text, c in zip(texts, dataset.contexts, strict=True)
-                ],
-                dtype=bool,
-            )
-        if self.config.aspect_requests and dataset.format is Format.DSTC11:
-            detected = detected | self._aspect_requests(texts, dataset, prepared.tracker)
-        faq_turns = np.zeros(len(texts), dtype=bool)
-        gated = prepared.faq_rule if prepared.faq_rule is not None and prepared.faq_rule.penalties is not None else None
-        strip_gate = gated is not None and self._strips_names()
-        strip_select = self.config.select.strip_names
-        unnamed: list[np.ndarray] = []  # the turns without entity names: embedded once, when first needed
-
-        def without_names() -> np.ndarray:
-            if not unnamed:
-                unnamed.append(embed_without_names(texts, q_emb, prepared.tracker, self.config.dense))
-            return unnamed[0]
-
-        gate_emb = without_names() if strip_gate else q_emb  # the gated rule's view of the turns
-        if prepared.faq_rule is not None:
-            faq_turns = prepared.faq_rule.matches(gate_emb)
-        if gated is not None and self.config.detect.entity_faq_cosine is not None:
-            faq_turns |= self._entity_faq_turns(dataset, prepared, gate_emb, detected | faq_turns)
-        if gated is not None and self.config.coordinated_detection:
-            faq_turns |= self._coordinated_turns(dataset, prepared, texts, detected | faq_turns)
-        # A last user turn with no letter or digit (an empty ASR hypothesis, "...") asks nothing: not knowledge-seeking.
-        wordless = np.array([not any(c.isalnum() for c in text) for text in texts], dtype=bool)
-        targets = (detected | faq_turns) & ~wordless
+        views = self._detect(dataset, prepared, progress)
         index, tracker = prepared.index, prepared.tracker
-        if self.config.preference_apart:  # "Which one is better?": which place to choose, no aspect asked about
-            for i in np.flatnonzero(targets):  # names cut only for the flagged turns that could be such a request
-                if might_ask_preference(texts[i]) and asks_preference_only(tracker.strip_names(texts[i])):
-                    targets[i] = False
-        positive = [i for i, t in enumerate(targets) if t]
+        positive = [int(i) for i in np.flatnonzero(views.targets)]
         tracked = {i: tracker.track(context_texts(dataset.contexts[i])) for i in positive}
         needed = sorted({e for ents in tracked.values() for e in ents if index.snippets(e)}, key=str)
         index.prepare(needed, progress("encoding entity snippets", len(needed)))
-        q_tfidf = self.vectorizer.transform(texts)
-        sel_emb, sel_tfidf = q_emb, q_tfidf  # the turn as selection and generation see it
-        if strip_select and positive:  # no knowledge-seeking turn: nothing to select, nothing to embed again
-            sel_emb = without_names()
-            sel_tfidf = self.vectorizer.transform(
-                [tracker.strip_names(t) if targets[i] else t for i, t in enumerate(texts)]
-            )
-        ranked = dataset.format is Format.DSTC9
-        outranking = gated is not None and self.config.faq_fallback_memory is not None  # on every detected turn
-        out = [Label(False) for _ in texts]
+        views.q_tfidf = self.vectorizer.transform(views.texts)
+        views.sel_emb, views.sel_tfidf = views.q_emb, views.q_tfidf  # the turn as selection and generation see it
+        if self.config.select.strip_names and positive:  # no knowledge-seeking turn: nothing to embed again
+            views.sel_emb = views.without_names(tracker, self.config.dense)
+            stripped = [tracker.strip_names(t) if views.targets[i] else t for i, t in enumerate(views.texts)]
+            views.sel_tfidf = self.vectorizer.transform(stripped)
+        out = [Label(False) for _ in views.texts]
         pools: dict[int, Pool] = {}  # lm generator: each turn's consensus pool
         advance = progress("selecting and responding", len(positive))
         with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only spin
             for i in positive:
-                if not tracked[i] and not ranked and self.config.ask_entity:
-                    if not detected[i] and self.config.rule_needs_place:  # the FAQ rule's turn, no place's FAQ to
-                        advance(1)  # answer from: "Is there a 4 star guesthouse with free parking?" is a search
-                        continue
-                    out[i] = self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i])))
-                    advance(1)
-                    continue
-                if tracked[i] and not ranked and (opinion := self._asks_opinion(texts[i], tracker)):
-                    out[i] = self._opinions(index, tracked[i][0], opinion)
-                    advance(1)
-                    continue
-                entities = tracked[i] or self._fallback_entity(index, q_tfidf[i])
-                fallback = gated if faq_turns[i] or outranking else None
-                out[i], pool = self._answer(
-                    index,
-                    sel_emb[i],
-                    sel_tfidf[i],
-                    entities,
-                    ranked,
-                    fallback,
-                    detected[i],
-                    gate_emb[i],
-                    tracker,
-                    bool(faq_turns[i]),
-                    texts[i],
-                )
-                if gated is not None and self.config.coordinated_faqs and not ranked:
-                    out[i] = self._coordinated_faqs(index, gated, tracker, texts[i], out[i])
+                out[i], pool = self._respond_turn(i, dataset, prepared, views, tracked[i])
                 if pool is not None:
                     pools[i] = pool
                 advance(1)
@@ -524,137 +174,39 @@ class DstcModel:
             self._lm_responses(dataset, out, pools, [i for i in positive if out[i].knowledge and i in pools], progress)
         return out
 
-    @staticmethod
-    def _follow_ups(dataset: Dataset, texts: list[str], prepared: PreparedKnowledge) -> list[str]:
-        """``texts`` with each elliptical follow-up about another place read as the question it follows
-        (:func:`~clarion.dstc.models.detect.follow_up_question`), that question's place swapped for the one named
-        now: "How about at the Gonville Hotel?" after "Do they have free parking at the Lensfield Hotel?" asks "Do
-        they have free parking at the Gonville Hotel?" (with several places on either side, the question's names are
-        cut; the tracker has the new ones from the turn itself). A follow-up pointing at a place ("And the other
-        one?") is one only when the tracker resolves where it points (:meth:`EntityTracker.pointed_at`)."""
-        tracker, names = prepared.tracker, prepared.knowledge.entity_names
-        out = list(texts)
-        for i, context in enumerate(dataset.contexts):
-            users = [turn.text for turn in context.turns if turn.speaker == "U"]
-            question = follow_up_question(users, tracker.mentions, tracker.strip_names)
-            if question is None:
-                continue
-            old, new = tracker.mentions(question), tracker.mentions(users[-1])
-            if not new:
-                pointed = tracker.pointed_at(context_texts(context))
-                if pointed is None:
-                    continue
-                new = [pointed]
-            if len(old) == 1 and len(new) == 1:
-                question = swap_entity(question, names.get(old[0]), display_name(names.get(new[0])))
-            elif old:
-                question = tracker.strip_names(question)
-            out[i] = question
-        return out
-
-    def _aspect_requests(self, texts: list[str], dataset: Dataset, tracker: EntityTracker) -> np.ndarray:
-        """Turns that request information about an aspect of a tracked place in another form than a question
-        ("Tell me about the breakfast at the Alexander B&B.", :func:`~clarion.dstc.models.detect.as_question`) and
-        that the detector finds knowledge-seeking when asked as one ("How is the breakfast at ...?"). In the train
-        split of dstc11_track5, 90 of the 101 last user turns opening so are booking requests about a place itself
-        ("Tell me about the Portuguese restaurant", "What about the one in the north?"), which the detector learnt;
-        its question forms of the same aspects it reads well."""
-        out = np.zeros(len(texts), dtype=bool)
-        asked = {}
-        for i, text in enumerate(texts):
-            question = as_question(text, lambda head: bool(tracker.mentions(head)))
-            if question is not None and tracker.track(context_texts(dataset.contexts[i])):
-                asked[i] = question
-        if asked:
-            questions = list(asked.values())
-            out[list(asked)] = self.detector.predict(questions, embed_queries(questions, self.config.dense))
-        return out
-
-    def _foreign_details(self, index: KnowledgeIndex, pool: Pool, keys, turn_text: str) -> list[list[str]]:
-        """Per choosable body of ``pool``, its :func:`~clarion.dstc.models.generate.foreign_details`."""
-        allowed = set(words_of(turn_text)).union(*(index.words(e) for e in key_entities(keys)))
-        specific = index.specific_words(common=self._common_response_words)
-        out = []
-        for j in range(pool.choosable):
-            if not any(w in specific and w not in allowed for w in words_of(pool.bodies[j])):
-                out.append([])  # the usual case: no rare word the selection lacks, no source to look up
-                continue
-            source = frozenset().union(*(index.words(e) for e in key_entities(self.bank.keys[pool.sources[j]])))
-            out.append(foreign_details(pool.bodies[j], source, allowed, specific))
-        return out
-
-    @staticmethod
-    def _dish_snippets(
-        index: KnowledgeIndex, snippets: Sequence[Snippet], turn: str, tracker: EntityTracker | None
-    ) -> list[Snippet]:
-        """The ``snippets`` that name a dish the turn names (:func:`~clarion.dstc.models.generate.dishes`; ``turn``
-        and the snippets with entity names cut: "Pizza Hut City Centre has some good food portion sizes." names no
-        pizza). A borrowed answer about the drinks or the portions had answered "Does the Royal Standard have
-        delicious Leeks Vinaigrette on their menu?", and one about another place's dish ("... only a few cocktails")
-        "How are the cocktails at Zizzi Cambridge?"; the selected snippets naming the dish answer instead
-        (``PipelineConfig.dish_answers``)."""
-        asked = dishes(turn, index.specific_words(DISH_SHARE), index.name_words())
-        if not asked:
-            return []
-        plain = tracker.strip_names if tracker is not None else str
-        named = [s for s in snippets if not asked.isdisjoint(words_of(s.text))]  # the cheap test first
-        return [s for s in named if not asked.isdisjoint(words_of(plain(s.text)))]
-
-    @cached_property
-    def _common_response_words(self) -> frozenset[str]:
-        """Words of the training responses about more than 5% of their places ("according", "reviews"): how answers
-        are written, never a detail of one place."""
-        from collections import Counter
-
-        by_entity: dict[tuple, set[str]] = {}
-        for response, keys in zip(self.bank.responses, self.bank.keys or [], strict=False):
-            for entity in key_entities(keys):
-                by_entity.setdefault(entity, set()).update(words_of(response))
-        df = Counter(w for words in by_entity.values() for w in words)
-        return frozenset(w for w, n in df.items() if n > 0.05 * max(len(by_entity), 1))
-
-    def _entity_faq_turns(
-        self, dataset: Dataset, prepared: PreparedKnowledge, gate_emb: np.ndarray, known: np.ndarray
-    ) -> np.ndarray:
-        """The turns not in ``known`` that the gated FAQ rule matches against a tracked place's own FAQs at the
-        lower cosine ``DetectConfig.entity_faq_cosine`` (:meth:`FaqRule.matches_entity`)."""
-        out = np.zeros(len(known), dtype=bool)
-        cosine = self.config.detect.entity_faq_cosine
-        rule = prepared.faq_rule
-        for i in np.flatnonzero(~known & rule.reaches(gate_emb, cosine)):  # tracking only where an FAQ is near
-            entities = prepared.tracker.track(context_texts(dataset.contexts[i]))
-            snippets = [s for entity in entities for s in prepared.index.snippets(entity)]
-            out[i] = rule.matches_entity(gate_emb[i], snippets, cosine)
-        return out
-
-    def _coordinated_turns(
-        self, dataset: Dataset, prepared: PreparedKnowledge, texts: list[str], known: np.ndarray
-    ) -> np.ndarray:
-        """The turns not in ``known`` whose last question joins parts with "and" (:func:`~clarion.dstc.models.detect.
-        coordinated_parts`, names cut) of which one meets the gated FAQ rule as a turn would (its threshold, or a
-        tracked place's own FAQ at ``DetectConfig.entity_faq_cosine``): "Can you tell me whether the Gonville Hotel
-        has a gym and whether it has a pool?" is as far from either FAQ as a whole as it is near each in parts."""
-        out = np.zeros(len(known), dtype=bool)
-        rule, tracker = prepared.faq_rule, prepared.tracker
-        asked = {}
-        for i in np.flatnonzero(~known):
-            parts = coordinated_parts(tracker.strip_names(texts[i]))
-            if len(parts) > 1:
-                asked[int(i)] = parts
-        if not asked:
-            return out
-        rows = embed_queries([part for parts in asked.values() for part in parts], self.config.dense)
-        cosine = self.config.detect.entity_faq_cosine
-        start = 0
-        for i, parts in asked.items():
-            embedded, start = rows[start : start + len(parts)], start + len(parts)
-            if rule.matches(embedded).any():
-                out[i] = True
-            elif cosine is not None and rule.reaches(embedded, cosine).any():
-                places = tracker.track(context_texts(dataset.contexts[i]))
-                snippets = [s for place in places for s in prepared.index.snippets(place)]
-                out[i] = any(rule.matches_entity(row, snippets, cosine) for row in embedded)
-        return out
+    def _respond_turn(
+        self, i: int, dataset: Dataset, prepared: PreparedKnowledge, views: TurnViews, tracked: list[tuple]
+    ) -> tuple[Label, Pool | None]:
+        """The label of knowledge-seeking turn ``i`` (and its consensus pool, for the ``lm`` generator): which place
+        is meant when none is named (rule ``ask_entity``), what guests dislike or like (``downsides``, ``upsides``),
+        else the selected snippets and the response (:meth:`_answer`), with an FAQ per part of a coordinated
+        question (``coordinated_faqs``)."""
+        index, tracker, text = prepared.index, prepared.tracker, views.texts[i]
+        ranked = dataset.format is Format.DSTC9
+        if not tracked and not ranked and self.config.uses("ask_entity"):
+            if not views.detected[i] and self.config.uses("rule_needs_place"):  # the FAQ rule's turn, no place's FAQ
+                return Label(False), None  # to answer from: "Is there a 4 star guesthouse with free parking?"
+            return self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i]))), None
+        if tracked and not ranked and (opinion := self._asks_opinion(text, tracker)):
+            return self._opinions(index, tracked[0], opinion), None
+        gated = views.gated
+        outranking = gated is not None and self.config.uses("faq_outranks_memory")  # on every detected turn
+        label, pool = self._answer(
+            index,
+            views.sel_emb[i],
+            views.sel_tfidf[i],
+            tracked or self._fallback_entity(index, views.q_tfidf[i]),
+            ranked,
+            gated if views.faq_turns[i] or outranking else None,
+            views.detected[i],
+            views.gate_emb[i],
+            tracker,
+            bool(views.faq_turns[i]),
+            text,
+        )
+        if gated is not None and self.config.uses("coordinated_faqs") and not ranked:
+            label = self._coordinated_faqs(index, gated, tracker, text, label)
+        return label, pool
 
     def _lm_responses(
         self, dataset: Dataset, out: list[Label], pools: dict, turns: list[int], progress: Progress
@@ -662,7 +214,7 @@ class DstcModel:
         """Answer ``turns`` with the fine-tuned LM (the selected snippets in the prompt): its candidates, chosen
         by MBR against each other and the turn's consensus pool (:func:`lm_consensus_response`)."""
         if self.lm is None and self.lm_dir is not None:
-            from clarion.dstc.models.lm import LmGenerator
+            from clarion.respond.lm import LmGenerator
 
             self.lm = LmGenerator.load(self.lm_dir, self.config.lm)
         names = dataset.knowledge.entity_names
@@ -681,326 +233,9 @@ class DstcModel:
             for i, candidates in zip(turns, generated, strict=True):
                 pool = pools[i]
                 keys = out[i].knowledge
-                follow_up = follow_up_for(keys, self.config.entity_follow_up)
+                follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"))
                 response = lm_consensus_response(candidates, pool.bodies, pool.weights, keys, weight, follow_up)
                 out[i] = Label(True, out[i].knowledge, response)
-
-    @staticmethod
-    def _faq_label(index: KnowledgeIndex, faqs: Sequence[Snippet], by_entities: bool = False) -> Label:
-        """The answer from FAQs (one per place): their answer texts and the follow-up question (``by_entities``:
-        "... either of them?" for two places, :func:`~clarion.dstc.models.generate.follow_up_for`)."""
-        keys = [faq.key for faq in faqs]
-        response = closed(snippets_response(list(faqs), index.knowledge.entity_names), follow_up_for(keys, by_entities))
-        return Label(True, tuple(keys), response)
-
-    @staticmethod
-    def _other_places_faqs(rule: FaqRule, view: np.ndarray, snippets, faq: Snippet, floor: float, gated: bool):
-        """For a turn answered from ``faq``, the closest FAQ of each other tracked place at the same ``floor`` (and
-        gate): "Do the Gonville Hotel and the Lensfield Hotel have gyms?" had been answered from the Lensfield's
-        alone ("Yes, fitness center and gym are available onsite."); DSTC11 answers such a turn place by place."""
-        places: dict[tuple, list] = {}
-        for snippet in snippets:
-            places.setdefault((snippet.domain, snippet.entity_id), []).append(snippet)
-        answered = (faq.domain, faq.entity_id)
-        others = (rule.best_faq(view, own, floor, gated=gated) for place, own in places.items() if place != answered)
-        return [other for other in others if other is not None]
-
-    @property
-    def _apart(self) -> tuple[Callable[[str], bool], ...]:
-        """The topics whose FAQs answer only a turn asking about them (``accessibility_apart``, ``age_apart``)."""
-        return (asks_accessibility, asks_age) if self.config.age_apart else (asks_accessibility,)
-
-    def _other_end_of_stay(self, snippets: Sequence[Snippet], turn_text: str) -> np.ndarray:
-        """With ``stay_ends_apart``: which of ``snippets`` are FAQs about the end of a stay the turn does not ask about
-        (:func:`~clarion.dstc.models.faq_rule.other_end_of_stay`: "Can I check in early?" and "What time is
-        check-out?"), which neither the selector nor the FAQ rule may answer it from."""
-        out = np.zeros(len(snippets), dtype=bool)
-        if self.config.stay_ends_apart and stay_end(turn_text) is not None:  # most turns name neither end
-            for i, snippet in enumerate(snippets):
-                out[i] = snippet.doc_type == "faq" and other_end_of_stay(turn_text, snippet.title)
-        return out
-
-    def _anchored_faq(self, index: KnowledgeIndex, rule, view, choices, scores, snippets, plain_turn: str, group):
-        """With ``aspect_anchors`` (off by default: docs/dstc_detection.md): the FAQ among ``choices`` that an aspect
-        word of the turn (``plain_turn``, names cut; :mod:`.anchors`) names, closest to the turn (``view``) within the
-        entity gate's floor and by its question at least ``GATE_MARGIN`` closer than the chosen snippets (``group``)
-        are by theirs, unless the selector chose such an FAQ already or the turn asks an opinion. "My wife only eats
-        halal, is the Golden Curry an option?" had got an answer about its food."""
-        if not self.config.aspect_anchors or rule is None or view is None or asks_opinion(plain_turn):
-            return None
-        names = index.knowledge.entity_names
-        if index.aspect_stems is None:
-            faqs = {e: [s for s in index.snippets(e) if s.doc_type == "faq"] for e in index.entities()}
-            index.aspect_stems = aspect_stems(faqs, names, rule.rows, rule.questions)
-        stems = anchors(plain_turn, index.aspect_stems, self.detector.word_stems())
-        found = anchored(choices, stems, names) if stems else []
-        if not found:
-            return None
-        chosen = self.selector.choose(scores)
-        if any(s.key in {snippets[j].key for j in chosen} for s in found):
-            return None
-        floor = self.config.detect.entity_faq_cosine
-        faq = rule.best_faq(view, found, ENTITY_FAQ_COSINE if floor is None else floor)
-        if faq is None:
-            return None
-        chosen_cosine = float((group.snippets @ group.query)[chosen].max())
-        closeness = float(rule.questions[rule.rows[faq.title.strip()]] @ view)
-        return faq if closeness >= chosen_cosine + GATE_MARGIN else None  # not when the chosen answer is nearer
-
-    def _unrelated(self, chosen_emb: np.ndarray, turn_emb: np.ndarray) -> bool:
-        """Whether none of the chosen snippets is within cosine ``abstain_cosine`` of the turn (names cut): the
-        selector ranks the snippets it has, and a question none of them is about ("Is the Allenbell noisy at
-        night?", no review mentions noise) still gets a best one."""
-        threshold = self.config.abstain_cosine
-        if threshold is None or not self.config.dense or len(chosen_emb) == 0:
-            return False
-        return float((chosen_emb @ turn_emb).max()) < threshold
-
-    def _unknown_aspect(self, rule: FaqRule | None, turn_emb: np.ndarray, snippets, chosen_emb: np.ndarray) -> bool:
-        """Whether the turn asks about something places answer in an FAQ (it reaches a knowledge-base FAQ question at
-        the gated rule's own cosine, with its margin) that the tracked place has no FAQ about (none within
-        :data:`OUTRANKING_FAQ_COSINE`), and no chosen snippet is within ``unknown_aspect_cosine`` of the turn: "Do
-        they allow dogs at the Golden Curry?" was answered "Yes, the Golden Curry does have a great outdoor dining
-        area" from its outdoor-seating FAQ (cosine 0.28 to the turn)."""
-        threshold = self.config.unknown_aspect_cosine
-        if threshold is None or rule is None or rule.penalties is None or not self.config.dense or len(chosen_emb) == 0:
-            return False
-        if float((chosen_emb @ turn_emb).max()) >= threshold or not rule.reaches(turn_emb[None, :], rule.threshold)[0]:
-            return False
-        return rule.best_faq(turn_emb, snippets, OUTRANKING_FAQ_COSINE) is None
-
-    def _absent_review_aspect(self, index: KnowledgeIndex, turn_emb: np.ndarray, snippets, group, chosen) -> bool:
-        """Whether the chosen snippets are reviews of one place none of whose review sentences is within
-        ``review_floor`` of the turn (names cut), while the other places of its domain have reviews about it (their 10
-        closest sentences :data:`REVIEW_ASPECT_GAP` closer on average): "Is it noisy?" about Zizzi Cambridge, whose
-        reviews never mention noise, music or atmosphere, got a borrowed answer from four unrelated sentences (best
-        cosine 0.20, above ``abstain_cosine``). Every train turn answered from one place's reviews has a review of
-        that place at least 0.258 from it (scratch ``/work/notes/exp/s60/feas2.py``); in train CV it fired once in
-        1,240 answered turns, wrongly (a wordy comparison, "which one of those would have the best decorations?")."""
-        floor = self.config.review_floor
-        picked = [snippets[j] for j in chosen]
-        if floor is None or not self.config.dense or not picked or any(s.doc_type != "review" for s in picked):
-            return False
-        places = key_entities(s.key for s in picked)
-        if len(places) != 1:
-            return False
-        entity = places[0]
-        own = [j for j, s in enumerate(snippets) if s.doc_type == "review" and (s.domain, s.entity_id) == entity]
-        best = float((group.snippets[own] @ turn_emb).max())
-        if best >= floor:
-            return False
-        return index.reviews_elsewhere(turn_emb, entity) >= best + REVIEW_ASPECT_GAP
-
-    def _outranked(
-        self, group, scores: np.ndarray, snippets, faq, rule=None, query=None, view=None, plain_turn: str = ""
-    ) -> bool:
-        """Whether the tracked entity's FAQ whose question the turn is closest to (``faq``, within cosine
-        :data:`OUTRANKING_FAQ_COSINE`) should answer it over the selector's choice, on any
-        detected turn: it is not chosen, no chosen snippet was the gold of a training turn within cosine
-        ``faq_fallback_memory`` of this one (the key memory's ``best``), and the FAQ is closer to the turn than every
-        chosen snippet by :data:`FAQ_OUTRANKS`. "Does Charlie Chan have high chairs?" chose the outdoor-seating FAQ
-        (cosine 0.38, never chosen for such a question) over the high-chairs FAQ (0.67), "Is Charlie Chan halal?" drink
-        reviews over the halal FAQ: DSTC11's dialogues never ask about high chairs, halal food, a gym or a lift, and the
-        selector learnt to trust its memory of what they ask.
-
-        With ``memory_elsewhere`` (and the gated ``rule``, the turn's selection embedding ``query`` and the rule's
-        ``view`` of it), a memory counts only when one of its training questions is about as close to the FAQ's
-        question as this turn (within ``memory_elsewhere``): "Do they offer room service?" remembered "Do they offer
-        big rooms?" (cosine 0.76), whose gold was a room-size review, though the room-service FAQ's question is 0.87
-        from the turn and 0.69 from that question.
-
-        With ``outrank_by_question``, an unremembered choice of reviews also yields to an FAQ whose question the turn
-        paraphrases (:meth:`_paraphrased`): "Is the front desk open all night?" at the Gonville Hotel chose views
-        reviews (0.53), and its FAQ "What time does your front desk close?" is 0.71 from the turn as a question but
-        0.66 as a snippet (question and answer), not :data:`FAQ_OUTRANKS` ahead."""
-        floor = self.config.faq_fallback_memory
-        if floor is None or faq is None or group.key_memory is None:
-            return False
-        chosen = self.selector.choose(scores)
-        at = next(j for j, s in enumerate(snippets) if s.key == faq.key)
-        if at in chosen:
-            return False
-        remembered = [j for j in chosen if float(group.key_memory[j, 0]) >= floor]
-        if remembered and not self._memory_elsewhere(remembered, snippets, faq, rule, query, view):
-            return False
-        if (
-            self.config.outrank_by_question
-            and not remembered
-            and self._paraphrased(chosen, snippets, faq, rule, view, plain_turn)
-        ):
-            return True
-        cosines = group.snippets @ group.query
-        return float(cosines[chosen].max()) < float(cosines[at]) - FAQ_OUTRANKS
-
-    @staticmethod
-    def _paraphrased(chosen, snippets, faq, rule, view, plain_turn: str) -> bool:
-        """With ``outrank_by_question`` (see :meth:`_outranked`), for a choice no training question backs: whether the
-        choice holds no FAQ, the turn (``plain_turn``, names cut) asks no opinion (:func:`asks_opinion`) and is within
-        :data:`ENTITY_FAQ_COSINE` of ``faq``'s question as the gated ``rule`` sees it (``view``)."""
-        if (
-            rule is None
-            or view is None
-            or any(snippets[j].doc_type == "faq" for j in chosen)
-            or asks_opinion(plain_turn)
-        ):
-            return False
-        row = rule.rows.get(faq.title.strip())
-        return row is not None and float(rule.questions[row] @ view) >= ENTITY_FAQ_COSINE
-
-    def _memory_elsewhere(self, remembered, snippets, faq, rule, query, view) -> bool:
-        """Whether every training question remembered for the chosen snippets ``remembered`` is more than
-        ``memory_elsewhere`` farther from ``faq``'s question than the turn is (see :meth:`_outranked`)."""
-        margin, memory = self.config.memory_elsewhere, self.selector.memory
-        row = rule.rows.get(faq.title.strip()) if rule is not None and rule.rows else None
-        if margin is None or memory is None or row is None or query is None or view is None:
-            return False
-        question = rule.questions[row]
-        bar = float(question @ view) - margin
-        floor = self.config.faq_fallback_memory
-        for j in remembered:
-            found = memory.remembered(query, snippets[j].key, floor)
-            if len(found) and float((found @ question).max()) >= bar:
-                return False
-        return True
-
-    def _apology(
-        self,
-        index: KnowledgeIndex,
-        entities: list[tuple],
-        rule: FaqRule | None,
-        view,
-        snippets,
-        turn: str = "",
-        tracker: EntityTracker | None = None,
-    ) -> tuple[Label, None]:
-        """``(label, None)`` for a turn no selected snippet fits: the tracked places' snippets naming a dish the turn
-        (``turn``, names cut) names answer it (with ``dish_answers``: "How are the spring rolls at HK Fusion?" had been
-        told "I could not find any information about that", though a review names them), else the tracked place's FAQ
-        whose question is closest to the turn within :data:`OUTRANKING_FAQ_COSINE` (with ``last_resort_faq``; each
-        other tracked place's too, as ``faq_every_place`` does), else :meth:`_no_answer`. "Do they allow pets?" at the
-        Lensfield Hotel had been told "I could not find any information about that": the selector was unsure, its FAQ
-        "Can I bring my dog?" (cosine 0.53) below the answering floor, and the chosen reviews unrelated to the turn."""
-        named = self._dish_snippets(index, snippets, turn, tracker) if self.config.dish_answers and turn else []
-        dish = snippets_used(named)
-        if dish:
-            return self._reported(index, dish, [s.key for s in dish]), None
-        if self.config.last_resort_faq and rule is not None:
-            faq = rule.best_faq(view, snippets, OUTRANKING_FAQ_COSINE)
-            if faq is not None:
-                return self._faq_answer(index, rule, view, snippets, faq, OUTRANKING_FAQ_COSINE), None
-        return self._no_answer(index, entities), None
-
-    def _reported(self, index: KnowledgeIndex, snippets: Sequence[Snippet], keys: list[tuple]) -> Label:
-        """The answer about ``keys`` that puts ``snippets`` into reported speech (:func:`snippets_response`), with the
-        follow-up question for ``keys``."""
-        answer = snippets_response(snippets, index.knowledge.entity_names)
-        return Label(True, tuple(keys), closed(answer, follow_up_for(keys, self.config.entity_follow_up)))
-
-    def _faq_answer(
-        self, index: KnowledgeIndex, rule: FaqRule, view, snippets, faq: Snippet, floor: float, gated: bool = False
-    ) -> Label:
-        """The answer from ``faq``, with each other tracked place's closest FAQ at the same ``floor`` and gate when
-        ``faq_every_place`` (:meth:`_other_places_faqs`)."""
-        faqs = [faq]
-        if self.config.faq_every_place:
-            faqs += self._other_places_faqs(rule, view, snippets, faq, floor, gated)
-        return self._faq_label(index, faqs, self.config.entity_follow_up)
-
-    def _coordinated_faqs(
-        self, index: KnowledgeIndex, rule: FaqRule, tracker: EntityTracker, text: str, label: Label
-    ) -> Label:
-        """``label`` with, for a turn asking about two things of one place ("Do they have a pool and a gym?", which
-        had been answered from the pool FAQ alone) and answered from an FAQ, the place's FAQ closest to each part of
-        the question (:func:`~clarion.dstc.models.detect.coordinated_parts`, names cut) within
-        :data:`~clarion.dstc.models.faq_rule.ENTITY_FAQ_COSINE` that is not selected yet: its key joins the snippets
-        and its answer the response unless the response holds all of its words (check-in's answer is not covered by
-        check-out's, though they share half their stems)."""
-        places = key_entities(label.knowledge)
-        if not label.target or len(places) != 1 or label.response is None:
-            return label
-        if not any(index.knowledge.snippet(key).doc_type == "faq" for key in label.knowledge):
-            return label  # a review answer: "the bed and breakfast", "beds and mattress" are one thing asked
-        parts = coordinated_parts(tracker.strip_names(text))
-        if len(parts) < 2:
-            return label
-        snippets = index.snippets(places[0])
-        keys, added = list(label.knowledge), []
-        for part in embed_queries(parts, self.config.dense):
-            choices = (
-                answering_faqs(rule, part, snippets, text, self._apart) if self.config.accessibility_apart else snippets
-            )
-            faq = rule.best_faq(part, choices)
-            if faq is not None and faq.key not in keys:
-                keys.append(faq.key)
-                added.append((faq.body, faq.entity_name))
-        if not added:
-            return label
-        body, follow_up = split_follow_up(label.response)
-        body = with_faq_answers(body, added, 1.0)
-        return Label(True, tuple(keys), closed(body, follow_up or ""))
-
-    def _asks_opinion(self, text: str, tracker: EntityTracker) -> str | None:
-        """``"downsides"`` (with ``downsides``) when the turn asks what guests dislike about a place, ``"upsides"``
-        (with ``upsides``) when it asks what they like, naming no aspect
-        (:func:`~clarion.dstc.models.downsides.asks_downsides`, :func:`~clarion.dstc.models.downsides.asks_upsides`,
-        names cut); else None."""
-        if self.config.downsides and ASKS_DOWNSIDES.search(text):  # most turns: no names to cut
-            return "downsides" if asks_downsides(tracker.strip_names(text)) else None
-        if self.config.upsides and ASKS_UPSIDES.search(text):
-            return "upsides" if asks_upsides(tracker.strip_names(text)) else None
-        return None
-
-    def _opinions(self, index: KnowledgeIndex, entity: tuple, opinion: str) -> Label:
-        """The answer to what guests dislike (``opinion`` ``"downsides"``) or like (``"upsides"``) about ``entity``:
-        its reviews' complaints or praise (:func:`~clarion.dstc.models.downsides.complaints`,
-        :func:`~clarion.dstc.models.downsides.praises`) in reported speech, or that there are none."""
-        name = display_name(index.knowledge.entity_names.get(entity))
-        if opinion == "downsides":
-            found = complaints(index.snippets(entity))
-            body = downsides_response(name, found)
-        else:
-            found = praises(index.snippets(entity))
-            body = upsides_response(name, found)
-        return Label(True, tuple(s.key for s in found), closed(body, follow_up_for([entity])))
-
-    @staticmethod
-    def _no_answer(index: KnowledgeIndex, entities: list[tuple]) -> Label:
-        """Knowledge-seeking, but no snippet of the tracked entities answers it (the selector's best probability is
-        below ``abstain_below``): say so rather than answer from the closest snippets ("Do they have a sauna?" was
-        answered with a review of clean bathrooms)."""
-        names = [display_name(index.knowledge.entity_names.get(entity)) for entity in entities[:2]]
-        about = " or ".join(names) if names else "this place"
-        return Label(True, (), f"I'm sorry, I could not find any information about that for {about}.")
-
-    @staticmethod
-    def _which_entity(index: KnowledgeIndex, branches: Sequence[tuple] = ()) -> Label:
-        """Knowledge-seeking, but no hotel, restaurant, ... is named anywhere in the dialogue ("Do any of them offer
-        free wifi?" after "We have 18 moderately priced hotels"): ask which one rather than answer about the entity
-        of the lexically closest snippet, which named the wrong place on 5 of the 6 such turns of dstc11_track5's train
-        and dev. A chain named without its branch (``branches``: :meth:`EntityTracker.chain_named`, at most
-        :data:`MAX_BRANCHES` of them) gets its branches offered, by name: "Which Pizza Hut do you mean: Pizza Hut Cherry
-        Hinton, Pizza Hut City Centre or Pizza Hut Fen Ditton?"."""
-        names = index.knowledge.entity_names
-        offered = sorted(display_name(names.get(key)) for key in branches)
-        if 1 < len(offered) <= MAX_BRANCHES:
-            columns = zip(*(o.split() for o in offered), strict=False)  # the words the names open with alike
-            chain = " ".join(c[0] for c in takewhile(lambda c: len(set(c)) == 1, columns))
-            listed = f"{', '.join(offered[:-1])} or {offered[-1]}"
-            return Label(True, (), f"Which {chain or 'one'} do you mean: {listed}?")
-        domains = sorted({domain for domain, entity in names if entity != "*"})
-        return Label(True, (), f"Which {' or '.join(domains) or 'place'} are you asking about?")
-
-    def _fallback_entity(self, index: KnowledgeIndex, q_tfidf) -> list[tuple]:
-        """No name in the context: the entity of the lexically closest snippet (cheap, no encoding)."""
-        best, best_score = [], -1.0
-        for entity in index.entities():
-            matrix = index.tfidf(entity)
-            if matrix.shape[0] == 0:
-                continue
-            score = float((matrix @ q_tfidf.T).max())
-            if score > best_score:
-                best, best_score = [entity], score
-        return best
 
     def _answer(
         self,
@@ -1030,13 +265,7 @@ class DstcModel:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
         view = q_emb if gate_emb is None else gate_emb  # the turn as the FAQ rule sees it
         plain_turn = tracker.strip_names(turn_text) if tracker is not None else turn_text
-        faq_choices = snippets  # the FAQs the gated rule's answers choose from
-        if faq_fallback is not None and self.config.accessibility_apart:
-            faq_choices = answering_faqs(faq_fallback, view, snippets, turn_text, self._apart)
-        other_end = self._other_end_of_stay(snippets, turn_text)  # FAQs about the end of the stay not asked about
-        if other_end.any():
-            apart = {s.key for s, other in zip(snippets, other_end, strict=True) if other}
-            faq_choices = [s for s in faq_choices if s.key not in apart]
+        faq_choices, other_end = self._faq_choices(faq_fallback, view, snippets, turn_text)
         if ranked and self.config.select.faq_cosine and self.config.dense:  # FAQ-only knowledge: zero-shot
             scores = group.snippets @ group.query
         else:
@@ -1046,28 +275,13 @@ class DstcModel:
             scores = self.selector.scores(group)
             scores[other_end] = 0.0
             if faq_fallback is not None:
-                floor, gated = ENTITY_FAQ_COSINE, False
-                faq = faq_fallback.best_faq(view, faq_choices)
-                entity_cosine = self.config.detect.entity_faq_cosine
-                below = entity_cosine is not None and entity_cosine < ENTITY_FAQ_COSINE
-                if faq is None and fired and not detected and below:
-                    # the entity gate alone took the turn, below the answering floor: an FAQ it fires on answers
-                    floor, gated = entity_cosine, True
-                    faq = faq_fallback.best_faq(view, faq_choices, floor, gated=True)
-                unsure = fired and (not detected or scores.max() < FAQ_FALLBACK_CONFIDENCE)
-                if faq is None and (not unsure or (detected and self.config.unsure_outranking)):
-                    floor = OUTRANKING_FAQ_COSINE  # the outranking test looks further than the rule's answers
-                    faq = faq_fallback.best_faq(view, faq_choices, floor)
-                    unsure = False
-                anchor = self._anchored_faq(index, faq_fallback, view, faq_choices, scores, snippets, plain_turn, group)
-                if anchor is not None:  # a word of an aspect the training turns never asked names the place's FAQ
-                    return self._faq_answer(index, faq_fallback, view, faq_choices, anchor, ENTITY_FAQ_COSINE), None
-                if unsure or self._outranked(group, scores, snippets, faq, faq_fallback, q_emb, view, plain_turn):
-                    if faq is not None:
-                        return self._faq_answer(index, faq_fallback, view, faq_choices, faq, floor, gated), None
-                    if not detected:  # the entity has no such FAQ: left to the dialogue manager, as without the rule
-                        return Label(False), None
-            if not ranked and self.config.abstain_below is not None and scores.max() < self.config.abstain_below:
+                routed = self._faq_route(
+                    index, group, scores, snippets, faq_fallback, view, faq_choices, plain_turn, q_emb, detected, fired
+                )
+                if routed is not None:
+                    return routed, None
+            below = self.config.param("abstain", "below")
+            if not ranked and below is not None and scores.max() < below:
                 return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
         chosen = self.selector.choose(scores, ranked=ranked)
         if not ranked and (
@@ -1076,63 +290,5 @@ class DstcModel:
             or self._absent_review_aspect(index, view, snippets, group, chosen)
         ):
             return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
-        picked = [snippets[j] for j in chosen]
-        top = picked[0]
-        name = display_name(index.knowledge.entity_names.get((top.domain, top.entity_id)))
-        if self.config.name_article and len(key_entities(s.key for s in picked)) == 1:
-            name = with_article(name, self.bank.writes_the((top.domain, top.entity_id)))
-        pool = picked[:1] if ranked else picked
-        if self.config.generator is Generator.template or ranked:  # DSTC9/10: the FAQ answer itself
-            template = snippets_response(pool, index.knowledge.entity_names)
-            return Label(True, tuple(s.key for s in picked), template), None
-        config = self.config
-        k_emb = mean_embedding(group.snippets[chosen[: len(pool)]])
-        keys = [s.key for s in pool]
-        consensus = config.generator is Generator.consensus
-        dish = self._dish_snippets(index, pool, plain_turn, tracker) if consensus and config.dish_answers else []
-        if dish:  # the selected reviews naming the dish asked about answer: no borrowed body, no pool to build
-            return self._reported(index, dish, [s.key for s in picked]), None
-        if config.generator in (Generator.lm, Generator.consensus):
-            names = index.knowledge.entity_names if config.comparisons else None
-            faithful = tracker if config.faithful else None
-            evidence = consensus_pool(
-                self.bank,
-                q_emb,
-                k_emb,
-                name,
-                keys,
-                config.consensus_k,
-                config.exact_weight,
-                config.overlap_pool,
-                names,
-                faithful,
-                config.relevance_gate,
-                config.relevance_exact,
-            )
-            if config.generator is Generator.lm:  # the LM's candidates are chosen against this pool later
-                return Label(True, tuple(s.key for s in picked)), evidence
-            follow_up = follow_up_for(keys, config.entity_follow_up)
-            if config.detail_penalty is not None and evidence.sources is not None and self.bank.keys:
-                details = self._foreign_details(index, evidence, keys, turn_text)
-                evidence = with_detail_penalty(evidence, [bool(d) for d in details], config.detail_penalty)
-            if config.faq_agreement and len({key[:2] for key in keys}) == 1:  # one place: a body restating a
-                # selected FAQ with the other polarity may only vote
-                evidence = agreeing(evidence, faq_claims(pool))
-            no_fit = config.faithful and evidence.choosable == 0  # no training answer fits: the snippets answer
-            fallback = snippets_response(pool, index.knowledge.entity_names) if no_fit else None
-            faqs = faq_answers(pool)
-            response = consensus_choice(
-                evidence,
-                keys,
-                follow_up,
-                faqs,
-                config.faq_cover,
-                fallback,
-                turn_text or None,
-                config.denials_said,
-                plain_turn if config.aspect_words else None,
-                config.downsides and bool(ASKS_COMPLAINTS.search(turn_text)),
-            )
-        else:
-            response = neighbour_response(self.bank, q_emb, k_emb, name, config.neighbour_weight, config.neighbour_k)
-        return Label(True, tuple(s.key for s in picked), response), None
+        turn = Turn(q_emb, turn_text, plain_turn, tracker)
+        return self._respond(index, [snippets[j] for j in chosen], group.snippets[chosen], ranked, turn)

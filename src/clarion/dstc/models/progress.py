@@ -1,13 +1,5 @@
-"""The progress callback the DSTC models report to (the CLI passes rich bars)."""
+"""The progress callback the models report to; one type for every model (:mod:`clarion.store`), re-exported here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-Progress = Callable[[str, int], Callable[[int], None]]
-"""``progress(description, total)`` returns an ``advance(n)`` callback (the CLI passes a rich bar)."""
-
-
-def no_progress(description: str, total: int) -> Callable[[int], None]:
-    """A :data:`Progress` that reports nothing."""
-    return lambda n=1: None
+from clarion.store import Progress, no_progress  # noqa: F401

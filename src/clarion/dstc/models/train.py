@@ -1,9 +1,9 @@
 """Training the DSTC pipeline on a labelled dataset (CPU, a couple of minutes on dstc11_track5 train).
 
-1. Detection: :class:`~clarion.dstc.models.detect.Detector` on every context's last user turn.
-2. Selection: a TF-IDF vectorizer over the knowledge snippets; the :class:`~clarion.dstc.models.select.Selector`
+1. Detection: :class:`~clarion.detect.knowledge.Detector` on every context's last user turn.
+2. Selection: a TF-IDF vectorizer over the knowledge snippets; the :class:`~clarion.rerank.snippets.Selector`
    is fitted and its threshold calibrated on out-of-fold scores by
-   :func:`~clarion.dstc.models.select_fit.fit_selector`.
+   :func:`~clarion.rerank.snippets_fit.fit_selector`.
 3. Generation: the neighbour bank (training responses, query and gold-knowledge embeddings, entity names); with
    the ``lm`` generator also SmolLM2-135M fine-tuned on the responses (about 35 minutes on dstc11_track5 train).
 """
@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from clarion.dstc.io import Dataset, key_entities
-from clarion.dstc.models.candidates import KnowledgeIndex
-from clarion.dstc.models.detect import Detector
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.generate import Generator, NeighbourBank, body_texts, display_name, mean_embedding
-from clarion.dstc.models.lm import LmGenerator, lm_prompt
+from clarion.data.dstc import Dataset, key_entities
+from clarion.detect.knowledge import Detector
+from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.pipeline import (
     DstcModel,
     PipelineConfig,
@@ -26,8 +23,13 @@ from clarion.dstc.models.pipeline import (
     query_texts,
 )
 from clarion.dstc.models.progress import Progress, no_progress
-from clarion.dstc.models.select_fit import fit_selector
 from clarion.errors import InputError
+from clarion.rerank.snippets_fit import fit_selector
+from clarion.respond.consensus import Generator, NeighbourBank, body_texts
+from clarion.respond.lm import LmGenerator, lm_prompt
+from clarion.respond.names import display_name
+from clarion.respond.pool import mean_embedding
+from clarion.retrieve.knowledge import KnowledgeIndex
 
 
 def _bank(dataset, knowledge_turns, index, q_emb, body_tracker: EntityTracker | None = None) -> NeighbourBank:
@@ -45,12 +47,12 @@ def _bank(dataset, knowledge_turns, index, q_emb, body_tracker: EntityTracker | 
         responses.append(label.response or "")
         first = key_entities(label.knowledge)
         names.append(dataset.knowledge.entity_names.get(first[0]) if first else None)
-        k_embs.append(mean_embedding(rows))
-    q = q_emb[knowledge_turns] if knowledge_turns else np.zeros((0, 384), np.float32)
+        k_embs.append(mean_embedding(rows, q_emb.shape[1]))
+    q = q_emb[knowledge_turns] if knowledge_turns else np.zeros((0, q_emb.shape[1]), np.float32)
     keys = [frozenset(tuple(k) for k in dataset.labels[i].knowledge) for i in knowledge_turns]
     entities = key_entities(key for turn_keys in keys for key in turn_keys)
     entity_names = {e: dataset.knowledge.entity_names[e] for e in entities if e in dataset.knowledge.entity_names}
-    k_emb = np.asarray(k_embs, dtype=np.float32).reshape(-1, 384)
+    k_emb = np.asarray(k_embs, dtype=np.float32).reshape(-1, q_emb.shape[1])
     bodies = None
     if body_tracker is not None and responses:
         from clarion.retrieve.dense import encode_cached
@@ -84,12 +86,12 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     entities = sorted(key_entities(k for i in knowledge_turns for k in dataset.labels[i].knowledge), key=str)
     index.prepare(entities, progress("encoding entity snippets", len(entities)))
     q_tfidf = vectorizer.transform(texts)
-    tracker = EntityTracker.from_names(dataset.knowledge.entity_names)
+    tracker = EntityTracker.from_knowledge(dataset.knowledge)
     sel_emb, sel_tfidf = q_emb, q_tfidf  # the turns as selection and generation see them
     if config.select.strip_names:  # ... without entity names (the entity is tracked from the dialogue)
         sel_emb = embed_without_names(texts, q_emb, tracker, config.dense)
         sel_tfidf = vectorizer.transform([tracker.strip_names(t) for t in texts])
-    relevance = config.relevance_gate is not None and config.generator in (Generator.consensus, Generator.lm)
+    relevance = config.uses("relevance_gate") and config.generator in (Generator.consensus, Generator.lm)
     bank = _bank(dataset, knowledge_turns, index, sel_emb, tracker if relevance and config.dense else None)
     selector, cal_f1 = fit_selector(dataset, knowledge_turns, index, sel_emb, sel_tfidf, config.select, bank, progress)
     info = {"calibration_selection_f1": round(cal_f1, 4), "selection_threshold": selector.threshold}

@@ -1,0 +1,190 @@
+"""Named heuristic rules: what each does, its parameters, registered by name.
+
+A rule is a heuristic the knowledge-grounded pipeline may apply on top of its trained stages (detection, snippet
+selection, response generation). Every rule has a name, the stage it acts in, one sentence saying what it does and
+its parameters with their defaults. A model's configuration lists the rules it uses (``PipelineConfig.rules``: rule
+name -> parameters); a rule absent from that mapping is off. ``docs/rules.md`` has each rule's measured contribution
+(train cross-validation with the rule switched off) and how to add one.
+
+>>> sorted(RULES["abstain"].params)
+['below']
+>>> resolved({"abstain": {"below": 0.2}})["abstain"]
+{'below': 0.2}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from clarion.bounds import Bound
+from clarion.errors import InputError
+
+_SHARE = Bound("float", 0, 1)
+_COSINE = Bound("float", -1, 1)
+_MARGIN = Bound("float", 0, 2)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A named heuristic: the ``stage`` it acts in, what it does, its parameters (name -> default) and their bounds;
+    ``default``: whether the default configuration uses it; ``training``: whether training reads it (switching it
+    needs a new model)."""
+
+    name: str
+    stage: str
+    summary: str
+    params: Mapping[str, float | None] = field(default_factory=dict)
+    bounds: Mapping[str, Bound] = field(default_factory=dict)
+    default: bool = True
+    training: bool = False
+
+
+RULES: dict[str, Rule] = {}
+"""Every rule by name, in the order the docs list them."""
+
+
+def register(rule: Rule) -> Rule:
+    """Add ``rule`` to :data:`RULES` (a name registered twice is a programming error)."""
+    if rule.name in RULES:
+        raise ValueError(f"rule {rule.name!r} registered twice")
+    RULES[rule.name] = rule
+    return rule
+
+
+def _rule(name, stage, summary, params=None, bounds=None, **kwargs) -> None:
+    register(Rule(name, stage, summary, dict(params or {}), dict(bounds or {}), **kwargs))
+
+
+# --- detection: which turns are knowledge-seeking -------------------------------------------------------------------
+_rule("review_cues", "detect", "a turn asking what reviews say about a named place is knowledge-seeking")
+_rule("aspect_requests", "detect", '"Tell me about the X at P" is also read as "How is the X at P?"')
+_rule("coordinated_detection", "detect", "one part of an 'and' question near a tracked place's FAQ flags the turn")
+_rule("follow_ups", "detect", '"How about the other place?" after a question asks that question of it')
+_rule("preference_apart", "detect", '"Which one is better?" (no aspect named) asks for a choice, not knowledge')
+_rule("rule_needs_place", "detect", "a turn only the FAQ rule flagged, with no place named, is not knowledge-seeking")
+# --- entity: which place the turn is about --------------------------------------------------------------------------
+_rule("ask_entity", "dialogue", 'no place named in the dialogue: ask "which one do you mean?", select nothing')
+# --- selection: which snippets answer ------------------------------------------------------------------------------
+_rule(
+    "faq_outranks_memory",
+    "rerank",
+    "a choice unlike remembered training choices yields to an FAQ the turn asks",
+    {"cosine": 0.7, "elsewhere": 0.15},
+    {"cosine": _COSINE, "elsewhere": Bound("float", 0, 2, optional=True)},
+)
+_rule("unsure_outranking", "rerank", "an unsure selector's choice may be outranked by an FAQ (cosine 0.5-0.6) too")
+_rule("outrank_by_question", "rerank", "an unremembered choice of reviews yields to an FAQ the turn paraphrases")
+_rule("accessibility_apart", "rerank", "an FAQ about accessibility answers only a turn asking about it")
+_rule("age_apart", "rerank", "an FAQ about guests' age answers only a turn asking about it")
+_rule("stay_ends_apart", "rerank", "a check-in question gets no check-out FAQ, and the reverse")
+_rule("faq_every_place", "rerank", "a turn answered from an FAQ gets each tracked place's closest FAQ too")
+_rule("coordinated_faqs", "rerank", '"a pool and a gym?" gets the place\'s FAQ for each part')
+_rule("aspect_anchors", "rerank", "an FAQ aspect word no training turn uses names the place's FAQ", default=False)
+# --- abstaining: when nothing answers ------------------------------------------------------------------------------
+_rule(
+    "abstain",
+    "respond",
+    "best snippet probability below `below`: say that nothing was found",
+    {"below": 0.1},
+    {"below": _SHARE},
+)
+_rule(
+    "abstain_unrelated",
+    "respond",
+    "no selected snippet within `cosine` of the turn: say that nothing was found",
+    {"cosine": 0.15},
+    {"cosine": _COSINE},
+)
+_rule(
+    "unknown_aspect",
+    "respond",
+    "an FAQ aspect the place has no FAQ for, no snippet within `cosine`: say so",
+    {"cosine": 0.3},
+    {"cosine": _COSINE},
+)
+_rule(
+    "review_floor",
+    "respond",
+    "chosen reviews of a place none of whose reviews is within `cosine`: say so",
+    {"cosine": 0.23},
+    {"cosine": _COSINE},
+)
+_rule("last_resort_faq", "respond", "before saying nothing was found, answer from a close FAQ of the place")
+# --- responding: what the answer says ------------------------------------------------------------------------------
+_rule(
+    "overlap_pool",
+    "respond",
+    "consensus pool: add training turns whose gold snippets overlap (Jaccard)",
+    {"jaccard": 0.3},
+    {"jaccard": _SHARE},
+)
+_rule(
+    "faq_cover",
+    "respond",
+    "add a selected FAQ's answer when the chosen body holds less than `cover` of its words",
+    {"cover": 0.5},
+    {"cover": _SHARE},
+)
+_rule("entity_follow_up", "respond", '"... either of them?" when the selection spans several places')
+_rule("comparisons", "respond", "a selection about several places is answered by a comparison, names swapped")
+_rule("faithful", "respond", "a borrowed body naming an unselected place only votes; none fits: the template")
+_rule(
+    "relevance_gate",
+    "respond",
+    "no exact-set answer: a body `margin` less on the turn than the best only votes",
+    {"margin": 0.1},
+    {"margin": _MARGIN},
+    training=True,
+)
+_rule(
+    "relevance_exact",
+    "respond",
+    "exact-set answers: another body `margin` less on the turn only votes",
+    {"margin": 0.1},
+    {"margin": _MARGIN},
+)
+_rule(
+    "detail_penalty",
+    "respond",
+    "a borrowed body with another place's details: its MBR utility x (1 - penalty)",
+    {"penalty": 0.2},
+    {"penalty": _SHARE},
+)
+_rule("faq_agreement", "respond", "one place: a body restating a selected FAQ with the other polarity only votes")
+_rule("denials_said", "respond", "a selected FAQ's denial is added unless the body names what it denies")
+_rule("aspect_words", "respond", "a choice lacking a turn word most choosable bodies hold is made among those")
+_rule("dish_answers", "respond", "a dish the turn names: the selected snippets naming it answer")
+_rule("downsides", "respond", '"What do people dislike about X?" is answered from its reviews\' complaints')
+_rule("upsides", "respond", '"What do people like about X?" is answered from its reviews\' praise')
+
+
+def default_rules() -> dict[str, dict]:
+    """The rules the default configuration uses, each with its default parameters."""
+    return {name: dict(rule.params) for name, rule in RULES.items() if rule.default}
+
+
+def resolved(rules: Mapping[str, Mapping | None | bool], owner: str = "PipelineConfig.rules") -> dict[str, dict]:
+    """``rules`` (name -> parameters; ``{}``, ``True`` or a partial mapping take the defaults, ``None`` or ``False``
+    drop the rule) checked against :data:`RULES`, each with every parameter filled in. An unknown rule or parameter,
+    or a value outside its bound, is an :class:`~clarion.errors.InputError` naming it and the allowed names."""
+    if not isinstance(rules, Mapping):
+        raise InputError(f"{owner} must map rule names to parameters, got {rules!r}")
+    out: dict[str, dict] = {}
+    for name, given in rules.items():
+        if given is None or given is False:
+            continue
+        rule = RULES.get(name)
+        if rule is None:
+            raise InputError(f"{owner}: no rule {name!r}; rules: {', '.join(RULES)}")
+        given = {} if given is True else given
+        if not isinstance(given, Mapping):
+            raise InputError(f"{owner}.{name} takes parameters ({', '.join(rule.params) or 'none'}), got {given!r}")
+        unknown = sorted(set(given).difference(rule.params))
+        if unknown:
+            raise InputError(f"{owner}.{name} has no parameter {unknown[0]!r} ({', '.join(rule.params) or 'none'})")
+        params = {**rule.params, **given}
+        for key, bound in rule.bounds.items():
+            bound.check(f"{owner}.{name}.{key}", params[key], exact=True)
+        out[name] = params
+    return {name: out[name] for name in RULES if name in out}  # one order: the registry's

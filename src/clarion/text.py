@@ -1,0 +1,78 @@
+"""Words of a text as the rules and generators read them: tokens, content-word stems, negation, WordNet.
+
+One place for the text helpers the pipeline shares: :func:`words_of` (lower-case tokens), :func:`content_words`
+(Porter stems without English stop words), :func:`negated` (a negation word), :func:`unknown_word` and
+:func:`is_food` (WordNet, loaded once from Debian's files or nltk's data path, see
+:func:`clarion.evaluate.dstc9.debian_wordnet`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_TOKEN = re.compile(r"[a-z0-9']+")
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def words_of(text: str) -> list[str]:
+    """Lower-cased word tokens of ``text``."""
+    return _TOKEN.findall(text.lower())
+
+
+def content_words(text: str) -> set[str]:
+    """Porter stems of the lower-cased words of ``text`` without scikit-learn's English stop words ("alcoholic" and
+    "alcohol", "seating" and "seat" are one word; "Wi-Fi" and "wifi" too)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # imported once; later calls find it loaded
+
+    text = _WIFI.sub("wifi", text)
+    return {_stem(w) for w in words_of(text) if w not in ENGLISH_STOP_WORDS}
+
+
+_WIFI = re.compile(r"\bwi-?fi\b", re.IGNORECASE)
+"""How texts write the wifi: "Wi-Fi" (two words to :func:`words_of`), "WiFi", "wifi"."""
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _porter().stem(word)
+
+
+@lru_cache(maxsize=1)
+def _porter():
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
+
+
+_NEGATION = re.compile(
+    r"\b(?:no|not|never|none|nothing|nor|cannot|without|lacks?|unavailable)\b|n't\b|\b(?:do|does|did|is|are|was|were|has|have|ca|wo)nt\b"
+)
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` holds a negation word ("no", "not", "n't", "never", "without", "lacks", ...)."""
+    return bool(_NEGATION.search(text.lower().replace("\u2019", "'")))
+
+
+@lru_cache(maxsize=4096)
+def unknown_word(word: str) -> bool:
+    """Whether WordNet has no synset for ``word`` in any part of speech."""
+    from clarion.evaluate.dstc9 import debian_wordnet
+
+    return not debian_wordnet().synsets(word)
+
+
+@lru_cache(maxsize=4096)
+def is_food(word: str) -> bool:
+    """Whether a noun sense of ``word`` is a food or a drink in WordNet (food.n.01 or food.n.02 among its
+    hypernyms) and ``word`` has no adjective sense ("delicious", "sweet" are read as adjectives)."""
+    from clarion.evaluate.dstc9 import debian_wordnet
+
+    wordnet = debian_wordnet()
+    if wordnet.synsets(word, pos="a") or wordnet.synsets(word, pos="s"):
+        return False
+    roots = {wordnet.synset("food.n.01"), wordnet.synset("food.n.02")}
+    return any(roots & {synset, *synset.closure(lambda s: s.hypernyms())} for synset in wordnet.synsets(word, pos="n"))
