@@ -22,7 +22,7 @@ answer ("Are pets allowed?", "Is there a lift?"), so the detector, trained on th
 when the turn paraphrases an FAQ question (cosine >= :data:`GATE_COSINE`) that is itself unlike every
 non-knowledge training turn, by a margin: ``max_f cos(turn, f) - neg(f) >= GATE_MARGIN`` over the FAQ questions
 ``f`` the turn reaches, ``neg(f)`` being ``f``'s best cosine to those turns. Both constants were set by 5-fold
-cross-validation over the dstc11_track5 train split (docs/dstc_detection.md).
+cross-validation over the dstc11_track5 train split (docs/dstc.md).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ ENTITY_FAQ_COSINE = 0.6
 """Gated rule, answering: the least cosine between the turn and the tracked entity's FAQ question it is answered
 from. An entity's own wording sits below :data:`GATE_COSINE` ("Can I bring my dog?" is 0.66 from "Are pets allowed
 at the ?"); on the train turns the rule fires on, the gold entity's closest FAQ is in the gold snippets for 1 of 14
-turns at cosine 0.5-0.6, 9 of 15 at 0.6-0.7 and 40 of 50 above (docs/dstc_detection.md)."""
+turns at cosine 0.5-0.6, 9 of 15 at 0.6-0.7 and 40 of 50 above (docs/dstc.md)."""
 
 
 _ACCESSIBILITY = re.compile(r"\b(?:accessib|wheel\s*-?\s*chair|disab|handicap)", re.IGNORECASE)

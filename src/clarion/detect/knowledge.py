@@ -178,7 +178,7 @@ class DetectConfig:
     cards?", 0.43 from "What forms of payment do you accept?". Below
     :data:`~clarion.detect.faq_rule.ENTITY_FAQ_COSINE`, a turn only the gate took is answered from the closest
     FAQ the gate fires on (``FaqRule.best_faq(..., gated=True)``). 0.4 since 2026-11-27 (0.65, then 0.5 before; set
-    with ``benchmarks/dstc_faq_probe.py`` and train cross-validation, docs/dstc_detection.md). ``None``: off (models
+    with ``benchmarks/dstc_faq_probe.py`` and train cross-validation, docs/dstc.md). ``None``: off (models
     trained before it)."""
 
     def __post_init__(self) -> None:

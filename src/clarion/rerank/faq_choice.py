@@ -95,7 +95,7 @@ class FaqChoice:
         return out
 
     def _anchored_faq(self, index: KnowledgeIndex, rule, view, choices, scores, snippets, plain_turn: str, group):
-        """With ``aspect_anchors`` (off by default: docs/dstc_detection.md): the FAQ among ``choices`` that an aspect
+        """With ``aspect_anchors`` (off by default: docs/dstc.md): the FAQ among ``choices`` that an aspect
         word of the turn (``plain_turn``, names cut; :mod:`.anchors`) names, closest to the turn (``view``) within the
         entity gate's floor and by its question at least ``GATE_MARGIN`` closer than the chosen snippets (``group``)
         are by theirs, unless the selector chose such an FAQ already or the turn asks an opinion. "My wife only eats

@@ -16,7 +16,7 @@ there the best ``rank_k`` candidates are returned in order — by the MiniLM cos
 trained on DSTC11, ranks worse than the plain cosine (docs/dstc.md).
 
 A fine-tuned MiniLM cross-encoder was the plan: on the shared 2-core CPU it scored ~20 pairs/s, too slow for
-~76 candidates per turn, so this feature model is the selection model (docs/dstc_selection.md).
+~76 candidates per turn, so this feature model is the selection model (docs/dstc.md).
 """
 
 from __future__ import annotations

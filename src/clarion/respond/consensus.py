@@ -27,7 +27,7 @@ extra place may go by a short form no alias catches ("The Pizza Hut", "Midsummer
 ``relevance`` (None: off; needs the bank's ``body_emb``): when no training turn answered exactly ``keys``, a body
 whose cosine to the turn (``query_emb``) is more than this below the best choosable body's votes but cannot be
 chosen. Such a pool gathers answers about the same knowledge, and its MBR centre can be about another aspect of
-it ("the portion sizes" for "Is the food authentic?"); docs/dstc_generation.md has the measurements.
+it ("the portion sizes" for "Is the food authentic?"); docs/dstc.md describes it.
 
 ``exact_relevance`` (None: off; needs ``body_emb``): when training turns answered exactly ``keys``, their bodies
 stay choosable and any other body whose cosine to the turn is more than this below the best of theirs votes but

@@ -161,7 +161,7 @@ def with_faq_answers(
     """``body`` followed by each selected FAQ answer, ``(answer, entity name)``, of which it holds less than
     ``cover`` of the content words (the entity's name written as the responses write it). A training answer chosen
     by consensus can be about the reviews of the same aspect and leave out the fact the selected FAQ states ("the
-    view is a parking lot" for "do they have outdoor seating?"); docs/dstc_generation.md has the measurements.
+    view is a parking lot" for "do they have outdoor seating?"); docs/dstc.md describes it.
 
     With ``denials``, an answer that denies (:func:`negated`) is added too when the body holds nothing of what it
     denies (:func:`denied`), and then the body loses its yes/no opener (:func:`without_polar_opener`): "Yes,

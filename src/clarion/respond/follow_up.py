@@ -18,7 +18,7 @@ FOLLOW_UPS = {"hotel": "Would you like to book a room?", "restaurant": FOLLOW_UP
 _BOOKING_OFFERS = frozenset(FOLLOW_UPS.values())  # FOLLOW_UP is the restaurants' offer
 """The appended question by domain (else :data:`FOLLOW_UP`): the best of the five most frequent closing
 questions of the train responses, then a per-domain variant, on a validation slice of the train split
-(docs/dstc_generation.md)."""
+(docs/dstc.md)."""
 
 
 FOLLOW_UP_OTHER = "Do you have any other questions?"
@@ -31,7 +31,7 @@ FOLLOW_UP_TWO = "Would you like to know more about either of them?"
 
 FOLLOW_UP_MANY = "Would you like to know more about any of them?"
 """The appended question when the selected snippets are about two / more entities (a comparison: there is no one
-place to book; the most frequent closing question of such train responses, docs/dstc_generation.md)."""
+place to book; the most frequent closing question of such train responses, docs/dstc.md)."""
 
 
 def split_follow_up(response: str) -> tuple[str, str | None]:

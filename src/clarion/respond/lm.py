@@ -8,7 +8,7 @@ the lowest ``freeze_layers`` transformer layers stay frozen; only the fine-tuned
 no pickle). Decoding gives the greedy response and ``samples`` sampled ones per prompt (each sample drawn with a
 generator of its own, so a prompt's candidates do not depend on the rest of the batch); the pipeline picks among
 them by MBR (:func:`clarion.respond.consensus.lm_consensus_response`). Costs on a 2-core CPU:
-docs/dstc_generation.md.
+docs/dstc.md.
 """
 
 from __future__ import annotations
