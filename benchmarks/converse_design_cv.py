@@ -1,6 +1,6 @@
 """How the answer-understanding model is applied over several turns, chosen on ClariQ train by cross-validation.
 
-    python benchmarks/converse_design_cv.py
+    python benchmarks/converse_design_cv.py [LATER]   # LATER: RewriterConfig.later, examples at turns 2-3
 
 Out of fold by topic (5 folds): a rewriter trained on the other folds' rows reads each held-out facet's recorded
 conversation (its topic's questions in a seeded order, its own answers); ``query`` is scored by facet MRR among all
@@ -20,6 +20,8 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
+    import sys
+
     from clarion.data.clariq import ClariQ
     from clarion.dialogue.chaining import CHAINING
     from clarion.dialogue.evaluate import facet_mrr, recorded_traces
@@ -33,7 +35,8 @@ def main() -> None:
     from clarion.dialogue.understand import Rewriter, baseline_query
     from clarion.retrieve.dense import encode_cached
 
-    data, config = ClariQ.load(), RewriterConfig()
+    later = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    data, config = ClariQ.load(), RewriterConfig(later=later)
     labels = merged_labels(data, ("train",))
     vocabulary = vocabulary_for(data, labels)
     enc = lambda texts: encode_cached(list(texts), name="dialogue-rewrites")  # noqa: E731

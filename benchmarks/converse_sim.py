@@ -46,6 +46,7 @@ def main() -> None:
 
     torch.set_num_threads(1)
     from clarion.data.clariq import ClariQ
+    from clarion.dialogue import Assistant
     from clarion.dialogue.engine import understand
     from clarion.dialogue.evaluate import Bm25Baseline, engine_trace, facet_mrr, facets_of, recorded_traces
     from clarion.dialogue.loading import load_for_splits
@@ -76,7 +77,7 @@ def main() -> None:
     simulator = UserSimulator.fit(train, dev, enc)
     baseline = Bm25Baseline(data.bank)
     sims = {"engine": [], "engine (always asks)": [], "baseline": []}
-    eager = load_for_splits(("train",), cost=0.0)
+    eager = Assistant(engine.clarifier, engine.rewriter, engine.chooser, cost=0.0)
     for topic, facet in facets_of(dev):
         request = dev.requests[topic]
         sims["engine"].append(engine_trace(engine, simulator, request, facet))

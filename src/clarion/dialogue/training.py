@@ -20,7 +20,7 @@ import numpy as np
 
 from clarion.clariq.constants import NO_QUESTION, check_splits
 from clarion.data.clariq import ClariQ, ClariqLabels
-from clarion.dialogue.understand import CANDIDATES, Features, Rewriter, Vocabulary
+from clarion.dialogue.understand import CANDIDATES, Features, Rewriter, Vocabulary, tokens
 
 TASK, NAME = "dialogue", "rewriter"
 
@@ -34,6 +34,8 @@ class RewriterConfig:
     leaves: int = 15
     learning_rate: float = 0.05
     min_child: int = 50
+    later: int = 0
+    """Examples at turns 2-3 (the query so far: the request and the facet's earlier answers), beside ``rows``."""
 
     @classmethod
     def tiny(cls) -> RewriterConfig:
@@ -48,8 +50,8 @@ class Examples:
     y: np.ndarray
     groups: list[str]
     """The topic of each example (for grouped folds)."""
-    rows: list[tuple[str, str, str]] = field(default_factory=list)
-    """(request, question, answer) of each example, to compute other features for the same targets."""
+    rows: list[tuple[str, str, str, int]] = field(default_factory=list)
+    """(query so far, question, answer, turn) of each example, to compute other features for the same targets."""
 
     def with_features(self, vocabulary: Vocabulary) -> Examples:
         features = Features(vocabulary)
@@ -82,22 +84,49 @@ def reciprocal_ranks(queries: np.ndarray, facets: np.ndarray, gold: Sequence[int
     return 1.0 / (1.0 + (sims > own[:, None]).sum(axis=1))
 
 
+def later_rows(labels: ClariqLabels, config: RewriterConfig) -> list[tuple[str, str, str, str, str, int]]:
+    """(topic, query so far, facet, question, answer, turn): a row read after one or two earlier answers of the
+    same facet (the query so far being the request followed by them)."""
+    if not config.later:
+        return []
+    rows, rng = labelled_rows(labels), random.Random(config.seed + 1)
+    by_facet: dict[str, list] = {}
+    for row in rows:
+        by_facet.setdefault(row[2], []).append(row)
+    out = []
+    for topic, request, facet, question, answer in rng.sample(rows, min(config.later, len(rows))):
+        others = [r for r in by_facet[facet] if r[3] != question]
+        earlier = rng.sample(others, min(rng.choice((1, 2)), len(others)))
+        query = " ".join([request, *(" ".join(tokens(r[4])) for r in earlier)])
+        out.append((topic, query, facet, question, answer, len(earlier) + 1))
+    return out
+
+
 def examples(labels: ClariqLabels, vocabulary: Vocabulary, config: RewriterConfig, encode: Callable) -> Examples:
     rows = labelled_rows(labels)
-    rows = random.Random(config.seed).sample(rows, min(config.rows, len(rows)))
+    rows = [(*r, 1) for r in random.Random(config.seed).sample(rows, min(config.rows, len(rows)))]
+    rows += later_rows(labels, config)
     facets, facet_emb = facet_matrix(labels, encode)
     index = {f: i for i, f in enumerate(facets)}
     features = Features(vocabulary)
     texts, x = [], []
-    for _topic, request, _facet, question, answer in rows:
-        texts.extend(features.candidates(request, question, answer).values())
-        x.append(features.matrix(request, question, answer))
-    unique = sorted(set(texts))
-    emb = encode(unique)
-    position = {t: i for i, t in enumerate(unique)}
+    for _topic, query, _facet, question, answer, turn in rows:
+        texts.extend(features.candidates(query, question, answer).values())
+        x.append(features.matrix(query, question, answer, turn))
+    cut = sum(r[5] == 1 for r in rows) * len(CANDIDATES)  # first-turn texts and later ones encoded (cached) apart
+    emb = np.vstack([part for part in (_encoded(texts[:cut], encode), _encoded(texts[cut:], encode)) if len(part)])
     gold = [index[r[2]] for r in rows for _ in CANDIDATES]
-    y = reciprocal_ranks(emb[[position[t] for t in texts]], facet_emb, gold)
-    return Examples(np.vstack(x), y, [r[0] for r in rows], [(r[1], r[3], r[4]) for r in rows])
+    y = reciprocal_ranks(emb, facet_emb, gold)
+    return Examples(np.vstack(x), y, [r[0] for r in rows], [(r[1], r[3], r[4], r[5]) for r in rows])
+
+
+def _encoded(texts: list[str], encode: Callable) -> np.ndarray:
+    """``texts`` encoded, each distinct text once, in one call of ``encode`` (one cache entry)."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    unique = sorted(set(texts))
+    position = {t: i for i, t in enumerate(unique)}
+    return encode(unique)[[position[t] for t in texts]]
 
 
 def fit(ex: Examples, config: RewriterConfig, keep: np.ndarray | None = None):
