@@ -3,8 +3,9 @@
 The dstc11_track5 train split's dialogues go into ``--folds`` folds (``clarion.dstc.split.dialogue_folds``, as in
 ``benchmarks/dstc_cv.py``). Each fold's model is trained once, on the other folds, with the default configuration;
 the held-out fold is then predicted by that model as it is (the base) and once per rule of ``--rules`` with that rule
-switched off. A rule acts only when the model predicts (:data:`clarion.rules.RULES`; a rule that training reads is
-refused), so this equals retraining without the rule, at the cost of one prediction per rule.
+switched off. A prediction-time rule acts only when the model predicts, so this equals retraining without the rule, at
+the cost of one prediction per rule; a rule that training reads (``Rule.training``) gets its own fold models, trained
+with the rule switched off.
 
 Per rule it prints, against the base, the paired difference of each metric with its bootstrap 95% interval over the
 turns: detection F1, selection F1, BLEU-4 and ROUGE-L of the responses (``dstc_cv.py --compare``'s statistics), and
@@ -118,9 +119,9 @@ def main() -> None:
 
     config = configured({})
     rules = args.rules if args.rules is not None else list(config.rules)
-    bad = [r for r in rules if r not in config.rules or RULES[r].training]
+    bad = [r for r in rules if r not in config.rules]
     if bad:
-        parser.error(f"--rules: {bad[0]!r} is not a prediction-time rule the default configuration uses")
+        parser.error(f"--rules: {bad[0]!r} is not a rule the default configuration uses")
     data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
     refs = predictions_to_json(data.labels, Format.DSTC11)
     fold = np.array(dialogue_folds(data.contexts, args.folds))
@@ -130,13 +131,17 @@ def main() -> None:
     path = out / f"folds{args.folds}.json"  # variant -> fold -> labels, resumed when run again
     saved = json.loads(path.read_text()) if path.exists() else {}
     todo = [name for name in wanted if len(saved.get(name, {})) < args.folds]
-    models = fold_models(data, config, fold, args.folds) if todo else []
+    shared = [n for n in todo if not any(RULES[r].training for r in wanted[n])]
+    models = fold_models(data, config, fold, args.folds) if shared else []
+    todo = shared + [n for n in todo if n not in shared]  # the variants that retrain go last
     for name in todo:  # one variant at a time over every fold: each finished variant is usable at once
         start = time.perf_counter()
-        for k, (model, part, prepared) in enumerate(models):
+        own = name not in shared  # a training rule switched off: train this variant's own fold models
+        variant = config.with_rules(**wanted[name])
+        for k, (model, part, prepared) in enumerate(fold_models(data, variant, fold, args.folds) if own else models):
             if str(k) in saved.get(name, {}):
                 continue
-            model.config = config.with_rules(**wanted[name])
+            model.config = variant
             labels = [label.to_json(part.format) for label in model.predict(part, prepared=prepared)]
             saved.setdefault(name, {})[str(k)] = labels
             path.write_text(json.dumps(saved))
