@@ -49,21 +49,30 @@ def configured(overrides: dict):
     return merged(default_config(), overrides)
 
 
-def out_of_fold(data, config, folds: int) -> list:
-    """One prediction per context of ``data``, each from the model trained on the other folds."""
+def out_of_fold(data, config, folds: int, only: list[int] | None = None) -> list:
+    """One prediction per context of ``data``, each from the model trained on the other folds (``only``: the
+    contexts of those folds alone, in order)."""
     from clarion.dstc.models.train import train
     from clarion.dstc.split import dialogue_folds
 
     fold = np.array(dialogue_folds(data.contexts, folds))
     predictions: list = [None] * len(data.contexts)
-    for k in range(folds):
+    for k in range(folds) if only is None else only:
         start = time.perf_counter()
         held_out = np.flatnonzero(fold == k)
         model, _ = train(data.subset(np.flatnonzero(fold != k)), config)
         for i, label in zip(held_out, model.predict(data.subset(held_out)), strict=True):
             predictions[i] = label
         print(f"  fold {k + 1}/{folds}: {len(held_out)} turns, {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    return predictions
+    return predictions if only is None else [predictions[i] for i in in_folds(data, folds, only)]
+
+
+def in_folds(data, folds: int, only: list[int]) -> list[int]:
+    """The indices of ``data``'s contexts in the folds ``only`` (of ``folds`` dialogue folds), in order."""
+    from clarion.dstc.split import dialogue_folds
+
+    fold = np.array(dialogue_folds(data.contexts, folds))
+    return [int(i) for i in np.flatnonzero(np.isin(fold, only))]
 
 
 def print_scores(refs: list[dict], hyps: list[dict], meteor: bool) -> dict:
@@ -130,6 +139,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="{}", help="JSON object of PipelineConfig overrides")
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument(
+        "--fold",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="K",
+        help="only these held-out folds (0-based): their models alone are trained and their turns alone scored",
+    )
     parser.add_argument("--out", help="where to write the out-of-fold predictions (JSON)")
     parser.add_argument("--pred", help="score these out-of-fold predictions (an earlier --out) instead of running")
     parser.add_argument("--compare", default=None, help="an earlier run's --out to pair with")
@@ -139,6 +156,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.folds < 2:
         parser.error("--folds must be at least 2")
+    if args.fold is not None and not all(0 <= k < args.folds for k in args.fold):
+        parser.error(f"--fold: each fold must be in 0..{args.folds - 1}")
     if (args.out is None) == (args.pred is None):
         parser.error("give one of --out (run the cross-validation) and --pred (score an earlier run)")
     if args.compare is not None and not os.path.isfile(args.compare):  # before the minutes of training, not after
@@ -157,7 +176,8 @@ def main() -> None:
     from clarion.dstc.split import split_dataset
 
     data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
-    refs = predictions_to_json(data.labels, Format.DSTC11)
+    scored = data if args.fold is None else data.subset(in_folds(data, args.folds, args.fold))
+    refs = predictions_to_json(scored.labels, Format.DSTC11)
     if args.pred:
         with open(args.pred, encoding="utf-8") as handle:
             hyps = json.load(handle)
@@ -165,16 +185,17 @@ def main() -> None:
             raise SystemExit(f"{args.pred}: {len(hyps)} predictions for {len(refs)} train-split turns")
     else:
         config = configured(overrides)
-        print(f"train CV: {len(data.contexts)} train-split turns, {args.folds} dialogue folds, overrides {overrides}")
+        held = "" if args.fold is None else f", held-out folds {args.fold} only ({len(refs)} turns)"
+        print(f"train CV: {len(data.contexts)} train-split turns, {args.folds} folds{held}, config {overrides}")
         with threadpool_limits(2):
-            predictions = out_of_fold(data, config, args.folds)
-        write_predictions(args.out, predictions, data.format, n_contexts=len(data.contexts), knowledge=data.knowledge)
+            predictions = out_of_fold(data, config, args.folds, args.fold)
+        write_predictions(args.out, predictions, data.format, n_contexts=len(refs), knowledge=data.knowledge)
         hyps = predictions_to_json(predictions, data.format)
     print_scores(refs, hyps, args.meteor)
     if args.compare:
         with open(args.compare, encoding="utf-8") as handle:
             base = json.load(handle)
-        compare(refs, hyps, base, args.resamples, [c.last_user_text for c in data.contexts], args.show)
+        compare(refs, hyps, base, args.resamples, [c.last_user_text for c in scored.contexts], args.show)
 
 
 if __name__ == "__main__":

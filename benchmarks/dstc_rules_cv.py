@@ -35,17 +35,17 @@ def variants(rules: list[str]) -> dict[str, dict]:
     return {"base": {}, **{f"no_{rule}": {rule: None} for rule in rules}}
 
 
-def fold_models(data, config, fold: np.ndarray, folds: int) -> list:
-    """Per fold ``k``: the model trained on the other folds, its held-out turns and their prepared knowledge."""
+def fold_models(data, config, fold: np.ndarray, used: list[int]) -> list:
+    """Per used fold ``k``: the model trained on the other folds, its held-out turns and their prepared knowledge."""
     from clarion.dstc.models.train import train
 
     out = []
-    for k in range(folds):
+    for k in used:
         start = time.perf_counter()
         model, _ = train(data.subset(np.flatnonzero(fold != k)), config)
         part = data.subset(np.flatnonzero(fold == k))
         out.append((model, part, model.prepare(part.knowledge)))
-        print(f"  fold {k + 1}/{folds} trained: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+        print(f"  fold {k} trained: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return out
 
 
@@ -108,6 +108,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", nargs="*", default=None, help="rule names (default: every rule the default uses)")
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument(
+        "--fold",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="K",
+        help="only these held-out folds (0-based): their models alone are trained and their turns alone scored",
+    )
     parser.add_argument("--out", required=True, help="directory for the fold and out-of-fold predictions")
     parser.add_argument("--resamples", type=int, default=1000)
     args = parser.parse_args()
@@ -123,22 +131,28 @@ def main() -> None:
     if bad:
         parser.error(f"--rules: {bad[0]!r} is not a rule the default configuration uses")
     data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
-    refs = predictions_to_json(data.labels, Format.DSTC11)
     fold = np.array(dialogue_folds(data.contexts, args.folds))
+    used = list(range(args.folds)) if args.fold is None else sorted(set(args.fold))
+    if not all(0 <= k < args.folds for k in used):
+        parser.error(f"--fold: each fold must be in 0..{args.folds - 1}")
+    scored = np.flatnonzero(np.isin(fold, used))  # the turns of the used folds, in order
+    refs = predictions_to_json(data.subset(scored).labels, Format.DSTC11)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     wanted = variants(rules)
     path = out / f"folds{args.folds}.json"  # variant -> fold -> labels, resumed when run again
     saved = json.loads(path.read_text()) if path.exists() else {}
-    todo = [name for name in wanted if len(saved.get(name, {})) < args.folds]
+    todo = [name for name in wanted if any(str(k) not in saved.get(name, {}) for k in used)]
     shared = [n for n in todo if not any(RULES[r].training for r in wanted[n])]
-    models = fold_models(data, config, fold, args.folds) if shared else []
+    models = fold_models(data, config, fold, used) if shared else []
     todo = shared + [n for n in todo if n not in shared]  # the variants that retrain go last
     for name in todo:  # one variant at a time over every fold: each finished variant is usable at once
         start = time.perf_counter()
         own = name not in shared  # a training rule switched off: train this variant's own fold models
         variant = config.with_rules(**wanted[name])
-        for k, (model, part, prepared) in enumerate(fold_models(data, variant, fold, args.folds) if own else models):
+        for k, (model, part, prepared) in zip(
+            used, fold_models(data, variant, fold, used) if own else models, strict=True
+        ):
             if str(k) in saved.get(name, {}):
                 continue
             model.config = variant
@@ -148,14 +162,15 @@ def main() -> None:
         print(f"  {name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     merged: dict[str, list] = {}
     for name in wanted:
+        at = {int(i): n for n, i in enumerate(scored)}
         merged[name] = [None] * len(refs)
-        for k in range(args.folds):
+        for k in used:
             for i, label in zip(np.flatnonzero(fold == k), saved[name][str(k)], strict=True):
-                merged[name][i] = label
+                merged[name][at[int(i)]] = label
         (out / f"{name}.json").write_text(json.dumps(merged[name]))
     base = merged["base"]
     d, s = f1s(counts(refs, base).sum(axis=0))
-    print(f"base: detection F1 {d:.4f}, selection F1 {s:.4f} ({len(refs)} train-split turns, {args.folds} folds)")
+    print(f"base: detection F1 {d:.4f}, selection F1 {s:.4f} ({len(refs)} turns, folds {used} of {args.folds})")
     print("| rule | changed det/sel/resp | detection F1 | selection F1 | BLEU | ROUGE-L |")
     print("|---|---|---|---|---|---|")
     for name in wanted:
