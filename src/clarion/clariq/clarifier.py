@@ -18,7 +18,8 @@ candidates, with text ``""``; a chatbot that must ask something skips it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -29,6 +30,10 @@ from clarion.clariq.ranker import FIT, SNAP, QuestionRanker
 from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, load_or_train, read_meta
 from clarion.types import Candidate
+from clarion.memo import Memo
+
+ROUTES = 1024
+"""Requests whose nearest known request a :class:`Clarifier` remembers (a few hundred kB)."""
 
 
 class Clarifier:
@@ -39,7 +44,9 @@ class Clarifier:
         self.directory = directory
         self.ranker = ranker
         self._need = None
-        self._last: tuple[str, str, float] | None = None  # the last _nearest, kept for the next question about it
+        self._need_lock = threading.Lock()
+        self._routes = Memo(ROUTES)  # text -> (nearest known request, cosine): `clarify` asks rank, ranked_as and
+        # is_new of one request, each needing it (a deterministic function of the text, shared by threads)
         bank = ranker.context
         self._text = dict(zip(bank.bank_ids, bank.bank_texts, strict=True)) | {NO_QUESTION: ""}
 
@@ -107,9 +114,7 @@ class Clarifier:
     def _nearest(self, request: str) -> tuple[str, str, float]:
         """``request`` stripped, its nearest known request and their cosine (itself at 1.0 when it is known)."""
         text = validate_request(request).strip()
-        if self._last is None or self._last[0] != text:  # `clarify` asks rank, ranked_as and is_new of one request
-            self._last = (text, *self.ranker.nearest_known([text])[0])
-        return self._last
+        return (text, *self._routes.get(text, lambda: self.ranker.nearest_known([text])[0]))
 
     def ranked_as(self, request: str) -> tuple[str, float] | None:
         """The known request ``request`` is ranked as, with their cosine, when it is another text than the
@@ -123,23 +128,34 @@ class Clarifier:
         return self._nearest(request)[2] < SNAP
 
     def _need_model(self):
-        if self._need is None:
-            path = self.directory / "need"
-            if not path.is_dir():
-                raise ModelError(f"{self.directory}: no clarification-need model (need/); retrain the pipeline")
-            from clarion.clariq.need import NeedModel
+        with self._need_lock:  # loaded on first use, once, whichever thread asks first
+            if self._need is None:
+                path = self.directory / "need"
+                if not path.is_dir():
+                    raise ModelError(f"{self.directory}: no clarification-need model (need/); retrain the pipeline")
+                from clarion.clariq.need import NeedModel
 
-            self._need = NeedModel.load(path)
-        return self._need
+                self._need = NeedModel.load(path)
+            return self._need
 
     def need(self, request: str) -> tuple[int, dict[int, float]]:
         """The need model's label (1 = clear ... 4 = very ambiguous; its own decision rule) and the
         probability of each label."""
-        text = validate_request(request)
+        return self.need_many([request])[0]
+
+    def need_many(self, requests: Sequence[str]) -> list[tuple[int, dict[int, float]]]:
+        """:meth:`need` of each request, their texts encoded in one batch (what a server gathering concurrent
+        requests calls: one encoder pass for all)."""
+        texts = [validate_request(r) for r in requests]
+        if not texts:
+            return []
         model = self._need_model()
-        proba = np.asarray(model.predict_proba([text]))
-        probabilities = {label: float(p) for label, p in zip(NEED_LABELS, proba[0], strict=True)}
-        return model.labels(proba)[0], probabilities
+        proba = np.asarray(model.predict_proba(texts))
+        labels = model.labels(proba)
+        return [
+            (label, {n: float(p) for n, p in zip(NEED_LABELS, row, strict=True)})
+            for label, row in zip(labels, proba, strict=True)
+        ]
 
     def should_clarify(self, request: str, threshold: float = 0.5) -> bool:
         """Ask a clarifying question when P(need >= 2) — the probability that the request is *not* fully
