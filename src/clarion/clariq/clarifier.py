@@ -30,7 +30,6 @@ from clarion.clariq.ranker import FIT, SNAP, QuestionRanker
 from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, load_or_train, read_meta
 from clarion.types import Candidate
-from clarion.memo import Memo
 
 ROUTES = 1024
 """Requests whose nearest known request a :class:`Clarifier` remembers (a few hundred kB)."""
@@ -45,8 +44,6 @@ class Clarifier:
         self.ranker = ranker
         self._need = None
         self._need_lock = threading.Lock()
-        self._routes = Memo(ROUTES)  # text -> (nearest known request, cosine): `clarify` asks rank, ranked_as and
-        # is_new of one request, each needing it (a deterministic function of the text, shared by threads)
         bank = ranker.context
         self._text = dict(zip(bank.bank_ids, bank.bank_texts, strict=True)) | {NO_QUESTION: ""}
 
@@ -101,20 +98,27 @@ class Clarifier:
         them: fewer than ``k``, possibly none, when the bank has no question for a request from outside ClariQ ("How
         do I reset my iPhone password?" had been offered "are you having trouble quitting somking"; now ``[]`` at
         ``k=5`` and the "ask nothing" entry alone at ``k=7``, where it ranks sixth)."""
+        return self.rank_many([request], k, fitting)[0]
+
+    def rank_many(self, requests: Sequence[str], k: int = 30, fitting: bool = False) -> list[list[Candidate]]:
+        """:meth:`rank` of each request, ranked together (one pass of each model over the batch)."""
         if isinstance(k, bool) or not isinstance(k, Integral):  # numpy's integers too
             raise InputError(f"k must be an integer, got {k!r}")
         if not isinstance(fitting, bool):
             raise InputError(f"fitting must be True or False, got {fitting!r}")
-        pairs = self.ranker.rank([validate_request(request)], k=int(k))[0]
-        out = [Candidate(q, self._text[q], s) for q, s in pairs]
-        if fitting and self.is_new(request):
-            out = [c for c in out if c.id == NO_QUESTION or c.score >= FIT]
+        texts = [validate_request(r) for r in requests]
+        out = []
+        for request, pairs in zip(texts, self.ranker.rank(texts, k=int(k)) if texts else [], strict=True):
+            candidates = [Candidate(q, self._text[q], s) for q, s in pairs]
+            if fitting and self.is_new(request):
+                candidates = [c for c in candidates if c.id == NO_QUESTION or c.score >= FIT]
+            out.append(candidates)
         return out
 
     def _nearest(self, request: str) -> tuple[str, str, float]:
         """``request`` stripped, its nearest known request and their cosine (itself at 1.0 when it is known)."""
         text = validate_request(request).strip()
-        return (text, *self._routes.get(text, lambda: self.ranker.nearest_known([text])[0]))
+        return (text, *self.ranker.nearest_known([text])[0])  # remembered by the ranker: not encoded twice
 
     def ranked_as(self, request: str) -> tuple[str, float] | None:
         """The known request ``request`` is ranked as, with their cosine, when it is another text than the

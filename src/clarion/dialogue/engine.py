@@ -79,6 +79,8 @@ class _Read:
     scores: dict
     grounded: Answer | None = None
     decision: Decision | None = None
+    need: int | None = None
+    p: float = 0.0
 
 
 def understand(rewriter, state: State, chaining: str = DEFAULT_CHAINING) -> Understanding:
@@ -121,9 +123,6 @@ class Assistant:
     def question_id(self, text: str) -> str | None:
         return self._ids.get(normalised(text))
 
-    def _cached(self, kind: str, request: str, compute: Callable):
-        return self._memo.get((kind, request), compute)
-
     def understand(self, state: State) -> Understanding:
         """The query after each answer, and how each answer was read."""
         return understand(self.rewriter, state)
@@ -133,12 +132,16 @@ class Assistant:
         return self.reply_many([turns])[0]
 
     def reply_many(self, conversations: Sequence[Sequence[Mapping[str, str]]]) -> list[Decision]:
-        """:meth:`reply` for each conversation, the same decisions, with the need model reading every request not
-        yet seen in one batch (one encoder pass: what a server gathering concurrent requests calls). One bad
-        conversation raises for the whole call."""
+        """:meth:`reply` for each conversation, the same decisions, with the models reading the requests not yet
+        seen together: the need model's encoder in one batch, the question ranker in one pass (what a server
+        gathering concurrent requests calls). One bad conversation raises for the whole call."""
         read = [self._read(turns) for turns in conversations]
-        needs = self._needs([r.state.request for r in read if r.decision is None])
-        return [r.decision or self._decide(r.state, r.understood, r.scores, r.grounded, needs) for r in read]
+        open_ = [r for r in read if r.decision is None]
+        needs = self._needs([r.state.request for r in open_])
+        for r in open_:
+            self._weigh(r, needs[r.state.request])
+        proposals = self._proposals([r.state.request for r in open_ if self._may_ask(r)])
+        return [r.decision or self._decide(r, proposals) for r in read]
 
     def _read(self, turns: Sequence[Mapping[str, str]]) -> _Read:
         """The conversation read and understood, and the decision when it does not depend on the need model."""
@@ -179,32 +182,58 @@ class Assistant:
                 out[request] = value
         return out
 
-    def _decide(
-        self, state: State, understood: Understanding, scores: dict, grounded: Answer | None, needs: dict
-    ) -> Decision:
-        need, p_need = needs[state.request]
-        need = int(need)
-        readings = policy.Readings(tuple(understood.chosen), tuple(understood.new_words))
-        p = policy.p_unclear(p_need, readings)
-        scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(p, 4)}
+    def _proposals(self, requests: Sequence[str]) -> dict[str, list]:
+        """The ranker's proposed questions for each request, those not remembered ranked together (``rank_many``
+        when the clarifier has it)."""
+        out, missing = {}, []
+        for request in dict.fromkeys(requests):
+            found, value = self._memo.peek(("rank", request))
+            if found:
+                out[request] = value
+            else:
+                missing.append(request)
+        if missing:
+            k = policy_proposals()
+            batch = getattr(self.clarifier, "rank_many", None)
+            if batch is not None:
+                ranked = batch(missing, k=k, fitting=True)
+            else:
+                ranked = [self.clarifier.rank(r, k=k, fitting=True) for r in missing]
+            for request, value in zip(missing, ranked, strict=True):
+                self._memo.put(("rank", request), value)
+                out[request] = value
+        return out
+
+    def _weigh(self, read: _Read, need: tuple) -> None:
+        """The need model's label and the probability that the need is still unclear, into ``read``."""
+        label, p_need = need
+        readings = policy.Readings(tuple(read.understood.chosen), tuple(read.understood.new_words))
+        read.need, read.p = int(label), policy.p_unclear(p_need, readings)
+        read.scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(read.p, 4)}
+
+    def _may_ask(self, read: _Read) -> bool:
+        return read.grounded is None and read.p > self.cost and len(read.state.exchanges) < policy.MAX_QUESTIONS
+
+    def _decide(self, read: _Read, proposals: dict[str, list]) -> Decision:
+        state, understood, scores, grounded, p = read.state, read.understood, read.scores, read.grounded, read.p
         choice = None
-        if grounded is None and p > self.cost and len(state.exchanges) < policy.MAX_QUESTIONS:
-            choice = self.next_question(state, understood)
+        if self._may_ask(read):
+            choice = self.next_question(state, understood, proposals.get(state.request))
         if choice is not None and policy.should_ask(p, self.cost, len(state.exchanges), True):
             scores |= {"question_score": round(choice.score, 4), "redundancy": round(choice.redundancy, 4)}
             text = as_question(choice.question.text)
-            return Decision("clarify", text, understood.query, need, choice.question.id, scores=scores)
+            return Decision("clarify", text, understood.query, read.need, choice.question.id, scores=scores)
         if grounded is None and self.answerer is not None and not getattr(self.answerer, "reads_turns", False):
             grounded = self.answerer((), understood.query)
         answer = grounded or query_answer(understood.query)
         return Decision(
-            "answer", answer.text, understood.query, need, sources=answer.sources, scores=scores | answer.scores
+            "answer", answer.text, understood.query, read.need, sources=answer.sources, scores=scores | answer.scores
         )
 
-    def next_question(self, state: State, understood: Understanding):
-        proposals = self._cached(
-            "rank", state.request, lambda: self.clarifier.rank(state.request, k=policy_proposals(), fitting=True)
-        )
+    def next_question(self, state: State, understood: Understanding, proposals: list | None = None):
+        """The chooser's next question (``proposals``: the ranker's for the request, when already at hand)."""
+        if proposals is None:
+            proposals = self._proposals([state.request])[state.request]
         asked = [e.question_id for e in state.exchanges if e.question_id]
         refused = [
             e.question_id

@@ -1,9 +1,10 @@
 """The models behind the endpoints, loaded once when the server starts, and the bounded pool that runs them.
 
 :data:`LOADERS` maps each :class:`~clarion.serve.config.Feature` to the function that loads its model; a server loads
-the features its config lists. Model objects are not documented as thread-safe (the clarifier keeps its last
-request's neighbour), so each is called under its own lock; the pool's threads let different models (and the
-evaluation database) work at once while the event loop stays free.
+the features its config lists. The conversation engine and the clarifier take batches (:data:`BATCHED`: concurrent
+requests gathered by :class:`clarion.serve.batching.Batcher`, one encoder pass each); the other models are called
+one request at a time under their own lock. The pool's threads let different models (and the evaluation database)
+work at once while the event loop stays free.
 """
 
 from __future__ import annotations
@@ -67,6 +68,28 @@ WARMUPS: dict[Feature, Callable[[Any], Any]] = {
 }
 
 
+def _converse_many(model, conversations: list) -> list:
+    many = getattr(model, "reply_many", None)
+    return many(conversations) if many is not None else [model.reply(turns) for turns in conversations]
+
+
+def _clarify_many(model, items: list[tuple[str, int, float]]) -> list[dict]:
+    """``clarion clariq clarify --json``'s object for each ``(request, k, threshold)``, the needs in one batch."""
+    from clarion.cli.clariq import _clarification
+
+    requests = [request for request, _, _ in items]
+    many = getattr(model, "need_many", None)
+    needs = many(requests) if many is not None else [model.need(r) for r in requests]
+    return [_clarification(model, *item, need=need)[0] for item, need in zip(items, needs, strict=True)]
+
+
+BATCHED: dict[Feature, Callable[[Any, list], list]] = {
+    Feature.converse: _converse_many,
+    Feature.clarify: _clarify_many,
+}
+"""The features whose requests are gathered into batches: ``fn(model, items) -> results``, one per item."""
+
+
 @dataclass
 class Services:
     """The loaded model of each feature (a feature absent here answers 503: not loaded by this server)."""
@@ -92,6 +115,11 @@ class Services:
         """``model.method(*args)`` under the model's lock."""
         return self.locked(feature, lambda model, *a: getattr(model, method)(*a), *args)
 
+    def batch(self, feature: Feature, items: list) -> list:
+        """:data:`BATCHED`'s function of ``feature`` on ``items`` (run it in the pool: it blocks). Not under the
+        lock: these models keep no per-call state, so batches may run side by side."""
+        return BATCHED[feature](self.models[feature], items)
+
 
 def load_services(config: ServeConfig, progress=None) -> Services:
     """Every model ``config.features`` names, and the evaluation needs (ClariQ dev facets when the data is found,
@@ -100,7 +128,7 @@ def load_services(config: ServeConfig, progress=None) -> Services:
     from clarion.serve.needs import clariq_needs, dstc_needs
 
     models = {feature: LOADERS[feature](config, progress) for feature in config.features}
-    _one_thread_per_call()
+    _torch_threads(config.threads)
     for feature, model in models.items():
         WARMUPS[feature](model)
     needs: list[dict] = []
@@ -119,13 +147,12 @@ def load_services(config: ServeConfig, progress=None) -> Services:
     return Services(models, needs)
 
 
-def _one_thread_per_call() -> None:
-    """One torch thread per model call: the pool runs calls side by side (as ``cli.common.one_at_a_time`` does
-    for one-request-at-a-time commands: two threads per call wait on each other)."""
+def _torch_threads(threads: int) -> None:
+    """``threads`` torch threads per model call (``clarion serve --threads``)."""
     import sys
 
     if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
+        sys.modules["torch"].set_num_threads(threads)
 
 
 class Pool:
