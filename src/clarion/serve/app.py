@@ -58,15 +58,15 @@ def create_app(config: ServeConfig, services: Services | None = None) -> FastAPI
 
 
 def batchers(services: Services, pool: Pool, config: ServeConfig) -> dict:
-    """A :class:`~clarion.serve.batching.Batcher` per loaded feature that takes batches (:data:`BATCHED`)."""
-    import os
+    """A :class:`~clarion.serve.batching.Batcher` per loaded feature that takes batches (:data:`BATCHED`), running
+    up to one batch per pool thread at once (while one batch holds the GIL in Python code, another runs in torch,
+    LightGBM or numpy, which release it)."""
     from functools import partial
 
     from clarion.serve.batching import Batcher
 
-    lanes = int(os.environ.get("CLARION_LANES", "1"))
     return {
-        feature: Batcher(partial(services.batch, feature), pool.run, size=config.batch, lanes=lanes)
+        feature: Batcher(partial(services.batch, feature), pool.run, size=config.batch, lanes=config.workers)
         for feature in BATCHED
         if services.has(feature)
     }

@@ -20,20 +20,23 @@ from typing import Any
 from clarion.serve.config import Feature, ServeConfig
 
 
-def _clarifier(config: ServeConfig, progress):
+def _clarifier(config: ServeConfig, progress, loaded: dict):
     from clarion.clariq.clarifier import Clarifier
 
+    engine = loaded.get(Feature.converse)
+    if engine is not None and config.data_dir is None:  # the same model: one copy in memory
+        return engine.clarifier
     return Clarifier.load(config.clariq_model, config.data_dir, progress=progress)
 
 
-def _grounder(config: ServeConfig, progress):
+def _grounder(config: ServeConfig, progress, loaded: dict):
     from clarion.dstc.assistant import Grounder
     from clarion.dstc.models.progress import no_progress
 
     return Grounder.load(config.dstc_model, config.knowledge, config.data_dir, progress or no_progress)
 
 
-def _assistant(config: ServeConfig, progress):
+def _assistant(config: ServeConfig, progress, loaded: dict):
     from clarion.dialogue import Assistant
 
     return Assistant.load(
@@ -41,19 +44,20 @@ def _assistant(config: ServeConfig, progress):
     )
 
 
-def _replies(config: ServeConfig, progress):
+def _replies(config: ServeConfig, progress, loaded: dict):
     from clarion.respond.replies import ReplyRanker
 
     return ReplyRanker.load(progress=progress)
 
 
-LOADERS: dict[Feature, Callable[[ServeConfig, Any], Any]] = {
+LOADERS: dict[Feature, Callable[[ServeConfig, Any, dict], Any]] = {
     Feature.converse: _assistant,
     Feature.clarify: _clarifier,
     Feature.respond: _grounder,
     Feature.replies: _replies,
 }
-"""How each feature's model is loaded (its default model trained first when absent, as the CLI commands do)."""
+"""How each feature's model is loaded (its default model trained first when absent, as the CLI commands do), given
+the models loaded before it (the clarifier is the conversation engine's own when both are loaded)."""
 
 
 WARMUP_TEXT = "Tell me about dinosaurs."
@@ -127,7 +131,10 @@ def load_services(config: ServeConfig, progress=None) -> Services:
     from clarion.errors import ClarionError
     from clarion.serve.needs import clariq_needs, dstc_needs
 
-    models = {feature: LOADERS[feature](config, progress) for feature in config.features}
+    models: dict[Feature, Any] = {}
+    for feature in sorted(config.features, key=lambda f: f != Feature.converse):  # the engine first
+        models[feature] = LOADERS[feature](config, progress, models)
+    models = {feature: models[feature] for feature in config.features}
     _torch_threads(config.threads)
     for feature, model in models.items():
         WARMUPS[feature](model)
