@@ -339,10 +339,13 @@ class QuestionRanker:
                 scores = predict(self.models[0], feats)
             if stage == "full" and len(self.models) > 1:
                 tables, rows = self.tables
-                for i in range(len(top)):
-                    row = rows.get(int(cols[done + i]), -1)
-                    for model, table in list(zip(self.models[1:], tables, strict=True))[: (upto or 99) - 1]:
-                        scores[i] = model.predict(stage_features(feats[i], top[i], scores[i], table, row, self.space))
+                own = [rows.get(int(cols[done + i]), -1) for i in range(len(top))]
+                for model, table in list(zip(self.models[1:], tables, strict=True))[: (upto or 99) - 1]:
+                    # each request's input depends on its own previous scores only: one LightGBM pass for all
+                    block = [
+                        stage_features(feats[i], top[i], scores[i], table, own[i], self.space) for i in range(len(top))
+                    ]
+                    scores = predict(model, np.stack(block))
             for cand, score in zip(top, scores, strict=True):
                 order = np.lexsort((cand, -score))
                 out.append([(ids[cand[j]], float(score[j])) for j in order])
