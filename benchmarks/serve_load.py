@@ -1,16 +1,22 @@
 """Load test of ``clarion serve`` on 127.0.0.1: latency, throughput, errors and memory, bounded and self-stopping.
 
-Starts ``clarion serve`` (ClariQ train+dev models; they must be trained already, or their training is timed as the
-start), waits for ``/health``, then sends ``--requests`` conversations (default 300) to ``--endpoint`` (default
-``/v1/converse``) with ``--concurrency`` (default 8) requests in flight, and prints the median (p50), 95th
-percentile, throughput, error count and the server's resident memory (VmRSS after the load, VmHWM its peak). Then
-it sends oversized, malformed and empty bodies (each must get a 4xx) and checks that ``/health`` still answers.
-The server is stopped at the end; the run stops by itself (``--deadline`` seconds at most for the load).
+Starts ``clarion serve`` (ClariQ train+dev models by default, ``--model DIR`` for another; they must be trained
+already, or their training is timed as the start), waits for ``/health``, then sends ``--requests`` conversations
+(default 300) to ``--endpoint`` (default ``/v1/converse``) with ``--concurrency`` (default 8) requests in flight, and
+prints the median (p50), 95th percentile, throughput, error count and the server's resident memory (VmRSS after the
+load, VmHWM its peak), with the machine, the load average before and after, and the model. Then it sends
+oversized, malformed and empty bodies (each must get a 4xx) and checks that ``/health`` still answers. The server
+is stopped at the end; the run stops by itself (``--deadline`` seconds at most for the load).
 
-Conversations, all distinct, from ClariQ: the 61 test requests alone (unseen by the models), then dev topics' rows
-as two-turn dialogues (request, one of its clarifying questions, the facet's answer).
+Conversations, all distinct, from ClariQ (``--mix``): ``topics`` (default): the 61 test requests alone (unseen by
+the models), then dev topics' rows as two-turn dialogues (request, one of its clarifying questions, the facet's
+answer), so a dev topic's request comes back in several dialogues (111 distinct requests in 300), as it does in the
+later turns of a real conversation; ``distinct``: no request twice (the test requests, then one dialogue per dev and
+train topic; 298 conversations), so nothing the server remembers per request is used twice. ``--batch`` and
+``--threads`` are passed to ``clarion serve`` (``--batch 1``: one request per model call).
 
-    python benchmarks/serve_load.py [--requests 300] [--concurrency 8] [--endpoint converse] [--json out.json]
+    python benchmarks/serve_load.py [--requests 300] [--concurrency 8] [--endpoint converse] [--mix topics]
+        [--batch 16] [--threads 1] [--workers 2] [--model DIR] [--json out.json]
 """
 
 from __future__ import annotations
