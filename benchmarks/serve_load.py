@@ -161,6 +161,19 @@ def start_server(port: int, db: Path, features: list[str], extra: list[str] = ()
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log, text=True)
 
 
+def stop_server(process: subprocess.Popen, timeout: float = 60) -> str:
+    """SIGTERM, then SIGKILL when the server has not exited ``timeout`` seconds later; says which it took."""
+    began = time.perf_counter()
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return f"killed: still running {timeout:.0f} s after SIGTERM"
+    return f"exited {time.perf_counter() - began:.1f} s after SIGTERM"
+
+
 def wait_healthy(base: str, process: subprocess.Popen, timeout: float) -> float:
     import httpx
 
@@ -217,8 +230,7 @@ def main() -> None:
 
             alive = httpx.get(f"{base}/health", timeout=5).status_code == 200
         finally:
-            process.terminate()
-            process.wait(timeout=30)
+            stopped = stop_server(process)
     times = [ms for _, ms, status in run["results"] if status == 200]
     errors = sum(status != 200 for _, _, status in run["results"]) + run["unfinished"]
     figures = {
@@ -250,6 +262,7 @@ def main() -> None:
         "rss_mb_peak": round(after["VmHWM"], 1),
         "bad_bodies": refused,
         "healthy_after": alive,
+        "stopped": stopped,
     }
     print(json.dumps(figures, indent=2))
     if args.json:
