@@ -155,11 +155,18 @@ def load_services(config: ServeConfig, progress=None) -> Services:
 
 
 def _torch_threads(threads: int) -> None:
-    """``threads`` torch threads per model call (``clarion serve --threads``)."""
+    """``threads`` torch threads and BLAS (numpy) threads per model call (``clarion serve --threads``), set once the
+    models are loaded (a model trained at start keeps its own settings). The need model's features are small
+    matrix-vector products against the question bank: OpenBLAS's own threads cost more than they save there (on two
+    cores shared with other work, ~10 ms instead of ~0.1 ms per product), and the batches running side by side
+    already keep the cores busy."""
     import sys
+
+    from threadpoolctl import threadpool_limits
 
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
+    threadpool_limits(limits=threads, user_api="blas")
 
 
 class Pool:
