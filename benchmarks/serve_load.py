@@ -1,16 +1,22 @@
 """Load test of ``clarion serve`` on 127.0.0.1: latency, throughput, errors and memory, bounded and self-stopping.
 
-Starts ``clarion serve`` (ClariQ train+dev models; they must be trained already, or their training is timed as the
-start), waits for ``/health``, then sends ``--requests`` conversations (default 300) to ``--endpoint`` (default
-``/v1/converse``) with ``--concurrency`` (default 8) requests in flight, and prints the median (p50), 95th
-percentile, throughput, error count and the server's resident memory (VmRSS after the load, VmHWM its peak). Then
-it sends oversized, malformed and empty bodies (each must get a 4xx) and checks that ``/health`` still answers.
-The server is stopped at the end; the run stops by itself (``--deadline`` seconds at most for the load).
+Starts ``clarion serve`` (ClariQ train+dev models by default, ``--model DIR`` for another; they must be trained
+already, or their training is timed as the start), waits for ``/health``, then sends ``--requests`` conversations
+(default 300) to ``--endpoint`` (default ``/v1/converse``) with ``--concurrency`` (default 8) requests in flight, and
+prints the median (p50), 95th percentile, throughput, error count and the server's resident memory (VmRSS after the
+load, VmHWM its peak), with the machine, the load average before and after, and the model. Then it sends
+oversized, malformed and empty bodies (each must get a 4xx) and checks that ``/health`` still answers. The server
+is stopped at the end; the run stops by itself (``--deadline`` seconds at most for the load).
 
-Conversations, all distinct, from ClariQ: the 61 test requests alone (unseen by the models), then dev topics' rows
-as two-turn dialogues (request, one of its clarifying questions, the facet's answer).
+Conversations, all distinct, from ClariQ (``--mix``): ``topics`` (default): the 61 test requests alone (unseen by
+the models), then dev topics' rows as two-turn dialogues (request, one of its clarifying questions, the facet's
+answer), so a dev topic's request comes back in several dialogues (111 distinct requests in 300), as it does in the
+later turns of a real conversation; ``distinct``: no request twice (the test requests, then one dialogue per dev and
+train topic; 298 conversations), so nothing the server remembers per request is used twice. ``--batch`` and
+``--threads`` are passed to ``clarion serve`` (``--batch 1``: one request per model call).
 
-    python benchmarks/serve_load.py [--requests 300] [--concurrency 8] [--endpoint converse] [--json out.json]
+    python benchmarks/serve_load.py [--requests 300] [--concurrency 8] [--endpoint converse] [--mix topics]
+        [--batch 16] [--threads 1] [--workers 2] [--model DIR] [--json out.json]
 """
 
 from __future__ import annotations
@@ -30,9 +36,11 @@ from collections import Counter
 from pathlib import Path
 
 
-def conversations(n: int) -> list[dict]:
-    """``n`` distinct conversations (see the module docstring), each ``{"kind", "turns"}``; the two-turn ones taken
-    from the dev topics in turn, so that every topic is in the mix."""
+def conversations(n: int, mix: str = "topics") -> list[dict]:
+    """``n`` distinct conversations (see the module docstring), each ``{"kind", "turns"}``. ``topics``: the test
+    requests, then two-turn dialogues from the dev topics in turn (so every topic is in the mix; a topic's request
+    comes back in several of them); ``distinct``: no request twice (the test requests, then one two-turn dialogue
+    per dev topic, then per train topic), so nothing a server remembers per request is used twice."""
     from itertools import zip_longest
 
     from clarion.data.clariq import ClariQ, read_topics
@@ -40,26 +48,39 @@ def conversations(n: int) -> list[dict]:
     data = ClariQ.load()
     tests = read_topics(data.path("test.tsv"))
     out = [{"kind": "one turn", "turns": [{"role": "user", "text": t.request}]} for t in tests]
-    dev = data.labels("dev")
-    topic_of = {facet: topic for topic, facets in dev.facets.items() for facet in facets}
+    per_topic = two_turn_dialogues(data, "dev")
+    if mix == "distinct":
+        per_topic |= two_turn_dialogues(data, "train")
+        rows = [dialogues[:1] for dialogues in per_topic.values()]
+    else:
+        rows = list(zip_longest(*per_topic.values()))
+    seen = {json.dumps(c["turns"]) for c in out}
+    requests = {c["turns"][0]["text"] for c in out}
+    for row in rows:
+        for turns in filter(None, row):
+            if json.dumps(turns) not in seen and (mix != "distinct" or turns[0]["text"] not in requests):
+                seen.add(json.dumps(turns))
+                requests.add(turns[0]["text"])
+                out.append({"kind": "two turns", "turns": turns})
+    return out[:n]
+
+
+def two_turn_dialogues(data, split: str) -> dict[str, list[list[dict]]]:
+    """Per topic of ``split``, its rows as dialogues: the request, one of its clarifying questions, the facet's
+    answer to it."""
+    labels = data.labels(split)
+    topic_of = {facet: topic for topic, facets in labels.facets.items() for facet in facets}
     per_topic: dict[str, list[list[dict]]] = {}
-    for (facet, question), answer in dev.answers.items():
-        text = dev.question_text.get(question, "")
+    for (facet, question), answer in labels.answers.items():
+        text = labels.question_text.get(question, "")
         if text.strip() and answer.strip():
-            request = dev.requests[topic_of[facet]]
             turns = [
-                {"role": "user", "text": request},
+                {"role": "user", "text": labels.requests[topic_of[facet]]},
                 {"role": "system", "text": text},
                 {"role": "user", "text": answer},
             ]
-            per_topic.setdefault(topic_of[facet], []).append(turns)
-    seen = {json.dumps(c["turns"]) for c in out}
-    for row in zip_longest(*per_topic.values()):
-        for turns in filter(None, row):
-            if json.dumps(turns) not in seen:
-                seen.add(json.dumps(turns))
-                out.append({"kind": "two turns", "turns": turns})
-    return out[:n]
+            per_topic.setdefault(f"{split}:{topic_of[facet]}", []).append(turns)
+    return per_topic
 
 
 def free_port() -> int:
@@ -129,15 +150,28 @@ def bad_bodies(base: str) -> dict[str, int]:
         return {name: client.post(f"{base}/v1/converse", **kwargs).status_code for name, kwargs in cases.items()}
 
 
-def start_server(port: int, db: Path, features: list[str], workers: int, extra: list[str] = ()) -> subprocess.Popen:
+def start_server(port: int, db: Path, features: list[str], extra: list[str] = ()) -> subprocess.Popen:
     """``clarion serve`` in a child process; its stderr goes to ``server.log`` beside ``db`` (read if it fails)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     command = [sys.executable, "-m", "clarion", "serve", "--port", str(port), "--db", str(db)]
-    command += ["--workers", str(workers), *extra]
+    command += list(extra)
     for feature in features:
         command += ["--feature", feature]
     log = open(db.parent / "server.log", "w")  # noqa: SIM115 - a file, not a pipe nobody reads while the load runs
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log, text=True)
+
+
+def stop_server(process: subprocess.Popen, timeout: float = 60) -> str:
+    """SIGTERM, then SIGKILL when the server has not exited ``timeout`` seconds later; says which it took."""
+    began = time.perf_counter()
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return f"killed: still running {timeout:.0f} s after SIGTERM"
+    return f"exited {time.perf_counter() - began:.1f} s after SIGTERM"
 
 
 def wait_healthy(base: str, process: subprocess.Popen, timeout: float) -> float:
@@ -163,6 +197,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--endpoint", choices=["converse", "clarify"], default="converse")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=16, help="clarion serve --batch (1: no batching).")
+    parser.add_argument("--threads", type=int, default=1, help="clarion serve --threads (torch threads per call).")
+    parser.add_argument("--mix", choices=["topics", "distinct"], default="topics", help="See conversations().")
     parser.add_argument("--deadline", type=float, default=600, help="Seconds at most for the load.")
     parser.add_argument("--start-timeout", type=float, default=1800)
     parser.add_argument("--json", type=Path, help="Also write the figures here.")
@@ -170,7 +207,7 @@ def main() -> None:
     args = parser.parse_args()
     from clarion.store import cpu_model
 
-    chats = conversations(args.requests)
+    chats = conversations(args.requests, args.mix)
     random.Random(0).shuffle(chats)  # first turns and answers mixed, in a fixed order
     if args.endpoint == "converse":
         bodies = [{"kind": c["kind"], "payload": {"turns": c["turns"]}} for c in chats]
@@ -179,8 +216,9 @@ def main() -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
-        extra = ["--model", str(args.model)] if args.model else []
-        process = start_server(port, Path(tmp) / "eval.sqlite", [args.endpoint], args.workers, extra)
+        extra = ["--workers", str(args.workers), "--batch", str(args.batch), "--threads", str(args.threads)]
+        extra += ["--model", str(args.model)] if args.model else []
+        process = start_server(port, Path(tmp) / "eval.sqlite", [args.endpoint], extra)
         try:
             started = wait_healthy(base, process, args.start_timeout)
             loaded = memory_mb(process.pid)
@@ -192,8 +230,7 @@ def main() -> None:
 
             alive = httpx.get(f"{base}/health", timeout=5).status_code == 200
         finally:
-            process.terminate()
-            process.wait(timeout=30)
+            stopped = stop_server(process)
     times = [ms for _, ms, status in run["results"] if status == 200]
     errors = sum(status != 200 for _, _, status in run["results"]) + run["unfinished"]
     figures = {
@@ -203,6 +240,10 @@ def main() -> None:
         "requests": len(bodies),
         "concurrency": args.concurrency,
         "workers": args.workers,
+        "batch": args.batch,
+        "threads": args.threads,
+        "mix": args.mix,
+        "distinct_requests": len({c["turns"][0]["text"] for c in chats}),
         "model": str(args.model) if args.model else "train+dev (default)",
         "start_seconds": round(started, 1),
         "p50_ms": round(statistics.median(times), 1) if times else None,
@@ -221,6 +262,7 @@ def main() -> None:
         "rss_mb_peak": round(after["VmHWM"], 1),
         "bad_bodies": refused,
         "healthy_after": alive,
+        "stopped": stopped,
     }
     print(json.dumps(figures, indent=2))
     if args.json:

@@ -427,3 +427,30 @@ def test_load_reports_training_the_default_model_to_progress(monkeypatch, tmp_pa
     with pytest.raises(RuntimeError, match="stop here"):
         Clarifier.load(progress=progress)
     assert calls == [("training the ClariQ model", train.ranker_steps())] and advanced == [1]
+
+
+def test_a_new_request_is_encoded_once_and_threads_share_a_ranker(tiny_ranker, monkeypatch):
+    """``rank``, ``ranked_as`` and ``is_new`` of one new request need its route: encoded once, then remembered; a
+    ranker and its Clarifier called from eight threads at once answer as when called alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from clarion.retrieve import dense
+
+    _, directory, data = tiny_ranker
+    requests = ["where can I buy cheap running shoes in Boston", "how do I fix a flat bicycle tire"]
+    requests += [t.request for t in data.topics("dev")[:4]]
+    alone = QuestionRanker.load(directory)
+    expected = [alone.rank([r], k=MIN_DEPTH)[0] for r in requests]
+    bot = Clarifier(directory, QuestionRanker.load(directory))
+    encoded: list[str] = []
+
+    def counting(texts, *args, **kwargs):
+        encoded.extend(texts)
+        return encode_queries(texts, *args, **kwargs)
+
+    monkeypatch.setattr(dense, "encode_queries", counting)
+    bot.rank(requests[0], k=5, fitting=True), bot.ranked_as(requests[0]), bot.is_new(requests[0])
+    assert encoded == [requests[0]]
+    with ThreadPoolExecutor(8) as pool:
+        shared = list(pool.map(lambda r: bot.ranker.rank([r], k=MIN_DEPTH)[0], requests * 4))
+    assert shared == expected * 4

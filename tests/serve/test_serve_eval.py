@@ -112,13 +112,13 @@ def test_unknown_and_malformed_sessions(eval_client):
 def test_a_turn_the_engine_refuses_or_fails_on_is_taken_back(eval_client, assistant, monkeypatch, error, status):
     from clarion.errors import InputError
 
-    def reply(turns):
+    def reply_many(conversations):  # what the service calls, with the concurrent requests gathered
         raise InputError("turns[0].text: refused") if error == "refused" else RuntimeError("engine bug")
 
     client, db = eval_client
     session = _start(client)["session_id"]
     with monkeypatch.context() as patch:
-        patch.setattr(assistant, "reply", reply)
+        patch.setattr(assistant, "reply_many", reply_many)
         failed = client.post(f"/v1/eval/sessions/{session}/turns", json={"text": "hip roofs"})
     assert failed.status_code == status and "\n" not in failed.json()["detail"]
     assert _rows(db, "SELECT COUNT(*) FROM turns WHERE session_id = ?", session) == [(0,)]

@@ -18,7 +18,8 @@ candidates, with text ``""``; a chatbot that must ask something skips it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -30,6 +31,9 @@ from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, load_or_train, read_meta
 from clarion.types import Candidate
 
+ROUTES = 1024
+"""Requests whose nearest known request a :class:`Clarifier` remembers (a few hundred kB)."""
+
 
 class Clarifier:
     """A trained ClariQ pipeline loaded from a model directory made by
@@ -39,7 +43,7 @@ class Clarifier:
         self.directory = directory
         self.ranker = ranker
         self._need = None
-        self._last: tuple[str, str, float] | None = None  # the last _nearest, kept for the next question about it
+        self._need_lock = threading.Lock()
         bank = ranker.context
         self._text = dict(zip(bank.bank_ids, bank.bank_texts, strict=True)) | {NO_QUESTION: ""}
 
@@ -94,22 +98,27 @@ class Clarifier:
         them: fewer than ``k``, possibly none, when the bank has no question for a request from outside ClariQ ("How
         do I reset my iPhone password?" had been offered "are you having trouble quitting somking"; now ``[]`` at
         ``k=5`` and the "ask nothing" entry alone at ``k=7``, where it ranks sixth)."""
+        return self.rank_many([request], k, fitting)[0]
+
+    def rank_many(self, requests: Sequence[str], k: int = 30, fitting: bool = False) -> list[list[Candidate]]:
+        """:meth:`rank` of each request, ranked together (one pass of each model over the batch)."""
         if isinstance(k, bool) or not isinstance(k, Integral):  # numpy's integers too
             raise InputError(f"k must be an integer, got {k!r}")
         if not isinstance(fitting, bool):
             raise InputError(f"fitting must be True or False, got {fitting!r}")
-        pairs = self.ranker.rank([validate_request(request)], k=int(k))[0]
-        out = [Candidate(q, self._text[q], s) for q, s in pairs]
-        if fitting and self.is_new(request):
-            out = [c for c in out if c.id == NO_QUESTION or c.score >= FIT]
+        texts = [validate_request(r) for r in requests]
+        out = []
+        for request, pairs in zip(texts, self.ranker.rank(texts, k=int(k)) if texts else [], strict=True):
+            candidates = [Candidate(q, self._text[q], s) for q, s in pairs]
+            if fitting and self.is_new(request):
+                candidates = [c for c in candidates if c.id == NO_QUESTION or c.score >= FIT]
+            out.append(candidates)
         return out
 
     def _nearest(self, request: str) -> tuple[str, str, float]:
         """``request`` stripped, its nearest known request and their cosine (itself at 1.0 when it is known)."""
         text = validate_request(request).strip()
-        if self._last is None or self._last[0] != text:  # `clarify` asks rank, ranked_as and is_new of one request
-            self._last = (text, *self.ranker.nearest_known([text])[0])
-        return self._last
+        return (text, *self.ranker.nearest_known([text])[0])  # remembered by the ranker: not encoded twice
 
     def ranked_as(self, request: str) -> tuple[str, float] | None:
         """The known request ``request`` is ranked as, with their cosine, when it is another text than the
@@ -123,23 +132,34 @@ class Clarifier:
         return self._nearest(request)[2] < SNAP
 
     def _need_model(self):
-        if self._need is None:
-            path = self.directory / "need"
-            if not path.is_dir():
-                raise ModelError(f"{self.directory}: no clarification-need model (need/); retrain the pipeline")
-            from clarion.clariq.need import NeedModel
+        with self._need_lock:  # loaded on first use, once, whichever thread asks first
+            if self._need is None:
+                path = self.directory / "need"
+                if not path.is_dir():
+                    raise ModelError(f"{self.directory}: no clarification-need model (need/); retrain the pipeline")
+                from clarion.clariq.need import NeedModel
 
-            self._need = NeedModel.load(path)
-        return self._need
+                self._need = NeedModel.load(path)
+            return self._need
 
     def need(self, request: str) -> tuple[int, dict[int, float]]:
         """The need model's label (1 = clear ... 4 = very ambiguous; its own decision rule) and the
         probability of each label."""
-        text = validate_request(request)
+        return self.need_many([request])[0]
+
+    def need_many(self, requests: Sequence[str]) -> list[tuple[int, dict[int, float]]]:
+        """:meth:`need` of each request, their texts encoded in one batch (what a server gathering concurrent
+        requests calls: one encoder pass for all)."""
+        texts = [validate_request(r) for r in requests]
+        if not texts:
+            return []
         model = self._need_model()
-        proba = np.asarray(model.predict_proba([text]))
-        probabilities = {label: float(p) for label, p in zip(NEED_LABELS, proba[0], strict=True)}
-        return model.labels(proba)[0], probabilities
+        proba = np.asarray(model.predict_proba(texts))
+        labels = model.labels(proba)
+        return [
+            (label, {n: float(p) for n, p in zip(NEED_LABELS, row, strict=True)})
+            for label, row in zip(labels, proba, strict=True)
+        ]
 
     def should_clarify(self, request: str, threshold: float = 0.5) -> bool:
         """Ask a clarifying question when P(need >= 2) — the probability that the request is *not* fully

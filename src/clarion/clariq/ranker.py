@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from clarion.data.io import read_json, write_json
 from clarion.data.trec import strictly_decreasing
 from clarion.errors import InputError, ModelError
 from clarion.evaluate.result import Evaluation
+from clarion.memo import Memo
 from clarion.rerank.competition import COMPETITION_FEATURES, competition_features, score_table
 from clarion.rerank.features import FEATURES, Space, first_stage
 from clarion.rerank.lambdamart import LambdaMART
@@ -247,6 +249,9 @@ def insert_no_question(ranked: list[tuple[str, float]], position: int) -> list[t
     return ranked[:position] + [(NO_QUESTION, score)] + ranked[position:]
 
 
+ROUTES = 1024
+"""New requests whose nearest known request and route embedding a ranker remembers (about 1.5 MB)."""
+
 STAGES = ("first", "lambdamart", "full")
 """Ablation switches of :meth:`QuestionRanker.score_shortlist`: the first-stage score alone, the first
 LambdaMART alone, or the full pipeline with the competition stage."""
@@ -266,32 +271,39 @@ class QuestionRanker:
         self._space: Space | None = None
         self._tables: tuple[list[np.ndarray], dict[int, int]] | None = None
         self._route_cache: tuple[np.ndarray, np.ndarray] | None = None
+        self._routes = Memo(ROUTES)
+        self._lazy = threading.RLock()  # the space and tables below are built once, by whichever thread asks first
 
     @property
     def space(self) -> Space:
-        if self._space is None:
-            self._space = self.context.space(self.config.temperature, self.config.generic_owners)
-        return self._space
+        with self._lazy:
+            if self._space is None:
+                self._space = self.context.space(self.config.temperature, self.config.generic_owners)
+            return self._space
 
     @property
     def tables(self) -> tuple[list[np.ndarray], dict[int, int]]:
         """Per stage ``s < last`` the scores of the unlabelled known requests, and pool index -> row."""
-        if self._tables is None:
-            unknown = self.space.unknown
-            texts = [self.context.pool_texts[u] for u in unknown]
-            emb = self.space.pool_emb[unknown]  # a known request's embedding is its pool row, as in training
-            parts = list(shortlist(self.space, texts, self.config.shortlist, self.config.chunk, emb))
-            cands = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 0), dtype=int)
-            feats = np.concatenate([p[1] for p in parts]) if parts else np.zeros((0, 0, len(FEATURES)))
-            scores = predict(self.models[0], feats) if len(feats) else np.zeros((0, 0))
-            tables = []
-            for model in self.models[1:]:
-                table = score_table(len(unknown), len(self.context.bank_ids), cands, scores, self.space.attached)
-                tables.append(table)
-                for i in range(len(unknown)):
-                    scores[i] = model.predict(stage_features(feats[i], cands[i], scores[i], table, i, self.space))
-            self._tables = tables, {int(u): i for i, u in enumerate(unknown)}
-        return self._tables
+        with self._lazy:
+            if self._tables is None:
+                self._tables = self._score_tables()
+            return self._tables
+
+    def _score_tables(self) -> tuple[list[np.ndarray], dict[int, int]]:
+        unknown = self.space.unknown
+        texts = [self.context.pool_texts[u] for u in unknown]
+        emb = self.space.pool_emb[unknown]  # a known request's embedding is its pool row, as in training
+        parts = list(shortlist(self.space, texts, self.config.shortlist, self.config.chunk, emb))
+        cands = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 0), dtype=int)
+        feats = np.concatenate([p[1] for p in parts]) if parts else np.zeros((0, 0, len(FEATURES)))
+        scores = predict(self.models[0], feats) if len(feats) else np.zeros((0, 0))
+        tables = []
+        for model in self.models[1:]:
+            table = score_table(len(unknown), len(self.context.bank_ids), cands, scores, self.space.attached)
+            tables.append(table)
+            for i in range(len(unknown)):
+                scores[i] = model.predict(stage_features(feats[i], cands[i], scores[i], table, i, self.space))
+        return tables, {int(u): i for i, u in enumerate(unknown)}
 
     @classmethod
     def train(
@@ -327,10 +339,13 @@ class QuestionRanker:
                 scores = predict(self.models[0], feats)
             if stage == "full" and len(self.models) > 1:
                 tables, rows = self.tables
-                for i in range(len(top)):
-                    row = rows.get(int(cols[done + i]), -1)
-                    for model, table in list(zip(self.models[1:], tables, strict=True))[: (upto or 99) - 1]:
-                        scores[i] = model.predict(stage_features(feats[i], top[i], scores[i], table, row, self.space))
+                own = [rows.get(int(cols[done + i]), -1) for i in range(len(top))]
+                for model, table in list(zip(self.models[1:], tables, strict=True))[: (upto or 99) - 1]:
+                    # each request's input depends on its own previous scores only: one LightGBM pass for all
+                    block = [
+                        stage_features(feats[i], top[i], scores[i], table, own[i], self.space) for i in range(len(top))
+                    ]
+                    scores = predict(model, np.stack(block))
             for cand, score in zip(top, scores, strict=True):
                 order = np.lexsort((cand, -score))
                 out.append([(ids[cand[j]], float(score[j])) for j in order])
@@ -351,9 +366,10 @@ class QuestionRanker:
         return matrix[:, columns] * scale
 
     def _route_space(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._route_cache is None:
-            self._route_cache = (self._route(self.space.pool_emb), self._route(self.space.bank_emb))
-        return self._route_cache
+        with self._lazy:
+            if self._route_cache is None:
+                self._route_cache = (self._route(self.space.pool_emb), self._route(self.space.bank_emb))
+            return self._route_cache
 
     @property
     def route_pool(self) -> np.ndarray:
@@ -367,7 +383,9 @@ class QuestionRanker:
 
     def _nearest(self, texts: list[str]) -> tuple[list[tuple[str, float]], np.ndarray]:
         """:meth:`nearest_known` of stripped, valid ``texts``, and the route encoder's embeddings of those that are
-        not known (zero rows for known ones: a known request is its own nearest, at 1.0)."""
+        not known (zero rows for known ones: a known request is its own nearest, at 1.0). Those of the last
+        :data:`ROUTES` new texts are remembered (a function of the text; ``rank``, ``ranked_as`` and ``is_new`` of
+        one request each need them), the others encoded in one batch."""
         from clarion.retrieve.dense import encode_queries
 
         out: list[tuple[str, float]] = [(t, 1.0) for t in texts]
@@ -375,10 +393,19 @@ class QuestionRanker:
         if not len(new):
             return out, np.zeros((len(texts), 0), dtype=np.float32)
         emb = np.zeros((len(texts), self.route_pool.shape[1]), dtype=np.float32)
-        emb[new] = encode_queries([texts[i] for i in new], encoder=self.route_encoder)
-        for i, row in zip(new, emb[new] @ self.route_pool.T, strict=True):
+        remembered = {int(i): self._routes.peek(texts[i]) for i in new}
+        missing = [i for i, (found, _) in remembered.items() if not found]
+        if missing:
+            emb[missing] = encode_queries([texts[i] for i in missing], encoder=self.route_encoder)
+        for i in new:
+            found, value = remembered[int(i)]
+            if found:
+                out[i], emb[i] = value
+                continue
+            row = self.route_pool @ emb[i]
             j = int(row.argmax())
             out[i] = (self.context.pool_texts[j], float(row[j]))
+            self._routes.put(texts[i], (out[i], emb[i].copy()))
         return out, emb
 
     def nearest_known(self, requests: Sequence[str]) -> list[tuple[str, float]]:

@@ -292,13 +292,14 @@ def clarify(
         raise typer.Exit(2)
 
 
-def _clarification(bot, request: str, k: int, threshold: float) -> tuple[dict, list[str]]:
-    """One request's need, yes/no and best questions: as JSON and as lines for humans."""
+def _clarification(bot, request: str, k: int, threshold: float, need=None) -> tuple[dict, list[str]]:
+    """One request's need, yes/no and best questions: as JSON and as lines for humans (``need``: ``bot.need``'s
+    answer, when already computed)."""
     from clarion.clariq.clarifier import clarify_from
     from clarion.clariq.constants import NO_QUESTION
     from clarion.clariq.ranker import FIT
 
-    label, probabilities = bot.need(request)
+    label, probabilities = bot.need(request) if need is None else need
     ask = clarify_from(probabilities, threshold)  # should_clarify's rule, without featurising the request again
     questions = bot.rank(request, k=k, fitting=True)
     known = bot.ranked_as(request)

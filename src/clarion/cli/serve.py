@@ -48,6 +48,10 @@ def serve(
         ),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", help="Threads running model calls.")] = 2,
+    batch: Annotated[
+        int, typer.Option("--batch", help="Most concurrent converse/clarify requests one model call takes.")
+    ] = 16,
+    threads: Annotated[int, typer.Option("--threads", help="Torch threads per model call.")] = 1,
     system: Annotated[str, typer.Option("--system", help="Name the evaluation records give this system.")] = "clarion",
     data_dir: DataDirOption = None,
 ) -> None:
@@ -68,7 +72,7 @@ def serve(
     options = {"clariq_model": model, "features": tuple(feature) if feature else None}
     token = os.environ.get(TOKEN_VARIABLE) or None
     config = ServeConfig(host, port, knowledge, documents, db, dstc_model=dstc_model, data_dir=data_dir, **options)
-    config = replace(config, workers=workers, admin_token=token, system=system)
+    config = replace(config, workers=workers, batch=batch, threads=threads, admin_token=token, system=system)
     app = create_app(config, _loaded(config))
     uvicorn.run(app, host=host, port=port, log_level="info", limit_concurrency=MAX_CONNECTIONS)
 

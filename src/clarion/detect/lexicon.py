@@ -7,6 +7,7 @@ WordNet comes from Debian's ``wordnet-base`` files or nltk's data path (:func:`c
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 import numpy as np
@@ -30,22 +31,34 @@ def _wordnet():
     return load_wordnet()
 
 
+_READING = threading.Lock()
+"""nltk's WordNet reader seeks in shared open files: one lookup at a time (the service reads from several threads)."""
+
+
+@lru_cache(maxsize=65_536)
+def _senses(entry: str) -> tuple[int, int]:
+    """The number of WordNet senses of ``entry`` (a word, or words joined by ``_``) and of their lexicographer files
+    (a function of the entry alone, remembered: requests share most of their words)."""
+    with _READING:
+        synsets = _wordnet().synsets(entry)
+        return len(synsets), len({s.lexname() for s in synsets})
+
+
 def lexicon_features(request: str) -> np.ndarray:
     """The :data:`LEXICON_FEATURES` of one request's topic phrase (its content words)."""
     stop = stopwords()
     words = [t for t in TOKEN.findall(topic_phrase(request)) if t not in stop]
     if not words:
         return np.zeros(len(LEXICON_FEATURES))
-    wn = _wordnet()
-    phrase = len(wn.synsets("_".join(words)))
-    senses = [len(wn.synsets(w)) for w in words]
-    head = wn.synsets(words[-1])
+    phrase = _senses("_".join(words))[0]
+    senses = [_senses(w)[0] for w in words]
+    head, domains = _senses(words[-1])
     values = (
         np.log1p(phrase),
         phrase > 0,
         np.log1p(max(senses)),
-        np.log1p(len(head)),
-        len({s.lexname() for s in head}),
+        np.log1p(head),
+        domains,
         sum(s > 0 for s in senses) / len(senses),
     )
     return np.asarray(values, dtype=np.float64)

@@ -29,11 +29,15 @@ from clarion.dialogue import policy
 from clarion.dialogue.answer import Answer, query_answer
 from clarion.dialogue.chaining import CHAINING
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
+from clarion.memo import Memo
 
 DEFAULT_CHAINING = "iterate"
 """How answers are chained (chosen on ClariQ train: ``benchmarks/converse_design_cv.py``)."""
 
 Action = Literal["clarify", "answer", "stop"]
+
+MEMO = 4096
+"""Requests whose need and proposed questions an :class:`Assistant` remembers (shared by the server's threads)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,19 @@ class Understanding:
     last_scores: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass
+class _Read:
+    """One conversation as :meth:`Assistant.reply_many` reads it before the need model is asked."""
+
+    state: State
+    understood: Understanding
+    scores: dict
+    grounded: Answer | None = None
+    decision: Decision | None = None
+    need: int | None = None
+    p: float = 0.0
+
+
 def understand(rewriter, state: State, chaining: str = DEFAULT_CHAINING) -> Understanding:
     """The query after ``state``'s answers, read by ``rewriter`` and chained by ``chaining``
     (:data:`clarion.dialogue.chaining.CHAINING`)."""
@@ -86,7 +103,7 @@ class Assistant:
         self.cost = policy.check_cost(cost)
         bank = clarifier.ranker.context
         self._ids = {normalised(t): q for q, t in zip(bank.bank_ids, bank.bank_texts, strict=True) if t.strip()}
-        self._memo: dict[tuple[str, str], object] = {}
+        self._memo = Memo(MEMO)  # need and proposals per request: every turn of a conversation resends its request
 
     @classmethod
     def load(
@@ -106,20 +123,28 @@ class Assistant:
     def question_id(self, text: str) -> str | None:
         return self._ids.get(normalised(text))
 
-    def _cached(self, kind: str, request: str, compute: Callable):
-        key = (kind, request)
-        if key not in self._memo:
-            if len(self._memo) > 4096:
-                self._memo.clear()
-            self._memo[key] = compute()
-        return self._memo[key]
-
     def understand(self, state: State) -> Understanding:
         """The query after each answer, and how each answer was read."""
         return understand(self.rewriter, state)
 
     def reply(self, turns: Sequence[Mapping[str, str]]) -> Decision:
         """The decision for the last user turn of ``turns`` (``{"role": "user" | "system", "text"}`` dicts)."""
+        return self.reply_many([turns])[0]
+
+    def reply_many(self, conversations: Sequence[Sequence[Mapping[str, str]]]) -> list[Decision]:
+        """:meth:`reply` for each conversation, the same decisions, with the models reading the requests not yet
+        seen together: the need model's encoder in one batch, the question ranker in one pass (what a server
+        gathering concurrent requests calls). One bad conversation raises for the whole call."""
+        read = [self._read(turns) for turns in conversations]
+        open_ = [r for r in read if r.decision is None]
+        needs = self._needs([r.state.request for r in open_])
+        for r in open_:
+            self._weigh(r, needs[r.state.request])
+        proposals = self._proposals([r.state.request for r in open_ if self._may_ask(r)])
+        return [r.decision or self._decide(r, proposals) for r in read]
+
+    def _read(self, turns: Sequence[Mapping[str, str]]) -> _Read:
+        """The conversation read and understood, and the decision when it does not depend on the need model."""
         turns = check_turns(turns)
         state = read_state(turns, self.question_id)
         understood = self.understand(state)
@@ -127,40 +152,88 @@ class Assistant:
         if understood.last_scores:
             scores["rewrite"] = {k: round(v, 4) for k, v in understood.last_scores.items()}
             scores["reading"] = understood.chosen[-1]
+        read = _Read(state, understood, scores)
         if policy.closing(state.last):
-            return Decision("stop", "", understood.query, scores=scores | {"rule": "closing"})
-        grounded = None
-        if getattr(self.answerer, "reads_turns", False):  # a knowledge base: the Grounder reads the dialogue
-            grounded = self.answerer(turns, understood.query)
+            read.decision = Decision("stop", "", understood.query, scores=scores | {"rule": "closing"})
+        elif getattr(self.answerer, "reads_turns", False):  # a knowledge base: the Grounder reads the dialogue
+            read.grounded = grounded = self.answerer(turns, understood.query)
             if grounded is not None and grounded.clarify:
                 scores |= grounded.scores
-                return Decision("clarify", grounded.text, understood.query, sources=grounded.sources, scores=scores)
-        return self._decide(state, understood, scores, grounded)
+                read.decision = Decision(
+                    "clarify", grounded.text, understood.query, sources=grounded.sources, scores=scores
+                )
+        return read
 
-    def _decide(self, state: State, understood: Understanding, scores: dict, grounded: Answer | None) -> Decision:
-        need, p_need = self._cached("need", state.request, lambda: self.clarifier.need(state.request))
-        need = int(need)
-        readings = policy.Readings(tuple(understood.chosen), tuple(understood.new_words))
-        p = policy.p_unclear(p_need, readings)
-        scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(p, 4)}
+    def _needs(self, requests: Sequence[str]) -> dict[str, tuple]:
+        """The need model's ``(label, probabilities)`` of each request, those not remembered computed in one batch
+        (``need_many`` when the clarifier has it)."""
+        out, missing = {}, []
+        for request in dict.fromkeys(requests):
+            found, value = self._memo.peek(("need", request))
+            if found:
+                out[request] = value
+            else:
+                missing.append(request)
+        if missing:
+            batch = getattr(self.clarifier, "need_many", None)
+            computed = batch(missing) if batch is not None else [self.clarifier.need(r) for r in missing]
+            for request, value in zip(missing, computed, strict=True):
+                self._memo.put(("need", request), value)
+                out[request] = value
+        return out
+
+    def _proposals(self, requests: Sequence[str]) -> dict[str, list]:
+        """The ranker's proposed questions for each request, those not remembered ranked together (``rank_many``
+        when the clarifier has it)."""
+        out, missing = {}, []
+        for request in dict.fromkeys(requests):
+            found, value = self._memo.peek(("rank", request))
+            if found:
+                out[request] = value
+            else:
+                missing.append(request)
+        if missing:
+            k = policy_proposals()
+            batch = getattr(self.clarifier, "rank_many", None)
+            if batch is not None:
+                ranked = batch(missing, k=k, fitting=True)
+            else:
+                ranked = [self.clarifier.rank(r, k=k, fitting=True) for r in missing]
+            for request, value in zip(missing, ranked, strict=True):
+                self._memo.put(("rank", request), value)
+                out[request] = value
+        return out
+
+    def _weigh(self, read: _Read, need: tuple) -> None:
+        """The need model's label and the probability that the need is still unclear, into ``read``."""
+        label, p_need = need
+        readings = policy.Readings(tuple(read.understood.chosen), tuple(read.understood.new_words))
+        read.need, read.p = int(label), policy.p_unclear(p_need, readings)
+        read.scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(read.p, 4)}
+
+    def _may_ask(self, read: _Read) -> bool:
+        return read.grounded is None and read.p > self.cost and len(read.state.exchanges) < policy.MAX_QUESTIONS
+
+    def _decide(self, read: _Read, proposals: dict[str, list]) -> Decision:
+        state, understood, scores, grounded, p = read.state, read.understood, read.scores, read.grounded, read.p
         choice = None
-        if grounded is None and p > self.cost and len(state.exchanges) < policy.MAX_QUESTIONS:
-            choice = self.next_question(state, understood)
+        if self._may_ask(read):
+            choice = self.next_question(state, understood, proposals.get(state.request))
         if choice is not None and policy.should_ask(p, self.cost, len(state.exchanges), True):
             scores |= {"question_score": round(choice.score, 4), "redundancy": round(choice.redundancy, 4)}
             text = as_question(choice.question.text)
-            return Decision("clarify", text, understood.query, need, choice.question.id, scores=scores)
+            return Decision("clarify", text, understood.query, read.need, choice.question.id, scores=scores)
         if grounded is None and self.answerer is not None and not getattr(self.answerer, "reads_turns", False):
             grounded = self.answerer((), understood.query)
         answer = grounded or query_answer(understood.query)
         return Decision(
-            "answer", answer.text, understood.query, need, sources=answer.sources, scores=scores | answer.scores
+            "answer", answer.text, understood.query, read.need, sources=answer.sources, scores=scores | answer.scores
         )
 
-    def next_question(self, state: State, understood: Understanding):
-        proposals = self._cached(
-            "rank", state.request, lambda: self.clarifier.rank(state.request, k=policy_proposals(), fitting=True)
-        )
+    def next_question(self, state: State, understood: Understanding, proposals: list | None = None):
+        """The chooser's next question (``proposals``: the ranker's for the request, when already at hand)."""
+        if proposals is None:
+            proposals = self._proposals([state.request])[state.request]
         asked = [e.question_id for e in state.exchanges if e.question_id]
         refused = [
             e.question_id

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -57,6 +58,9 @@ def encoder_id(encoder: Encoder = None) -> str:
     members' ids joined by ``+``."""
     return "+".join(_member_id(m) for m in members(encoder))
 
+
+_TOKENIZING = threading.Lock()
+"""Held while a tokenizer runs: the service encodes from several threads (a few microseconds per request)."""
 
 MIN_VOCABULARY = 1000
 """A tokenizer with fewer entries is damaged (MiniLM's and mpnet's have ~30,000)."""
@@ -204,13 +208,14 @@ def encode_queries(texts: Sequence[str], batch_size: int = 64, encoder: Encoder 
     out = []
     with torch.inference_mode():
         for start in range(0, len(texts), batch_size):
-            batch = transformer.tokenizer(
-                list(texts[start : start + batch_size]),
-                padding=True,
-                truncation=True,
-                max_length=transformer.max_seq_length,
-                return_tensors="pt",
-            )
+            with _TOKENIZING:  # a fast tokenizer set for padding by two threads at once: "Already borrowed"
+                batch = transformer.tokenizer(
+                    list(texts[start : start + batch_size]),
+                    padding=True,
+                    truncation=True,
+                    max_length=transformer.max_seq_length,
+                    return_tensors="pt",
+                )
             hidden = transformer.auto_model(**batch).last_hidden_state
             mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)

@@ -21,8 +21,8 @@ def _needs(request: Request, feature: Feature):
 
 async def decide(request: Request, turns: list[dict[str, str]]) -> dict:
     """The conversation engine's decision for ``turns``, as a plain dict (run in the pool)."""
-    services = _needs(request, Feature.converse)
-    decision = await request.app.state.pool.run(services.call, Feature.converse, "reply", turns)
+    _needs(request, Feature.converse)
+    decision = await request.app.state.batchers[Feature.converse].submit(turns)
     return decision.to_dict()
 
 
@@ -50,12 +50,8 @@ async def converse(body: schemas.Conversation, request: Request) -> dict:
 async def clarify(body: schemas.ClarifyRequest, request: Request) -> dict:
     """One request's clarification need (1 clear ... 4 very ambiguous) and best clarifying questions: the object
     ``clarion clariq clarify --json`` prints."""
-    from clarion.cli.clariq import _clarification
-
-    services = _needs(request, Feature.clarify)
-    run = request.app.state.pool.run
-    reply, _ = await run(services.locked, Feature.clarify, _clarification, body.request, body.k, body.threshold)
-    return reply
+    _needs(request, Feature.clarify)
+    return await request.app.state.batchers[Feature.clarify].submit((body.request, body.k, body.threshold))
 
 
 @router.post("/v1/respond", response_model=schemas.Grounding, tags=["dstc"])

@@ -15,7 +15,7 @@ from clarion import __version__
 from clarion.serve import api, evaluation, limits
 from clarion.serve.config import ServeConfig
 from clarion.serve.needs import NeedPool
-from clarion.serve.services import Pool, Services, load_services
+from clarion.serve.services import BATCHED, Pool, Services, load_services
 from clarion.serve.storage import EvalStore
 
 STATIC = Path(str(files("clarion.serve") / "static"))
@@ -41,6 +41,7 @@ def create_app(config: ServeConfig, services: Services | None = None) -> FastAPI
         try:
             state.services = services if services is not None else await run_in_threadpool(load_services, config)
             state.needs = NeedPool(state.services.needs)
+            state.batchers = batchers(state.services, state.pool, config)
             yield
         finally:
             state.pool.shutdown()
@@ -54,6 +55,21 @@ def create_app(config: ServeConfig, services: Services | None = None) -> FastAPI
     for route, page in PAGES.items():
         app.add_api_route(route, _page(page), methods=["GET"], include_in_schema=False)
     return app
+
+
+def batchers(services: Services, pool: Pool, config: ServeConfig) -> dict:
+    """A :class:`~clarion.serve.batching.Batcher` per loaded feature that takes batches (:data:`BATCHED`), running
+    up to one batch per pool thread at once (while one batch holds the GIL in Python code, another runs in torch,
+    LightGBM or numpy, which release it)."""
+    from functools import partial
+
+    from clarion.serve.batching import Batcher
+
+    return {
+        feature: Batcher(partial(services.batch, feature), pool.run, size=config.batch, lanes=config.workers)
+        for feature in BATCHED
+        if services.has(feature)
+    }
 
 
 def _page(name: str):

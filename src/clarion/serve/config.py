@@ -34,6 +34,8 @@ DEFAULT_FEATURES = (Feature.converse, Feature.clarify)
 _BOUNDS = {
     "port": Bound("int", 0, 65_535),
     "workers": Bound("int", 1, 64),
+    "batch": Bound("int", 1, 256),
+    "threads": Bound("int", 1, 64),
 }
 
 
@@ -57,6 +59,10 @@ class ServeConfig:
     """Default: :data:`DEFAULT_FEATURES`, and ``respond`` when ``knowledge`` is given."""
     workers: int = 2
     """Threads that run model calls (off the event loop); requests beyond them wait their turn."""
+    batch: int = 16
+    """Most concurrent ``/v1/converse`` (or ``/v1/clarify``) requests one model call takes (1: each alone)."""
+    threads: int = 1
+    """Torch threads per model call."""
     admin_token: str | None = field(default=None, repr=False)
     """Bearer token for ``GET /v1/eval/export``; without one that endpoint is off."""
     system: str = "clarion"

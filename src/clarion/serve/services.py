@@ -1,9 +1,10 @@
 """The models behind the endpoints, loaded once when the server starts, and the bounded pool that runs them.
 
 :data:`LOADERS` maps each :class:`~clarion.serve.config.Feature` to the function that loads its model; a server loads
-the features its config lists. Model objects are not documented as thread-safe (the clarifier keeps its last
-request's neighbour), so each is called under its own lock; the pool's threads let different models (and the
-evaluation database) work at once while the event loop stays free.
+the features its config lists. The conversation engine and the clarifier take batches (:data:`BATCHED`: concurrent
+requests gathered by :class:`clarion.serve.batching.Batcher`, one encoder pass each); the other models are called
+one request at a time under their own lock. The pool's threads let different models (and the evaluation database)
+work at once while the event loop stays free.
 """
 
 from __future__ import annotations
@@ -19,20 +20,23 @@ from typing import Any
 from clarion.serve.config import Feature, ServeConfig
 
 
-def _clarifier(config: ServeConfig, progress):
+def _clarifier(config: ServeConfig, progress, loaded: dict):
     from clarion.clariq.clarifier import Clarifier
 
+    engine = loaded.get(Feature.converse)
+    if engine is not None and config.data_dir is None:  # the same model: one copy in memory
+        return engine.clarifier
     return Clarifier.load(config.clariq_model, config.data_dir, progress=progress)
 
 
-def _grounder(config: ServeConfig, progress):
+def _grounder(config: ServeConfig, progress, loaded: dict):
     from clarion.dstc.assistant import Grounder
     from clarion.dstc.models.progress import no_progress
 
     return Grounder.load(config.dstc_model, config.knowledge, config.data_dir, progress or no_progress)
 
 
-def _assistant(config: ServeConfig, progress):
+def _assistant(config: ServeConfig, progress, loaded: dict):
     from clarion.dialogue import Assistant
 
     return Assistant.load(
@@ -40,19 +44,20 @@ def _assistant(config: ServeConfig, progress):
     )
 
 
-def _replies(config: ServeConfig, progress):
+def _replies(config: ServeConfig, progress, loaded: dict):
     from clarion.respond.replies import ReplyRanker
 
     return ReplyRanker.load(progress=progress)
 
 
-LOADERS: dict[Feature, Callable[[ServeConfig, Any], Any]] = {
+LOADERS: dict[Feature, Callable[[ServeConfig, Any, dict], Any]] = {
     Feature.converse: _assistant,
     Feature.clarify: _clarifier,
     Feature.respond: _grounder,
     Feature.replies: _replies,
 }
-"""How each feature's model is loaded (its default model trained first when absent, as the CLI commands do)."""
+"""How each feature's model is loaded (its default model trained first when absent, as the CLI commands do), given
+the models loaded before it (the clarifier is the conversation engine's own when both are loaded)."""
 
 
 WARMUP_TEXT = "Tell me about dinosaurs."
@@ -65,6 +70,28 @@ WARMUPS: dict[Feature, Callable[[Any], Any]] = {
     Feature.respond: lambda model: model.respond([{"speaker": "U", "text": WARMUP_TEXT}]),
     Feature.replies: lambda model: model.score([WARMUP_TEXT], ["They lived long ago.", "I like tea."]),
 }
+
+
+def _converse_many(model, conversations: list) -> list:
+    many = getattr(model, "reply_many", None)
+    return many(conversations) if many is not None else [model.reply(turns) for turns in conversations]
+
+
+def _clarify_many(model, items: list[tuple[str, int, float]]) -> list[dict]:
+    """``clarion clariq clarify --json``'s object for each ``(request, k, threshold)``, the needs in one batch."""
+    from clarion.cli.clariq import _clarification
+
+    requests = [request for request, _, _ in items]
+    many = getattr(model, "need_many", None)
+    needs = many(requests) if many is not None else [model.need(r) for r in requests]
+    return [_clarification(model, *item, need=need)[0] for item, need in zip(items, needs, strict=True)]
+
+
+BATCHED: dict[Feature, Callable[[Any, list], list]] = {
+    Feature.converse: _converse_many,
+    Feature.clarify: _clarify_many,
+}
+"""The features whose requests are gathered into batches: ``fn(model, items) -> results``, one per item."""
 
 
 @dataclass
@@ -92,6 +119,11 @@ class Services:
         """``model.method(*args)`` under the model's lock."""
         return self.locked(feature, lambda model, *a: getattr(model, method)(*a), *args)
 
+    def batch(self, feature: Feature, items: list) -> list:
+        """:data:`BATCHED`'s function of ``feature`` on ``items`` (run it in the pool: it blocks). Not under the
+        lock: these models keep no per-call state, so batches may run side by side."""
+        return BATCHED[feature](self.models[feature], items)
+
 
 def load_services(config: ServeConfig, progress=None) -> Services:
     """Every model ``config.features`` names, and the evaluation needs (ClariQ dev facets when the data is found,
@@ -99,8 +131,11 @@ def load_services(config: ServeConfig, progress=None) -> Services:
     from clarion.errors import ClarionError
     from clarion.serve.needs import clariq_needs, dstc_needs
 
-    models = {feature: LOADERS[feature](config, progress) for feature in config.features}
-    _one_thread_per_call()
+    models: dict[Feature, Any] = {}
+    for feature in sorted(config.features, key=lambda f: f != Feature.converse):  # the engine first
+        models[feature] = LOADERS[feature](config, progress, models)
+    models = {feature: models[feature] for feature in config.features}
+    _torch_threads(config.threads)
     for feature, model in models.items():
         WARMUPS[feature](model)
     needs: list[dict] = []
@@ -119,13 +154,19 @@ def load_services(config: ServeConfig, progress=None) -> Services:
     return Services(models, needs)
 
 
-def _one_thread_per_call() -> None:
-    """One torch thread per model call: the pool runs calls side by side (as ``cli.common.one_at_a_time`` does
-    for one-request-at-a-time commands: two threads per call wait on each other)."""
+def _torch_threads(threads: int) -> None:
+    """``threads`` torch threads and BLAS (numpy) threads per model call (``clarion serve --threads``), set once the
+    models are loaded (a model trained at start keeps its own settings). The need model's features are small
+    matrix-vector products against the question bank: OpenBLAS's own threads cost more than they save there (on two
+    cores shared with other work, ~10 ms instead of ~0.1 ms per product), and the batches running side by side
+    already keep the cores busy."""
     import sys
 
+    from threadpoolctl import threadpool_limits
+
     if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
+        sys.modules["torch"].set_num_threads(threads)
+    threadpool_limits(limits=threads, user_api="blas")
 
 
 class Pool:
