@@ -266,7 +266,7 @@ def clarify(
     """
     from clarion.clariq.clarifier import Clarifier, check_threshold
     from clarion.clariq.constants import validate_request
-    from clarion.clariq.ranker import RankerConfig
+    from clarion.clariq.ranker_config import RankerConfig
 
     stream = request == "-"
     check_threshold(threshold)  # user mistakes fail before the model loads (~10 s)
@@ -296,7 +296,7 @@ def _clarification(bot, request: str, k: int, threshold: float) -> tuple[dict, l
     """One request's need, yes/no and best questions: as JSON and as lines for humans."""
     from clarion.clariq.clarifier import clarify_from
     from clarion.clariq.constants import NO_QUESTION
-    from clarion.clariq.ranker import FIT
+    from clarion.clariq.ranker_route import FIT
 
     label, probabilities = bot.need(request)
     ask = clarify_from(probabilities, threshold)  # should_clarify's rule, without featurising the request again
