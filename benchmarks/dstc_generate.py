@@ -34,16 +34,12 @@ import numpy as np
 
 def variants(knowledge):
     """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation."""
-    from clarion.dstc.models.entities import EntityTracker
-    from clarion.dstc.models.generate import (
-        FOLLOW_UP,
-        consensus_response,
-        faq_answers,
-        follow_up_for,
-        neighbour_response,
-        snippets_response,
-    )
+    from clarion.dialogue.entities import EntityTracker
     from clarion.dstc.models.pipeline import PipelineConfig
+    from clarion.respond.consensus import consensus_response, neighbour_response
+    from clarion.respond.faq_answers import faq_answers
+    from clarion.respond.follow_up import FOLLOW_UP, follow_up_for
+    from clarion.respond.template import snippets_response
 
     config = PipelineConfig()
 
@@ -131,8 +127,9 @@ def score(hyps, refs, meteor: bool, weight: float = 1.0) -> dict[str, float]:
 def val_part(model, meteor: bool) -> None:
     from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.models.generate import NeighbourBank, display_name
     from clarion.dstc.split import dialogue_ids, split_dataset
+    from clarion.respond.consensus import NeighbourBank
+    from clarion.respond.names import display_name
 
     train = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
     turns = [i for i, lab in enumerate(train.labels) if lab.target and lab.knowledge]
@@ -166,9 +163,9 @@ def oof_part(meteor: bool, folds: int = 5) -> None:
     from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
     from clarion.dstc.models.default import default_config
-    from clarion.dstc.models.generate import Generator
     from clarion.dstc.models.train import train
     from clarion.dstc.split import dialogue_folds, split_dataset
+    from clarion.respond.consensus import Generator
 
     data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
     fold = np.array(dialogue_folds(data.contexts, folds))
@@ -195,8 +192,8 @@ def oof_part(meteor: bool, folds: int = 5) -> None:
 def dev_part(model, meteor: bool, resamples: int = 0) -> None:
     from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.models.generate import Generator
     from clarion.dstc.split import split_dataset
+    from clarion.respond.consensus import Generator
 
     dev = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "dev")
     print(f"dev: {len(dev.contexts)} contexts, predicted detection / entity / snippets")

@@ -10,52 +10,45 @@ import pytest
 from dstc_synthetic import write_synthetic
 
 from clarion.data.dstc import Snippet, load_dataset
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.generate import (
+from clarion.dialogue.entities import EntityTracker
+from clarion.dstc.models.modeldir import load_model, save_model
+from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.dstc.models.train import train
+from clarion.respond.consensus import (
+    Generator,
+    NeighbourBank,
+    body_texts,
+    consensus_choice,
+    consensus_pool,
+    consensus_response,
+    lm_consensus_response,
+)
+from clarion.respond.faq_answers import (
+    agreeing,
+    asks_open,
+    contradicts,
+    dishes,
+    faq_answers,
+    with_faq_answers,
+    without_polar_opener,
+    yes_to_the_opposite,
+)
+from clarion.respond.follow_up import (
     FOLLOW_UP,
     FOLLOW_UP_MANY,
     FOLLOW_UP_OTHER,
     FOLLOW_UP_TWO,
     FOLLOW_UPS,
-    Generator,
-    NeighbourBank,
-    Pool,
-    Selected,
-    agreeing,
-    asks_open,
-    aspect_holders,
-    body_texts,
     closed,
-    consensus_choice,
-    consensus_pool,
-    consensus_response,
-    contradicts,
-    dishes,
-    display_name,
-    entity_renames,
-    faq_answers,
     follow_up_for,
-    foreign_details,
-    lm_consensus_response,
-    mbr_weighted,
-    negated,
-    ngram_utility,
     refuses_reservations,
-    respelled,
-    snippets_response,
     split_follow_up,
-    swap_entities,
-    swap_entity,
-    template_response,
-    with_detail_penalty,
-    with_faq_answers,
     without_joined_question,
-    without_polar_opener,
-    yes_to_the_opposite,
 )
-from clarion.dstc.models.modeldir import load_model, save_model
-from clarion.dstc.models.pipeline import PipelineConfig
-from clarion.dstc.models.train import train
+from clarion.respond.names import display_name, entity_renames, respelled, swap_entities, swap_entity
+from clarion.respond.pool import Pool, aspect_holders, foreign_details, mbr_weighted, ngram_utility, with_detail_penalty
+from clarion.respond.template import Selected, snippets_response, template_response
+from clarion.text import negated
 
 
 def test_split_follow_up():

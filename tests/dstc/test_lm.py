@@ -9,11 +9,12 @@ import pytest
 from dstc_synthetic import write_synthetic
 
 from clarion.data.dstc import load_dataset
-from clarion.dstc.models.generate import FOLLOW_UP_MANY, FOLLOW_UP_TWO, FOLLOW_UPS, Generator, with_follow_up
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
 from clarion.errors import ModelError
+from clarion.respond.consensus import Generator
+from clarion.respond.follow_up import FOLLOW_UP_MANY, FOLLOW_UP_TWO, FOLLOW_UPS, with_follow_up
 from clarion.respond.lm import LmConfig, RowSampler, lm_prompt
 
 

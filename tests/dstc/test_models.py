@@ -7,23 +7,17 @@ import pytest
 
 from clarion.data.dstc import Label, Snippet, load_dataset, parse_labels, predictions_to_json
 from clarion.data.dstc_schema import Format
-from clarion.dstc.models.entities import EntityTracker, aliases, distinctive_words, short_forms
-from clarion.dstc.models.generate import (
-    NeighbourBank,
-    Selected,
-    display_name,
-    mbr_choice,
-    neighbour_response,
-    snippets_response,
-    swap_entity,
-    template_response,
-    third_person,
-)
+from clarion.dialogue.aliases import aliases, distinctive_words, short_forms
+from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
 from clarion.errors import InputError, ModelError
 from clarion.rerank.snippets import Selector
+from clarion.respond.consensus import NeighbourBank, neighbour_response
+from clarion.respond.names import display_name, swap_entity
+from clarion.respond.pool import mbr_choice
+from clarion.respond.template import Selected, snippets_response, template_response, third_person
 from clarion.retrieve.profile import KnowledgeProfile
 
 NAMES = {
@@ -159,7 +153,7 @@ def test_short_forms_no_alias_catches_are_outside_a_selection_too():
 def test_a_name_written_without_and_bar_is_renamed_and_seen_outside():
     """DE LUCA CUCINA AND BAR is written "De Luca Cucina": a borrowed body is renamed, or seen naming another place;
     tracking a dialogue keeps the aliases it had (the selector is fitted on turns with names cut)."""
-    from clarion.dstc.models.generate import swap_entity
+    from clarion.respond.names import swap_entity
 
     names = {("restaurant", 1): "DE LUCA CUCINA AND BAR", ("restaurant", 2): "KYMMOY"}
     body = "De Luca Cucina gets some mixed reviews on their food portions."

@@ -62,7 +62,7 @@ class FaqChoice:
     @staticmethod
     def _faq_label(index: KnowledgeIndex, faqs: Sequence[Snippet], by_entities: bool = False) -> Label:
         """The answer from FAQs (one per place): their answer texts and the follow-up question (``by_entities``:
-        "... either of them?" for two places, :func:`~clarion.dstc.models.generate.follow_up_for`)."""
+        "... either of them?" for two places, :func:`~clarion.respond.follow_up.follow_up_for`)."""
         keys = [faq.key for faq in faqs]
         response = closed(snippets_response(list(faqs), index.knowledge.entity_names), follow_up_for(keys, by_entities))
         return Label(True, tuple(keys), response)

@@ -22,7 +22,6 @@ from clarion.dstc.models.pipeline import (
     embed_without_names,
     query_texts,
 )
-from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import InputError
 from clarion.rerank.snippets_fit import fit_selector
 from clarion.respond.consensus import Generator, NeighbourBank, body_texts
@@ -30,6 +29,7 @@ from clarion.respond.lm import LmGenerator, lm_prompt
 from clarion.respond.names import display_name
 from clarion.respond.pool import mean_embedding
 from clarion.retrieve.knowledge import KnowledgeIndex
+from clarion.store import Progress, no_progress
 
 
 def _bank(dataset, knowledge_turns, index, q_emb, body_tracker: EntityTracker | None = None) -> NeighbourBank:
