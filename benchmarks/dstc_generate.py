@@ -32,26 +32,21 @@ import time
 import numpy as np
 
 
-def variants(knowledge):
-    """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation."""
+def _default_steps(knowledge, config):
+    """``(faqs, full, default)``: the selected FAQs' answers of some keys, the consensus generator with every step
+    of the default ``config`` (the comparisons, ``faithful`` and the relevance gate switchable), and the default."""
     from clarion.dialogue.entities import EntityTracker
-    from clarion.dstc.models.pipeline import PipelineConfig
-    from clarion.respond.consensus import consensus_response, neighbour_response
+    from clarion.respond.consensus import consensus_response
     from clarion.respond.faq_answers import faq_answers
-    from clarion.respond.follow_up import FOLLOW_UP, follow_up_for
+    from clarion.respond.follow_up import follow_up_for
     from clarion.respond.template import snippets_response
 
-    config = PipelineConfig()
+    tracker = EntityTracker.from_knowledge(knowledge)
 
     def faqs(keys):
         return faq_answers([knowledge.snippet(key) for key in keys])
 
-    tracker = EntityTracker.from_knowledge(knowledge)
-
     def full(bank, query, knowledge_emb, name, keys, entity_names, faithful=False, relevance=None):
-        """Every step of the default config, the comparisons (``entity_names``), ``faithful`` and the relevance gate
-        on or off."""
-        follow_up = follow_up_for(keys, config.uses("entity_follow_up"))
         snippets = [knowledge.snippet(key) for key in keys]
         return consensus_response(
             bank,
@@ -59,7 +54,7 @@ def variants(knowledge):
             knowledge_emb,
             name,
             keys,
-            follow_up=follow_up,
+            follow_up=follow_up_for(keys, config.uses("entity_follow_up")),
             overlap=config.param("overlap_pool", "jaccard"),
             faqs=faqs(keys),
             faq_cover=config.param("faq_cover", "cover"),
@@ -71,48 +66,49 @@ def variants(knowledge):
 
     def default(bank, query, knowledge_emb, name, keys):
         names = knowledge.entity_names if config.uses("comparisons") else None
-        return full(
-            bank,
-            query,
-            knowledge_emb,
-            name,
-            keys,
-            names,
-            config.uses("faithful"),
-            config.param("relevance_gate", "margin"),
-        )
+        gate = config.param("relevance_gate", "margin")
+        return full(bank, query, knowledge_emb, name, keys, names, config.uses("faithful"), gate)
 
+    return faqs, full, default
+
+
+def variants(knowledge):
+    """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation: the default config's
+    steps switched on one after the other."""
+    from clarion.dstc.models.pipeline import PipelineConfig
+    from clarion.respond.consensus import consensus_response as consensus
+    from clarion.respond.consensus import neighbour_response
+    from clarion.respond.follow_up import FOLLOW_UP
+
+    config = PipelineConfig()
+    faqs, full, default = _default_steps(knowledge, config)
+    overlap, cover = config.param("overlap_pool", "jaccard"), config.param("faq_cover", "cover")
+    names = knowledge.entity_names
+    compared = names if config.uses("comparisons") else None
     return {
         "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),
-        "consensus, no same-knowledge pool, no follow-up": lambda b, q, k, n, keys: consensus_response(
+        "consensus, no same-knowledge pool, no follow-up": lambda b, q, k, n, keys: consensus(
             b, q, k, n, (), follow_up=""
         ),
-        "consensus, no follow-up": lambda b, q, k, n, keys: consensus_response(b, q, k, n, keys, follow_up=""),
-        f"consensus, follow-up '{FOLLOW_UP}'": lambda b, q, k, n, keys: consensus_response(
+        "consensus, no follow-up": lambda b, q, k, n, keys: consensus(b, q, k, n, keys, follow_up=""),
+        f"consensus, follow-up '{FOLLOW_UP}'": lambda b, q, k, n, keys: consensus(
             b, q, k, n, keys, follow_up=FOLLOW_UP
         ),
-        "consensus, follow-up by domain": lambda b, q, k, n, keys: consensus_response(b, q, k, n, keys),
-        "consensus, + overlapping knowledge when none is exact": lambda b, q, k, n, keys: consensus_response(
-            b, q, k, n, keys, overlap=config.param("overlap_pool", "jaccard")
+        "consensus, follow-up by domain": lambda b, q, k, n, keys: consensus(b, q, k, n, keys),
+        "consensus, + overlapping knowledge when none is exact": lambda b, q, k, n, keys: consensus(
+            b, q, k, n, keys, overlap=overlap
         ),
-        "consensus, + the selected FAQ answers the body misses": lambda b, q, k, n, keys: consensus_response(
-            b,
-            q,
-            k,
-            n,
-            keys,
-            overlap=config.param("overlap_pool", "jaccard"),
-            faqs=faqs(keys),
-            faq_cover=config.param("faq_cover", "cover"),
+        "consensus, + the selected FAQ answers the body misses": lambda b, q, k, n, keys: consensus(
+            b, q, k, n, keys, overlap=overlap, faqs=faqs(keys), faq_cover=cover
         ),
         "consensus, + '... either of them?' for several entities": lambda b, q, k, n, keys: full(
             b, q, k, n, keys, None
         ),
         "consensus, + several entities answered by a comparison": lambda b, q, k, n, keys: full(
-            b, q, k, n, keys, knowledge.entity_names
+            b, q, k, n, keys, names
         ),
         "consensus, + no unselected entity named; none fits: the snippets": lambda b, q, k, n, keys: full(
-            b, q, k, n, keys, knowledge.entity_names if config.uses("comparisons") else None, config.uses("faithful")
+            b, q, k, n, keys, compared, config.uses("faithful")
         ),
         "consensus (default: + the relevance gate when none is exact)": default,
     }

@@ -770,3 +770,28 @@ def test_specific_words_are_in_the_knowledge_of_few_places():
     # "food" and "good" are in every place's knowledge; "overlooks" in 2 of 40 (5%); "it" is a stop word
     assert index.specific_words() == frozenset({"lake", "park", "overlooks"})
     assert index.words(("restaurant", 0)) >= {"lake", "overlooks", "food"}
+
+
+def test_a_format_2_model_is_upgraded_when_read(tiny_model, synthetic, tmp_path):
+    """Format 2 kept the selector's LightGBM text in state.json and had no classifier headers."""
+    import json
+
+    from clarion.classifier import array_text
+
+    directory = save_model(tiny_model, tmp_path / "m", "fp")
+    state = json.loads((directory / "state.json").read_text())
+    with np.load(directory / "arrays.npz") as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    selector = state["selector"]
+    assert selector.pop("classifier")["kind"] == "boosted-trees" and state["detector"].pop("classifier")
+    trees = sorted(k for k in arrays if k.startswith("selector_trees."))
+    selector["lgbm"] = [array_text(arrays.pop(k)) for k in trees]
+    state["format_version"] = 2
+    (directory / "state.json").write_text(json.dumps(state))
+    np.savez(directory / "arrays.npz", **arrays)
+    again = load_model(directory)
+    assert again.predict(synthetic) == tiny_model.predict(synthetic)
+    state["format_version"] = 7
+    (directory / "state.json").write_text(json.dumps(state))
+    with pytest.raises(ModelError, match="model format 7, expected 3"):
+        load_model(directory)
