@@ -78,7 +78,6 @@ def variants(knowledge):
     from clarion.dstc.models.pipeline import PipelineConfig
     from clarion.respond.consensus import consensus_response as consensus
     from clarion.respond.consensus import neighbour_response
-    from clarion.respond.follow_up import FOLLOW_UP
 
     config = PipelineConfig()
     faqs, full, default = _default_steps(knowledge, config)
@@ -91,8 +90,8 @@ def variants(knowledge):
             b, q, k, n, (), follow_up=""
         ),
         "consensus, no follow-up": lambda b, q, k, n, keys: consensus(b, q, k, n, keys, follow_up=""),
-        f"consensus, follow-up '{FOLLOW_UP}'": lambda b, q, k, n, keys: consensus(
-            b, q, k, n, keys, follow_up=FOLLOW_UP
+        "consensus, one follow-up for every domain": lambda b, q, k, n, keys: consensus(
+            b, q, k, n, keys, follow_up=b.closings.default
         ),
         "consensus, follow-up by domain": lambda b, q, k, n, keys: consensus(b, q, k, n, keys),
         "consensus, + overlapping knowledge when none is exact": lambda b, q, k, n, keys: consensus(
@@ -146,6 +145,7 @@ def val_part(model, meteor: bool) -> None:
             [bank.keys[t] for t in keep],
             bank.entity_names,
             None if bank.body_emb is None else bank.body_emb[keep],
+            bank.closings,  # learnt from every train response (as the model's are)
         )
         keys, name = sorted(bank.keys[j], key=str), display_name(bank.names[j])
         for variant, generate in generators.items():

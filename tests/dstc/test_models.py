@@ -15,6 +15,7 @@ from clarion.dstc.models.train import train
 from clarion.errors import InputError, ModelError
 from clarion.rerank.snippets import Selector
 from clarion.respond.consensus import NeighbourBank, neighbour_response
+from clarion.respond.follow_up import Closings
 from clarion.respond.names import display_name, swap_entity
 from clarion.respond.pool import mbr_choice
 from clarion.respond.template import Selected, snippets_response, template_response, third_person
@@ -680,10 +681,11 @@ def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers()
     index = SimpleNamespace(knowledge=SimpleNamespace(entity_names={("hotel", 29): "THE LENSFIELD"}))
     model = SimpleNamespace(
         config=PipelineConfig(),
-        _faq_label=DstcModel._faq_label,
+        bank=SimpleNamespace(closings=Closings()),
         _other_places_faqs=DstcModel._other_places_faqs,
         _no_answer=DstcModel._no_answer,
     )
+    model._faq_label = lambda *args: DstcModel._faq_label(model, *args)
     model._faq_answer = lambda *args: DstcModel._faq_answer(model, *args)
     pets = unit([[0.53, 0.848, 0]])[0]
     label, pool = DstcModel._apology(model, index, [("hotel", 29)], rule, pets, [review, dog])
@@ -719,7 +721,10 @@ def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it()
     palace = Snippet("restaurant", 8, 0, 0, "review", "", "Korma Palace was quiet.", "KORMA PALACE")
     assert DstcModel._dish_snippets(index, [palace, dishes], "Is the korma good?", tracker) == [dishes]  # a name's
     # instead of "I could not find any information about that": the place's reviews naming the dish
-    model = SimpleNamespace(config=PipelineConfig(), _dish_snippets=DstcModel._dish_snippets)
+    closings = Closings({"restaurant": "Would you like to make a reservation?"})
+    model = SimpleNamespace(
+        config=PipelineConfig(), bank=SimpleNamespace(closings=closings), _dish_snippets=DstcModel._dish_snippets
+    )
     model._reported = lambda *args: DstcModel._reported(model, *args)
     label, _ = DstcModel._apology(model, index, [("restaurant", 7)], None, None, [portions, dishes], "Is the korma ok?")
     assert label.knowledge == (dishes.key,)

@@ -41,7 +41,8 @@ class ReviewAnswers:
         """The answer about ``keys`` that puts ``snippets`` into reported speech (:func:`snippets_response`), with the
         follow-up question for ``keys``."""
         answer = snippets_response(snippets, index.knowledge.entity_names)
-        return Label(True, tuple(keys), closed(answer, follow_up_for(keys, self.config.uses("entity_follow_up"))))
+        question = follow_up_for(keys, self.config.uses("entity_follow_up"), self.bank.closings)
+        return Label(True, tuple(keys), closed(answer, question, self.bank.closings))
 
     @staticmethod
     def _dish_snippets(
@@ -108,4 +109,6 @@ class ReviewAnswers:
         else:
             found = praises(index.snippets(entity))
             body = upsides_response(name, found)
-        return Label(True, tuple(s.key for s in found), closed(body, follow_up_for([entity])))
+        closings = self.bank.closings
+        question = follow_up_for([entity], False, closings)
+        return Label(True, tuple(s.key for s in found), closed(body, question, closings))

@@ -23,19 +23,23 @@ from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.errors import InputError, ModelError
 from clarion.rerank.snippets import Selector
 from clarion.respond.consensus import NeighbourBank
+from clarion.respond.follow_up import Closings
 from clarion.respond.lm import WEIGHTS
 from clarion.store import is_complete, read_meta, write_meta, writing
 
 STATE, ARRAYS = "state.json", "arrays.npz"
 FORMAT_VERSION = 3
 """3: the detector's and the selector's classifiers saved by :mod:`clarion.classifier` (a header each, every weight
-in ``arrays.npz``); 2 kept the selector's LightGBM text in ``state.json``; 1 had one configuration field per rule.
-Older formats are upgraded when read (:func:`upgraded`)."""
+in ``arrays.npz``), and the closing questions learnt from the training responses (the bank's ``closings``,
+:class:`~clarion.respond.follow_up.Closings`); 2 kept the selector's LightGBM text in ``state.json`` and had no
+closings (they are learnt from its saved responses when it is read); 1 had one configuration field per rule. Older
+formats are upgraded when read (:func:`upgraded`)."""
 
 
 def upgraded(state: dict, arrays: dict[str, np.ndarray]) -> dict:
     """``state`` in the current format (``arrays`` updated with it): format 1's configuration gets its rules listed by
-    name and loses the settings of removed rules (the detector's FAQ glossary); format 2's classifiers get headers."""
+    name and loses the settings of removed rules (the detector's FAQ glossary); format 2's classifiers get headers and
+    its bank the closing questions of its responses."""
     version = state.get("format_version")
     if version == FORMAT_VERSION:
         return state
@@ -52,7 +56,10 @@ def upgraded(state: dict, arrays: dict[str, np.ndarray]) -> dict:
     from clarion.rerank import snippets
 
     detector, selector = knowledge.upgraded_state(state["detector"]), snippets.upgraded_state(state["selector"], arrays)
-    return {**state, "format_version": FORMAT_VERSION, "detector": detector, "selector": selector}
+    bank = state["bank"]
+    closings = Closings.learn(bank["responses"], [[tuple(k) for k in keys] for keys in bank.get("keys", [])])
+    bank = {**bank, "closings": closings.to_json()}
+    return {**state, "format_version": FORMAT_VERSION, "detector": detector, "selector": selector, "bank": bank}
 
 
 def save_model(
@@ -80,6 +87,7 @@ def save_model(
             "names": model.bank.names,
             "keys": [sorted(keys, key=str) for keys in model.bank.keys],
             "entity_names": [[*entity, name] for entity, name in sorted(model.bank.entity_names.items(), key=str)],
+            "closings": model.bank.closings.to_json(),
         },
     }
     with writing(directory) as directory:
@@ -121,6 +129,7 @@ def load_model(directory: str | Path) -> DstcModel:
             [frozenset(tuple(k) for k in keys) for keys in state["bank"].get("keys", [])],
             {(d, e): name for d, e, name in state["bank"].get("entity_names", [])},  # absent in older models
             arrays.get("bank_body"),  # absent in models trained before the relevance gate
+            Closings.from_json(state["bank"]["closings"]),
         )
         return DstcModel(
             PipelineConfig.from_json(state["config"]),

@@ -233,8 +233,11 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
             for i, candidates in zip(turns, generated, strict=True):
                 pool = pools[i]
                 keys = out[i].knowledge
-                follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"))
-                response = lm_consensus_response(candidates, pool.bodies, pool.weights, keys, weight, follow_up)
+                closings = self.bank.closings
+                follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"), closings)
+                response = lm_consensus_response(
+                    candidates, pool.bodies, pool.weights, keys, weight, follow_up, closings
+                )
                 out[i] = Label(True, out[i].knowledge, response)
 
     def _answer(
