@@ -54,7 +54,7 @@ def _default_steps(knowledge, config):
             knowledge_emb,
             name,
             keys,
-            follow_up=follow_up_for(keys, config.uses("entity_follow_up")),
+            follow_up=follow_up_for(keys, config.uses("entity_follow_up"), bank.closings),
             overlap=config.param("overlap_pool", "jaccard"),
             faqs=faqs(keys),
             faq_cover=config.param("faq_cover", "cover"),
