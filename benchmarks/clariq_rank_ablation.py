@@ -16,6 +16,28 @@ import argparse
 import os
 
 
+def encoder_rows(ranker, data, topics, score_run) -> list[tuple[str, dict[str, float]]]:
+    """Rows of the ranker's own encoders as dense retrievers, alone and together (mean cosine)."""
+    from clarion.clariq.baselines import bank_pool, top_k_run
+    from clarion.retrieve.dense import DenseIndex, members
+    from clarion.retrieve.packaged import PACKAGED
+
+    ids, texts = bank_pool(data)
+    parts = members(ranker.context.encoder)
+    encoders = [
+        (m, f"dense (zero-shot {m})" if m in PACKAGED else "dense (MiniLM fine-tuned on train)")
+        for m in parts
+        if m is not None  # the zero-shot MiniLM is the baseline above
+    ]
+    if len(parts) > 1:
+        encoders.append((ranker.context.encoder, "dense (the ranker's two encoders, mean cosine)"))
+    rows = []
+    for encoder, name in encoders:
+        scores = DenseIndex(ids, texts, name="clariq-bank", encoder=encoder).scores([t.request for t in topics])
+        rows.append((name, score_run(top_k_run([t.id for t in topics], ids, scores))))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
@@ -24,14 +46,12 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.baselines import bank_pool, rank_bm25, rank_dense, top_k_run
-    from clarion.clariq.ranker import insert_no_question
+    from clarion.clariq.baselines import rank_bm25, rank_dense
+    from clarion.clariq.ranker_context import insert_no_question
     from clarion.clariq.train import load_ranker
     from clarion.data.clariq import ClariQ
     from clarion.data.trec import RunRow
     from clarion.evaluate.clariq_official import question_relevance
-    from clarion.retrieve.dense import DenseIndex, members
-    from clarion.retrieve.packaged import PACKAGED
 
     data = ClariQ.load()
     labels, topics = data.labels("dev"), data.topics("dev")
@@ -51,18 +71,7 @@ def main() -> None:
     table = []
     for name, method in (("BM25", rank_bm25), ("dense (zero-shot MiniLM)", rank_dense)):
         table.append((name, score_run(method(topics, data, ("train",)))))
-    ids, texts = bank_pool(data)
-    parts = members(ranker.context.encoder)
-    encoders = [
-        (m, f"dense (zero-shot {m})" if m in PACKAGED else "dense (MiniLM fine-tuned on train)")
-        for m in parts
-        if m is not None  # the zero-shot MiniLM is the baseline above
-    ]
-    if len(parts) > 1:
-        encoders.append((ranker.context.encoder, "dense (the ranker's two encoders, mean cosine)"))
-    for encoder, name in encoders:  # the ranker's own encoders, alone and together
-        scores = DenseIndex(ids, texts, name="clariq-bank", encoder=encoder).scores(requests)
-        table.append((name, score_run(top_k_run([t.id for t in topics], ids, scores))))
+    table += encoder_rows(ranker, data, topics, score_run)
     slot = ranker.no_question_at
     stages = [("first", None, "first stage"), ("lambdamart", None, "LambdaMART stage 1")]
     stages += [("full", n, f"+ stages 2..{n}") for n in range(2, len(ranker.models) + 1)]

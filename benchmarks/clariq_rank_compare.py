@@ -49,7 +49,7 @@ def averaged(evaluations):
 def seeded_configs(parser, named: dict[str, dict], lambdamart_seeds, finetune_seeds) -> dict:
     """``(name, LightGBM seed, fine-tune seed) -> RankerConfig`` for each named set of overrides; a bad field is a
     usage error of ``parser`` naming the option."""
-    from clarion.clariq.ranker import RankerConfig
+    from clarion.clariq.ranker_config import RankerConfig
     from clarion.errors import InputError
 
     configs = {}

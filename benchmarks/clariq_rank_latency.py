@@ -33,7 +33,7 @@ def main() -> None:
     import torch
 
     from clarion.clariq.clarifier import Clarifier
-    from clarion.clariq.ranker import SNAP
+    from clarion.clariq.ranker_route import SNAP
     from clarion.clariq.train import DEFAULT_SPLITS, default_model_dir, train_models
     from clarion.data.clariq import ClariQ
     from clarion.store import read_meta

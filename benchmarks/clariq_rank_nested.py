@@ -49,6 +49,29 @@ def nested_held_out(data, config, outer: int = 5, outer_seed: int = 7, report=No
     return Evaluation({m: sum(v.values()) / len(v) for m, v in per_query.items()}, per_query)
 
 
+def summary(named, results, paired: bool) -> None:
+    """The nested estimates per config with their intervals, and the paired difference of the variant."""
+    from clarion.evaluate.result import paired_difference
+
+    print("\n| config | cut-off | nested estimate | 95% interval |")
+    print("|---|---|---|---|")
+    for name in named:
+        mean = averaged(results[name])
+        for metric in CUTOFFS:
+            interval = mean.bootstrap(metric)
+            print(f"| {name} | {metric} | {mean[metric]:.4f} | {interval.low:.4f} to {interval.high:.4f} |")
+    if paired:
+        base, var = averaged(results["baseline"]), averaged(results["variant"])
+        print("\n| cut-off | baseline | variant | difference, paired per topic (95% interval) |")
+        print("|---|---|---|---|")
+        for metric in CUTOFFS:
+            diff = paired_difference(base, var, metric)
+            print(
+                f"| {metric} | {base[metric]:.4f} | {var[metric]:.4f} "
+                f"| {diff.value:+.4f} ({diff.low:+.4f} to {diff.high:+.4f}) |"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", type=overrides, default=None, help="RankerConfig overrides to pair (JSON)")
@@ -64,7 +87,6 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     from clarion.data.clariq import ClariQ
-    from clarion.evaluate.result import paired_difference
     from clarion.store import cpu_model
 
     named = {"baseline": args.baseline, **({"variant": args.variant} if args.variant is not None else {})}
@@ -100,23 +122,7 @@ def main() -> None:
             flush=True,
         )
 
-    print("\n| config | cut-off | nested estimate | 95% interval |")
-    print("|---|---|---|---|")
-    for name in named:
-        mean = averaged(results[name])
-        for metric in CUTOFFS:
-            interval = mean.bootstrap(metric)
-            print(f"| {name} | {metric} | {mean[metric]:.4f} | {interval.low:.4f} to {interval.high:.4f} |")
-    if args.variant is not None:
-        base, var = averaged(results["baseline"]), averaged(results["variant"])
-        print("\n| cut-off | baseline | variant | difference, paired per topic (95% interval) |")
-        print("|---|---|---|---|")
-        for metric in CUTOFFS:
-            diff = paired_difference(base, var, metric)
-            print(
-                f"| {metric} | {base[metric]:.4f} | {var[metric]:.4f} "
-                f"| {diff.value:+.4f} ({diff.low:+.4f} to {diff.high:+.4f}) |"
-            )
+    summary(named, results, args.variant is not None)
 
 
 if __name__ == "__main__":

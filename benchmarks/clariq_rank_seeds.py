@@ -65,7 +65,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.ranker import RankerConfig
+    from clarion.clariq.ranker_config import RankerConfig
     from clarion.data.clariq import ClariQ
     from clarion.store import cpu_model
 

@@ -27,26 +27,88 @@ import argparse
 import os
 
 
+def snapping(ranker, labels, topics, embeddings, thresholds) -> None:
+    """How close each description is to its own request and to the nearest other known one; per threshold the
+    share that snaps, to its own request, and with its own request left out of the pool."""
+    import numpy as np
+
+    index = {text: i for i, text in enumerate(ranker.context.pool_texts)}
+    sims = embeddings @ ranker.route_pool.T
+    rows = np.arange(len(topics))
+    own = np.asarray([index[labels.requests[t]] for t in topics])
+    cos_own = sims[rows, own]
+    others = sims.copy()
+    others[rows, own] = -np.inf
+    cos_other = others.max(axis=1)
+    to_own = sims.argmax(axis=1) == own
+    print(f"nearest known request is their own: {to_own.mean():.3f}")
+    low, high = np.percentile(cos_own, 10), np.percentile(cos_other, 90)
+    print(
+        f"  cosine to own request: median {np.median(cos_own):.3f} (10th percentile {low:.3f});"
+        f" to the nearest other: median {np.median(cos_other):.3f} (90th {high:.3f})"
+    )
+    print("  threshold  snapped  of them to own  snapped with own left out")
+    for tau in thresholds:
+        snap = sims.max(axis=1) >= tau
+        right = to_own[snap].mean() if snap.any() else float("nan")
+        print(f"  {tau:9.2f}  {snap.mean():7.3f}  {right:13.3f}  {(cos_other >= tau).mean():25.3f}")
+
+
+def show(name: str, rankings: list[list[tuple[str, float]]], topics, labels) -> None:
+    """One row: the official Recall@5/10/20/30 of ``rankings`` (best first, one per topic)."""
+    from clarion.data.trec import RunRow
+    from clarion.evaluate.clariq_official import question_relevance
+
+    pairs_of = zip(topics, rankings, strict=True)
+    run = [RunRow(t, q, i + 1, -float(i), "x") for t, pairs in pairs_of for i, (q, _) in enumerate(pairs)]
+    m = question_relevance(labels.questions, run).means
+    print(f"  {name:60s} " + "  ".join(f"{m[f'Recall{k}']:.4f}" for k in (5, 10, 20, 30)))
+
+
+def routes(ranker, labels, topics, descs, embeddings, thresholds) -> None:
+    """The Recall rows of the descriptions under ``rank``'s options and over the whole bank."""
+    from clarion.clariq.ranker_context import insert_no_question
+    from clarion.clariq.ranker_route import FOREIGN, PROPAGATE, SNAP
+
+    own_requests = [labels.requests[t] for t in topics]
+    print("  descriptions ranked                                          R@5     R@10    R@20    R@30")
+    for name, texts, options in (
+        ("through the pipeline as new topics (no snap, no whole bank)", descs, {"snap": None, "open_bank": False}),
+        (f"snapping at {SNAP}, the rest through the pipeline", descs, {"open_bank": False}),
+        ("no snapping: the whole bank for all but exact known requests", descs, {"snap": None}),
+        (f"default: snapping at {SNAP}, the rest over the whole bank", descs, {}),
+        *(
+            (f"  snapping at {tau}, the rest over the whole bank", descs, {"snap": tau})
+            for tau in thresholds
+            if tau != SNAP
+        ),
+        ("(the topics' own requests, through the pipeline)", own_requests, {}),
+    ):
+        show(name, ranker.rank(texts, k=30, **options), topics, labels)
+    for foreign, propagate in (
+        *((f, 0.0) for f in sorted({0.0, 0.05, FOREIGN, 0.2})),
+        *((FOREIGN, w) for w in sorted({0.25, PROPAGATE, 1.0})),
+    ):
+        ranked = ranker.whole_bank(descs, embeddings, foreign=foreign, propagate=propagate)
+        name = f"  all over the whole bank, foreign-word penalty {foreign}, propagation {propagate}"
+        show(name, [insert_no_question(pairs, ranker.no_question_at)[:30] for pairs in ranked], topics, labels)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import numpy as np
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.ranker import FOREIGN, PROPAGATE, SNAP, insert_no_question
+    from clarion.clariq.ranker_route import SNAP
     from clarion.clariq.train import load_ranker
     from clarion.data.clariq import ClariQ
-    from clarion.data.trec import RunRow
-    from clarion.evaluate.clariq_official import question_relevance
     from clarion.retrieve.dense import encode_queries
 
     data = ClariQ.load()
     ranker = load_ranker(data, ("train",))
-    pool = ranker.context.pool_texts
-    index = {text: i for i, text in enumerate(pool)}
     thresholds = sorted({0.6, 0.65, 0.7, SNAP, 0.8, 0.85})
     print(f"model trained on train only; SNAP = {SNAP}")
     for split in ("train", "dev"):
@@ -54,58 +116,9 @@ def main() -> None:
         topics = list(labels.requests)
         descs = [labels.topic_desc[t] for t in topics]
         embeddings = encode_queries(descs, encoder=ranker.route_encoder)  # routing reads this encoder alone
-        sims = embeddings @ ranker.route_pool.T
-        rows = np.arange(len(topics))
-        own = np.asarray([index[labels.requests[t]] for t in topics])
-        cos_own = sims[rows, own]
-        others = sims.copy()
-        others[rows, own] = -np.inf
-        cos_other = others.max(axis=1)
-        to_own = sims.argmax(axis=1) == own
-        print(f"\n{split}: {len(topics)} topic descriptions; nearest known request is their own: {to_own.mean():.3f}")
-        low, high = np.percentile(cos_own, 10), np.percentile(cos_other, 90)
-        print(
-            f"  cosine to own request: median {np.median(cos_own):.3f} (10th percentile {low:.3f});"
-            f" to the nearest other: median {np.median(cos_other):.3f} (90th {high:.3f})"
-        )
-        print("  threshold  snapped  of them to own  snapped with own left out")
-        for tau in thresholds:
-            snap = sims.max(axis=1) >= tau
-            right = to_own[snap].mean() if snap.any() else float("nan")
-            print(f"  {tau:9.2f}  {snap.mean():7.3f}  {right:13.3f}  {(cos_other >= tau).mean():25.3f}")
-
-        def show(name: str, rankings: list[list[tuple[str, float]]], topics=topics, labels=labels) -> None:
-            """One row: the official Recall@5/10/20/30 of ``rankings`` (best first, one per topic)."""
-            run = [
-                RunRow(t, q, i + 1, -float(i), "x")
-                for t, pairs in zip(topics, rankings, strict=True)
-                for i, (q, _) in enumerate(pairs)
-            ]
-            m = question_relevance(labels.questions, run).means
-            print(f"  {name:60s} " + "  ".join(f"{m[f'Recall{k}']:.4f}" for k in (5, 10, 20, 30)))
-
-        own_requests = [labels.requests[t] for t in topics]
-        print("  descriptions ranked                                          R@5     R@10    R@20    R@30")
-        for name, texts, options in (
-            ("through the pipeline as new topics (no snap, no whole bank)", descs, {"snap": None, "open_bank": False}),
-            (f"snapping at {SNAP}, the rest through the pipeline", descs, {"open_bank": False}),
-            ("no snapping: the whole bank for all but exact known requests", descs, {"snap": None}),
-            (f"default: snapping at {SNAP}, the rest over the whole bank", descs, {}),
-            *(
-                (f"  snapping at {tau}, the rest over the whole bank", descs, {"snap": tau})
-                for tau in thresholds
-                if tau != SNAP
-            ),
-            ("(the topics' own requests, through the pipeline)", own_requests, {}),
-        ):
-            show(name, ranker.rank(texts, k=30, **options))
-        for foreign, propagate in (
-            *((f, 0.0) for f in sorted({0.0, 0.05, FOREIGN, 0.2})),
-            *((FOREIGN, w) for w in sorted({0.25, PROPAGATE, 1.0})),
-        ):
-            ranked = ranker.whole_bank(descs, embeddings, foreign=foreign, propagate=propagate)
-            name = f"  all over the whole bank, foreign-word penalty {foreign}, propagation {propagate}"
-            show(name, [insert_no_question(pairs, ranker.no_question_at)[:30] for pairs in ranked])
+        print(f"\n{split}: {len(topics)} topic descriptions; ", end="")
+        snapping(ranker, labels, topics, embeddings, thresholds)
+        routes(ranker, labels, topics, descs, embeddings, thresholds)
 
 
 if __name__ == "__main__":

@@ -32,30 +32,21 @@ import time
 import numpy as np
 
 
-def variants(knowledge):
-    """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation."""
-    from clarion.dstc.models.entities import EntityTracker
-    from clarion.dstc.models.generate import (
-        FOLLOW_UP,
-        consensus_response,
-        faq_answers,
-        follow_up_for,
-        neighbour_response,
-        snippets_response,
-    )
-    from clarion.dstc.models.pipeline import PipelineConfig
+def _default_steps(knowledge, config):
+    """``(faqs, full, default)``: the selected FAQs' answers of some keys, the consensus generator with every step
+    of the default ``config`` (the comparisons, ``faithful`` and the relevance gate switchable), and the default."""
+    from clarion.dialogue.entities import EntityTracker
+    from clarion.respond.consensus import consensus_response
+    from clarion.respond.faq_answers import faq_answers
+    from clarion.respond.follow_up import follow_up_for
+    from clarion.respond.template import snippets_response
 
-    config = PipelineConfig()
+    tracker = EntityTracker.from_knowledge(knowledge)
 
     def faqs(keys):
         return faq_answers([knowledge.snippet(key) for key in keys])
 
-    tracker = EntityTracker.from_knowledge(knowledge)
-
     def full(bank, query, knowledge_emb, name, keys, entity_names, faithful=False, relevance=None):
-        """Every step of the default config, the comparisons (``entity_names``), ``faithful`` and the relevance gate
-        on or off."""
-        follow_up = follow_up_for(keys, config.uses("entity_follow_up"))
         snippets = [knowledge.snippet(key) for key in keys]
         return consensus_response(
             bank,
@@ -63,7 +54,7 @@ def variants(knowledge):
             knowledge_emb,
             name,
             keys,
-            follow_up=follow_up,
+            follow_up=follow_up_for(keys, config.uses("entity_follow_up"), bank.closings),
             overlap=config.param("overlap_pool", "jaccard"),
             faqs=faqs(keys),
             faq_cover=config.param("faq_cover", "cover"),
@@ -75,48 +66,48 @@ def variants(knowledge):
 
     def default(bank, query, knowledge_emb, name, keys):
         names = knowledge.entity_names if config.uses("comparisons") else None
-        return full(
-            bank,
-            query,
-            knowledge_emb,
-            name,
-            keys,
-            names,
-            config.uses("faithful"),
-            config.param("relevance_gate", "margin"),
-        )
+        gate = config.param("relevance_gate", "margin")
+        return full(bank, query, knowledge_emb, name, keys, names, config.uses("faithful"), gate)
 
+    return faqs, full, default
+
+
+def variants(knowledge):
+    """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation: the default config's
+    steps switched on one after the other."""
+    from clarion.dstc.models.pipeline import PipelineConfig
+    from clarion.respond.consensus import consensus_response as consensus
+    from clarion.respond.consensus import neighbour_response
+
+    config = PipelineConfig()
+    faqs, full, default = _default_steps(knowledge, config)
+    overlap, cover = config.param("overlap_pool", "jaccard"), config.param("faq_cover", "cover")
+    names = knowledge.entity_names
+    compared = names if config.uses("comparisons") else None
     return {
         "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),
-        "consensus, no same-knowledge pool, no follow-up": lambda b, q, k, n, keys: consensus_response(
+        "consensus, no same-knowledge pool, no follow-up": lambda b, q, k, n, keys: consensus(
             b, q, k, n, (), follow_up=""
         ),
-        "consensus, no follow-up": lambda b, q, k, n, keys: consensus_response(b, q, k, n, keys, follow_up=""),
-        f"consensus, follow-up '{FOLLOW_UP}'": lambda b, q, k, n, keys: consensus_response(
-            b, q, k, n, keys, follow_up=FOLLOW_UP
+        "consensus, no follow-up": lambda b, q, k, n, keys: consensus(b, q, k, n, keys, follow_up=""),
+        "consensus, one follow-up for every domain": lambda b, q, k, n, keys: consensus(
+            b, q, k, n, keys, follow_up=b.closings.default
         ),
-        "consensus, follow-up by domain": lambda b, q, k, n, keys: consensus_response(b, q, k, n, keys),
-        "consensus, + overlapping knowledge when none is exact": lambda b, q, k, n, keys: consensus_response(
-            b, q, k, n, keys, overlap=config.param("overlap_pool", "jaccard")
+        "consensus, follow-up by domain": lambda b, q, k, n, keys: consensus(b, q, k, n, keys),
+        "consensus, + overlapping knowledge when none is exact": lambda b, q, k, n, keys: consensus(
+            b, q, k, n, keys, overlap=overlap
         ),
-        "consensus, + the selected FAQ answers the body misses": lambda b, q, k, n, keys: consensus_response(
-            b,
-            q,
-            k,
-            n,
-            keys,
-            overlap=config.param("overlap_pool", "jaccard"),
-            faqs=faqs(keys),
-            faq_cover=config.param("faq_cover", "cover"),
+        "consensus, + the selected FAQ answers the body misses": lambda b, q, k, n, keys: consensus(
+            b, q, k, n, keys, overlap=overlap, faqs=faqs(keys), faq_cover=cover
         ),
         "consensus, + '... either of them?' for several entities": lambda b, q, k, n, keys: full(
             b, q, k, n, keys, None
         ),
         "consensus, + several entities answered by a comparison": lambda b, q, k, n, keys: full(
-            b, q, k, n, keys, knowledge.entity_names
+            b, q, k, n, keys, names
         ),
         "consensus, + no unselected entity named; none fits: the snippets": lambda b, q, k, n, keys: full(
-            b, q, k, n, keys, knowledge.entity_names if config.uses("comparisons") else None, config.uses("faithful")
+            b, q, k, n, keys, compared, config.uses("faithful")
         ),
         "consensus (default: + the relevance gate when none is exact)": default,
     }
@@ -131,8 +122,9 @@ def score(hyps, refs, meteor: bool, weight: float = 1.0) -> dict[str, float]:
 def val_part(model, meteor: bool) -> None:
     from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.models.generate import NeighbourBank, display_name
     from clarion.dstc.split import dialogue_ids, split_dataset
+    from clarion.respond.consensus import NeighbourBank
+    from clarion.respond.names import display_name
 
     train = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
     turns = [i for i, lab in enumerate(train.labels) if lab.target and lab.knowledge]
@@ -153,6 +145,7 @@ def val_part(model, meteor: bool) -> None:
             [bank.keys[t] for t in keep],
             bank.entity_names,
             None if bank.body_emb is None else bank.body_emb[keep],
+            bank.closings,  # learnt from every train response (as the model's are)
         )
         keys, name = sorted(bank.keys[j], key=str), display_name(bank.names[j])
         for variant, generate in generators.items():
@@ -166,9 +159,9 @@ def oof_part(meteor: bool, folds: int = 5) -> None:
     from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
     from clarion.dstc.models.default import default_config
-    from clarion.dstc.models.generate import Generator
     from clarion.dstc.models.train import train
     from clarion.dstc.split import dialogue_folds, split_dataset
+    from clarion.respond.consensus import Generator
 
     data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
     fold = np.array(dialogue_folds(data.contexts, folds))
@@ -195,8 +188,8 @@ def oof_part(meteor: bool, folds: int = 5) -> None:
 def dev_part(model, meteor: bool, resamples: int = 0) -> None:
     from clarion.data.dstc import load_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.models.generate import Generator
     from clarion.dstc.split import split_dataset
+    from clarion.respond.consensus import Generator
 
     dev = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "dev")
     print(f"dev: {len(dev.contexts)} contexts, predicted detection / entity / snippets")

@@ -8,8 +8,8 @@ import pytest
 
 import clarion.bounds
 from clarion.bounds import FLAG, Bound, as_choice
-from clarion.dstc.models.generate import Generator
 from clarion.errors import InputError
+from clarion.respond.consensus import Generator
 
 
 def test_the_module_examples_hold():

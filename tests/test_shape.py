@@ -12,7 +12,19 @@ from clarion.dstc.models.config import PipelineConfig
 from clarion.rules import RULES, default_rules
 
 SRC = Path(clarion.__file__).parent
-STAGE_TREE = ["dstc", "respond", "dialogue", "detect", "rerank", "retrieve", "text.py", "rules.py", "store.py"]
+STAGE_TREE = [
+    "dstc",
+    "respond",
+    "dialogue",
+    "detect",
+    "rerank",
+    "retrieve",
+    "clariq",
+    "text.py",
+    "rules.py",
+    "store.py",
+    "classifier.py",
+]
 
 
 def _modules():

@@ -194,3 +194,14 @@ def test_unknown_splits_are_rejected():
 def test_splits_come_in_one_order_so_one_model_serves_both_spellings():
     assert check_splits(["dev", "train"]) == check_splits(["train", "dev", "train"]) == ("train", "dev")
     assert check_splits([" test", "train "]) == ("train", "test")
+
+
+def test_a_model_saved_before_classifier_headers_loads_the_same(model, dev_requests, tmp_path):
+    import json
+
+    directory = model.save(tmp_path / "need")
+    state = json.loads((directory / "need.json").read_text())
+    assert state.pop("classifier")["kind"] == model.config.classifier
+    (directory / "need.json").write_text(json.dumps(state))
+    loaded = NeedModel.load(directory)
+    np.testing.assert_array_equal(loaded.predict_proba(dev_requests), model.predict_proba(dev_requests))

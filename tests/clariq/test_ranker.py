@@ -14,16 +14,11 @@ import pytest
 
 from clarion.clariq.clarifier import Clarifier
 from clarion.clariq.constants import MAX_REQUEST_CHARS, MIN_DEPTH, NO_QUESTION, validate_request
-from clarion.clariq.ranker import (
-    ENCODER_DIR,
-    FOREIGN,
-    PROPAGATE,
-    SNAP,
-    Context,
-    QuestionRanker,
-    RankerConfig,
-    insert_no_question,
-)
+from clarion.clariq.ranker import QuestionRanker
+from clarion.clariq.ranker_config import RankerConfig
+from clarion.clariq.ranker_context import Context, insert_no_question
+from clarion.clariq.ranker_io import ENCODER_DIR
+from clarion.clariq.ranker_route import FOREIGN, PROPAGATE, SNAP
 from clarion.clariq.ranker_training import assign_folds, fit_ranker
 from clarion.errors import InputError, ModelError
 from clarion.rerank.features import FORMS, question_form

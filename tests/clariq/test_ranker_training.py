@@ -13,7 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from clarion.clariq.clarifier import Clarifier
-from clarion.clariq.ranker import QuestionRanker, RankerConfig
+from clarion.clariq.ranker import QuestionRanker
+from clarion.clariq.ranker_config import RankerConfig
 from clarion.clariq.ranker_training import fit_ranker
 from clarion.clariq.train import train_models
 from clarion.cli import app

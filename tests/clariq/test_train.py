@@ -7,7 +7,7 @@ from dataclasses import asdict
 import pytest
 
 from clarion.clariq.need import NeedConfig
-from clarion.clariq.ranker import RankerConfig
+from clarion.clariq.ranker_config import RankerConfig
 from clarion.clariq.train import pipeline_config
 
 

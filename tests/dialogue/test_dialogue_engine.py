@@ -119,8 +119,8 @@ class FakeGrounder:
     """Grounder.respond for three kinds of turn (its public Reply type)."""
 
     def respond(self, dialogue):
+        from clarion.data.dstc import Snippet
         from clarion.dstc.assistant import Reply
-        from clarion.dstc.io import Snippet
 
         text = dialogue[-1]["text"].lower()
         assert all(t["speaker"] in ("U", "S") for t in dialogue)

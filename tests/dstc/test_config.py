@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 
 from clarion.detect.knowledge import DetectConfig
-from clarion.dstc.models.generate import Generator
 from clarion.dstc.models.modeldir import STATE, load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.errors import InputError, ModelError
 from clarion.rerank.snippets import SelectConfig, SelectModel
+from clarion.respond.consensus import Generator
 from clarion.respond.lm import LmConfig
 
 

@@ -361,7 +361,7 @@ def test_the_outranking_faq_answers_turns_the_gated_rule_did_not_flag(dense_mode
     answered = model.predict(data, prepared=prepared)[0]  # the FAQ's own answer
     assert (
         answered.knowledge == (pets.key,)
-        and answered.response == "Pets are not allowed. Would you like to book a room?"
+        and answered.response == f"Pets are not allowed. {model.bank.closings.for_keys([pets.key])}"
     )
     monkeypatch.delitem(model.config.rules, "faq_outranks_memory")
     assert model.predict(data, prepared=prepared)[0].response != answered.response  # the selector's answer
@@ -396,7 +396,8 @@ def test_the_outranking_faq_may_be_farther_than_the_rules_answers(dense_model, t
     monkeypatch.setattr(model.detector.config, "threshold", -1.0)  # every turn is knowledge-seeking
     answered = model.predict(data)[0]
     assert [faq.title for faq in offered] == [question]
-    assert answered.response == "The staff speak English and French. Would you like to book a room?"
+    closing = model.bank.closings.for_keys(answered.knowledge)
+    assert answered.response == f"The staff speak English and French. {closing}"
     monkeypatch.setattr(faq_choice, "OUTRANKING_FAQ_COSINE", faq_rule.ENTITY_FAQ_COSINE)
     assert model.predict(data)[0].response != answered.response and offered[-1] is None
 
@@ -418,7 +419,8 @@ def test_an_unsure_choice_may_be_outranked_by_a_farther_faq_too(dense_model, tmp
     assert model.config.uses("unsure_outranking")
     answered = model.predict(data)[0]
     assert [faq.title for faq in offered] == [question]
-    assert answered.response == "The staff speak English and French. Would you like to book a room?"
+    closing = model.bank.closings.for_keys(answered.knowledge)
+    assert answered.response == f"The staff speak English and French. {closing}"
     monkeypatch.delitem(model.config.rules, "unsure_outranking")
     assert model.predict(data)[0].response != answered.response and len(offered) == 1  # not asked
     assert not PipelineConfig.from_json({}).uses("unsure_outranking")  # models trained before it

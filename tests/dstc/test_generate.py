@@ -10,52 +10,54 @@ import pytest
 from dstc_synthetic import write_synthetic
 
 from clarion.data.dstc import Snippet, load_dataset
-from clarion.dstc.models.entities import EntityTracker
-from clarion.dstc.models.generate import (
-    FOLLOW_UP,
-    FOLLOW_UP_MANY,
-    FOLLOW_UP_OTHER,
-    FOLLOW_UP_TWO,
-    FOLLOW_UPS,
-    Generator,
-    NeighbourBank,
-    Pool,
-    Selected,
-    agreeing,
-    asks_open,
-    aspect_holders,
-    body_texts,
-    closed,
-    consensus_choice,
-    consensus_pool,
-    consensus_response,
-    contradicts,
-    dishes,
-    display_name,
-    entity_renames,
-    faq_answers,
-    follow_up_for,
-    foreign_details,
-    lm_consensus_response,
-    mbr_weighted,
-    negated,
-    ngram_utility,
-    refuses_reservations,
-    respelled,
-    snippets_response,
-    split_follow_up,
-    swap_entities,
-    swap_entity,
-    template_response,
-    with_detail_penalty,
-    with_faq_answers,
-    without_joined_question,
-    without_polar_opener,
-    yes_to_the_opposite,
-)
+from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
+from clarion.respond.consensus import (
+    Generator,
+    NeighbourBank,
+    body_texts,
+    consensus_choice,
+    consensus_pool,
+    consensus_response,
+    lm_consensus_response,
+)
+from clarion.respond.faq_answers import (
+    agreeing,
+    asks_open,
+    contradicts,
+    dishes,
+    faq_answers,
+    with_faq_answers,
+    without_polar_opener,
+    yes_to_the_opposite,
+)
+from clarion.respond.follow_up import (
+    FOLLOW_UP_MANY,
+    FOLLOW_UP_OTHER,
+    FOLLOW_UP_TWO,
+    MIN_CLOSINGS,
+    Closings,
+    closed,
+    consensus_question,
+    follow_up_for,
+    refuses_reservations,
+    split_follow_up,
+    without_joined_question,
+)
+from clarion.respond.names import display_name, entity_renames, respelled, swap_entities, swap_entity
+from clarion.respond.pool import (
+    Pool,
+    aspect_holders,
+    foreign_details,
+    mbr_choice,
+    mbr_weighted,
+    ngram_utility,
+    with_detail_penalty,
+)
+from clarion.respond.template import Selected, snippets_response, template_response
+from clarion.text import negated
 
 
 def test_split_follow_up():
@@ -88,10 +90,18 @@ def test_mbr_weighted_follows_the_weights():
     assert mbr_weighted(["breakfast", "the room is quiet", *texts[2:]], [1, 1, 5, 5], candidates=2) == 0
 
 
+CLOSINGS = Closings(
+    {"hotel": "Would you like to book a room?", "restaurant": "Would you like to make a reservation?"},
+    "Would you like to make a reservation?",
+)
+"""The closing questions of the test banks (a model learns its own from its training responses)."""
+FOLLOW_UPS, FOLLOW_UP = CLOSINGS.by_domain, CLOSINGS.default
+
+
 def _one_hot_bank(responses: list[str], names: list[str], keys: list[frozenset]) -> NeighbourBank:
     """A bank whose turn i has the i-th unit vector as query and knowledge embedding."""
     emb = np.eye(len(responses), 384, dtype=np.float32)
-    return NeighbourBank(responses, names, emb, emb, keys)
+    return NeighbourBank(responses, names, emb, emb, keys, closings=CLOSINGS)
 
 
 def _bank() -> NeighbourBank:
@@ -138,7 +148,7 @@ def test_lm_candidate_chosen_by_the_pool_with_the_domain_follow_up():
     candidates = ["The rooms are quiet. Do you want more?", "Breakfast is free every morning. Anything else?"]
     pool = ["Breakfast at Gamma House is free.", "Gamma House serves a free breakfast every morning."]
     keys = [("restaurant", 3, 1)]
-    text = lm_consensus_response(candidates, pool, [1.0, 1.0], keys, pool_weight=1.0)
+    text = lm_consensus_response(candidates, pool, [1.0, 1.0], keys, pool_weight=1.0, closings=CLOSINGS)
     assert text == f"Breakfast is free every morning. {FOLLOW_UPS['restaurant']}"
     # without the pool the two candidates tie and the first (greedy) one is kept
     assert lm_consensus_response(candidates, pool, [1.0, 1.0], keys, pool_weight=0.0).startswith("The rooms")
@@ -429,11 +439,12 @@ def test_a_selection_about_several_entities_asks_which_one_to_know_more_about():
     one = [("hotel", 2, 1), ("hotel", 2, 0, 3)]  # an FAQ and a review of one hotel
     two = [("restaurant", 1, 0, 2), ("restaurant", 4, 0, 1)]
     three = [*two, ("restaurant", 7, 2)]
-    assert follow_up_for(one, by_entities=True) == FOLLOW_UPS["hotel"]
-    assert follow_up_for(two, by_entities=True) == FOLLOW_UP_TWO
-    assert follow_up_for(three, by_entities=True) == FOLLOW_UP_MANY
-    assert follow_up_for(two) == FOLLOW_UPS["restaurant"]  # off: the domain's question
-    assert follow_up_for([], by_entities=True) == FOLLOW_UP
+    assert follow_up_for(one, by_entities=True, closings=CLOSINGS) == FOLLOW_UPS["hotel"]
+    assert follow_up_for(two, by_entities=True, closings=CLOSINGS) == FOLLOW_UP_TWO
+    assert follow_up_for(three, by_entities=True, closings=CLOSINGS) == FOLLOW_UP_MANY
+    assert follow_up_for(two, closings=CLOSINGS) == FOLLOW_UPS["restaurant"]  # off: the domain's question
+    assert follow_up_for([], by_entities=True, closings=CLOSINGS) == FOLLOW_UP
+    assert follow_up_for(two) == FOLLOW_UP_OTHER  # no closings learnt: the general question
     bank = _bank()
     query = bank.query_emb[0]
     text = consensus_response(bank, query, query, "Gamma House", two, k=1, follow_up=follow_up_for(two, True))
@@ -672,9 +683,11 @@ def test_an_answer_that_says_no_reservations_offers_none():
     assert not refuses_reservations("No reservation is needed for parking.")
     assert not refuses_reservations("Not all seats have a view. Shall I make a reservation?")
     body = "Gamma Grill does not take reservations."
-    assert closed(body, FOLLOW_UPS["restaurant"]) == f"{body} {FOLLOW_UP_OTHER}"
-    assert closed(body, FOLLOW_UP_TWO) == f"{body} {FOLLOW_UP_TWO}"
-    assert closed("Gamma Grill takes reservations.", FOLLOW_UP) == f"Gamma Grill takes reservations. {FOLLOW_UP}"
+    assert closed(body, FOLLOW_UPS["restaurant"], CLOSINGS) == f"{body} {FOLLOW_UP_OTHER}"
+    assert closed(body, FOLLOW_UP_TWO, CLOSINGS) == f"{body} {FOLLOW_UP_TWO}"
+    took = "Gamma Grill takes reservations."
+    assert closed(took, FOLLOW_UP, CLOSINGS) == f"{took} {FOLLOW_UP}"
+    assert closed(body, FOLLOW_UPS["restaurant"]) == f"{body} {FOLLOW_UPS['restaurant']}"  # not a learnt offer
     assert closed(body, "") == body
 
 
@@ -796,3 +809,29 @@ def test_the_template_keeps_the_capital_of_a_place_name_opening_a_review():
     assert template_response(Selected("The Nirala", ("The food was good.",))) == (
         "Guests of The Nirala say that the food was good."  # "The" is no part of the name to keep
     )
+
+
+def test_closing_questions_are_learnt_per_domain_from_the_training_responses():
+    hotel, restaurant = [("hotel", 1, 0, 0)], [("restaurant", 2, 0, 0)]
+    responses = [
+        *[f"Rooms are quiet. {q}" for q in ["Shall I book a room?"] * 3 + ["Would you like to book a room?"] * 2],
+        "It is near. Do you want to book a room there?",
+        *[f"It is cheap. {q}" for q in ["Want a table?", "Would you like a table?"]],
+        "Both are quiet. Would you like to know more about either?",
+        "No question here.",
+    ]
+    keys = [hotel] * 6 + [restaurant] * 2 + [hotel + restaurant, hotel]
+    closings = Closings.learn(responses, keys)
+    assert closings.by_domain == {"hotel": "Shall I book a room?"}  # the restaurants closed fewer than MIN_CLOSINGS
+    # every one-place response votes for the default: "Would you like a table?" shares "would you like" with it
+    assert MIN_CLOSINGS == 5 and closings.default == "Would you like to book a room?"
+    assert closings.for_keys(restaurant) == closings.default and closings.for_keys(hotel) == "Shall I book a room?"
+    assert Closings.from_json(closings.to_json()) == closings
+    assert Closings.learn(["No question."], [hotel]) == Closings()  # nothing closed: the general question
+    assert closings.offers() == {"Shall I book a room?", "Would you like to book a room?"}
+
+
+def test_the_consensus_question_is_the_mbr_choice():
+    questions = ["Shall I book?", "Would you like to book a room?", "Shall I book?", "Would you like a room?", "Hm?"]
+    assert consensus_question(questions) == questions[mbr_choice(questions)]
+    assert consensus_question(["Anything else?"]) == "Anything else?"

@@ -9,11 +9,12 @@ import pytest
 from dstc_synthetic import write_synthetic
 
 from clarion.data.dstc import load_dataset
-from clarion.dstc.models.generate import FOLLOW_UP_MANY, FOLLOW_UP_TWO, FOLLOW_UPS, Generator, with_follow_up
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
 from clarion.errors import ModelError
+from clarion.respond.consensus import Generator
+from clarion.respond.follow_up import FOLLOW_UP_MANY, FOLLOW_UP_OTHER, FOLLOW_UP_TWO, Closings, with_follow_up
 from clarion.respond.lm import LmConfig, RowSampler, lm_prompt
 
 
@@ -42,8 +43,11 @@ def test_prompt_holds_name_snippets_and_the_last_two_turns(synthetic):
 
 def test_follow_up_replaces_the_lm_closing_question():
     hotel, restaurant = [("hotel", 1, 0, 0)], [("restaurant", 2, 0)]
-    assert with_follow_up("It is quiet. Do you want to know more?", hotel) == f"It is quiet. {FOLLOW_UPS['hotel']}"
-    assert with_follow_up("It is quiet.", restaurant) == f"It is quiet. {FOLLOW_UPS['restaurant']}"
+    closings = Closings({"hotel": "Shall I book a room?"}, "Shall I book a table?")
+    own = "It is quiet. Do you want to know more?"
+    assert with_follow_up(own, hotel, closings=closings) == "It is quiet. Shall I book a room?"
+    assert with_follow_up("It is quiet.", restaurant, closings=closings) == "It is quiet. Shall I book a table?"
+    assert with_follow_up(own, hotel) == f"It is quiet. {FOLLOW_UP_OTHER}"  # no closings learnt
 
 
 def test_lm_settings_are_part_of_the_config_only_for_the_lm_generator():
@@ -89,7 +93,9 @@ def test_tiny_fine_tune_generates_and_round_trips(synthetic, tmp_path):
     preds = model.predict(data)
     answered = [p for p in preds if p.target and p.knowledge]
     assert answered
-    assert all(p.response.endswith((*FOLLOW_UPS.values(), FOLLOW_UP_TWO, FOLLOW_UP_MANY)) for p in answered)
+    closings = model.bank.closings
+    questions = (*closings.by_domain.values(), closings.default, FOLLOW_UP_OTHER, FOLLOW_UP_TWO, FOLLOW_UP_MANY)
+    assert all(p.response.endswith(questions) for p in answered)
     save_model(model, tmp_path / "m", "fp")
     assert (tmp_path / "m" / "lm.safetensors").is_file()
     assert load_model(tmp_path / "m").predict(data) == preds  # sampling is seeded: deterministic

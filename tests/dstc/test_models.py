@@ -7,23 +7,18 @@ import pytest
 
 from clarion.data.dstc import Label, Snippet, load_dataset, parse_labels, predictions_to_json
 from clarion.data.dstc_schema import Format
-from clarion.dstc.models.entities import EntityTracker, aliases, distinctive_words, short_forms
-from clarion.dstc.models.generate import (
-    NeighbourBank,
-    Selected,
-    display_name,
-    mbr_choice,
-    neighbour_response,
-    snippets_response,
-    swap_entity,
-    template_response,
-    third_person,
-)
+from clarion.dialogue.aliases import aliases, distinctive_words, short_forms
+from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
 from clarion.errors import InputError, ModelError
 from clarion.rerank.snippets import Selector
+from clarion.respond.consensus import NeighbourBank, neighbour_response
+from clarion.respond.follow_up import Closings
+from clarion.respond.names import display_name, swap_entity
+from clarion.respond.pool import mbr_choice
+from clarion.respond.template import Selected, snippets_response, template_response, third_person
 from clarion.retrieve.profile import KnowledgeProfile
 
 NAMES = {
@@ -159,7 +154,7 @@ def test_short_forms_no_alias_catches_are_outside_a_selection_too():
 def test_a_name_written_without_and_bar_is_renamed_and_seen_outside():
     """DE LUCA CUCINA AND BAR is written "De Luca Cucina": a borrowed body is renamed, or seen naming another place;
     tracking a dialogue keeps the aliases it had (the selector is fitted on turns with names cut)."""
-    from clarion.dstc.models.generate import swap_entity
+    from clarion.respond.names import swap_entity
 
     names = {("restaurant", 1): "DE LUCA CUCINA AND BAR", ("restaurant", 2): "KYMMOY"}
     body = "De Luca Cucina gets some mixed reviews on their food portions."
@@ -686,10 +681,11 @@ def test_before_an_apology_the_places_faq_within_the_outranking_cosine_answers()
     index = SimpleNamespace(knowledge=SimpleNamespace(entity_names={("hotel", 29): "THE LENSFIELD"}))
     model = SimpleNamespace(
         config=PipelineConfig(),
-        _faq_label=DstcModel._faq_label,
+        bank=SimpleNamespace(closings=Closings()),
         _other_places_faqs=DstcModel._other_places_faqs,
         _no_answer=DstcModel._no_answer,
     )
+    model._faq_label = lambda *args: DstcModel._faq_label(model, *args)
     model._faq_answer = lambda *args: DstcModel._faq_answer(model, *args)
     pets = unit([[0.53, 0.848, 0]])[0]
     label, pool = DstcModel._apology(model, index, [("hotel", 29)], rule, pets, [review, dog])
@@ -725,7 +721,10 @@ def test_a_dish_the_turn_names_is_answered_from_the_selected_reviews_naming_it()
     palace = Snippet("restaurant", 8, 0, 0, "review", "", "Korma Palace was quiet.", "KORMA PALACE")
     assert DstcModel._dish_snippets(index, [palace, dishes], "Is the korma good?", tracker) == [dishes]  # a name's
     # instead of "I could not find any information about that": the place's reviews naming the dish
-    model = SimpleNamespace(config=PipelineConfig(), _dish_snippets=DstcModel._dish_snippets)
+    closings = Closings({"restaurant": "Would you like to make a reservation?"})
+    model = SimpleNamespace(
+        config=PipelineConfig(), bank=SimpleNamespace(closings=closings), _dish_snippets=DstcModel._dish_snippets
+    )
     model._reported = lambda *args: DstcModel._reported(model, *args)
     label, _ = DstcModel._apology(model, index, [("restaurant", 7)], None, None, [portions, dishes], "Is the korma ok?")
     assert label.knowledge == (dishes.key,)
@@ -776,3 +775,28 @@ def test_specific_words_are_in_the_knowledge_of_few_places():
     # "food" and "good" are in every place's knowledge; "overlooks" in 2 of 40 (5%); "it" is a stop word
     assert index.specific_words() == frozenset({"lake", "park", "overlooks"})
     assert index.words(("restaurant", 0)) >= {"lake", "overlooks", "food"}
+
+
+def test_a_format_2_model_is_upgraded_when_read(tiny_model, synthetic, tmp_path):
+    """Format 2 kept the selector's LightGBM text in state.json and had no classifier headers."""
+    import json
+
+    from clarion.classifier import array_text
+
+    directory = save_model(tiny_model, tmp_path / "m", "fp")
+    state = json.loads((directory / "state.json").read_text())
+    with np.load(directory / "arrays.npz") as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    selector = state["selector"]
+    assert selector.pop("classifier")["kind"] == "boosted-trees" and state["detector"].pop("classifier")
+    trees = sorted(k for k in arrays if k.startswith("selector_trees."))
+    selector["lgbm"] = [array_text(arrays.pop(k)) for k in trees]
+    state["format_version"] = 2
+    (directory / "state.json").write_text(json.dumps(state))
+    np.savez(directory / "arrays.npz", **arrays)
+    again = load_model(directory)
+    assert again.predict(synthetic) == tiny_model.predict(synthetic)
+    state["format_version"] = 7
+    (directory / "state.json").write_text(json.dumps(state))
+    with pytest.raises(ModelError, match="model format 7, expected 3"):
+        load_model(directory)

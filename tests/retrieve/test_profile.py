@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from clarion.data.dstc import parse_knowledge
-from clarion.dstc.models.entities import EntityTracker, aliases
+from clarion.dialogue.aliases import aliases
+from clarion.dialogue.entities import EntityTracker
 from clarion.retrieve.profile import KnowledgeProfile
 
 

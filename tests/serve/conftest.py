@@ -84,8 +84,8 @@ def grounder(tmp_path_factory):
     """The DSTC assistant: the tiny-settings pipeline trained on the synthetic DSTC11 data."""
     from dstc_synthetic import write_synthetic
 
+    from clarion.data.dstc import load_dataset
     from clarion.dstc.assistant import Grounder
-    from clarion.dstc.io import load_dataset
     from clarion.dstc.models.pipeline import PipelineConfig
     from clarion.dstc.models.train import train
 

@@ -6,7 +6,7 @@
 >>> bot.should_clarify("Tell me about Obama family tree.")               # doctest: +SKIP
 
 A known ClariQ request goes through the trained pipeline. A request that rewords one (cosine >=
-:data:`clarion.clariq.ranker.SNAP` under the ranker's encoder) is ranked as that request, so a known topic's
+:data:`clarion.clariq.ranker_route.SNAP` under the ranker's encoder) is ranked as that request, so a known topic's
 questions are found however it is phrased (:meth:`Clarifier.ranked_as` says when). Any other request is new: its
 questions come from the whole bank by the encoder's similarity (:meth:`Clarifier.is_new`), since every bank
 question was written for a known topic.
@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from clarion.clariq.constants import NEED_LABELS, NO_QUESTION, validate_request
-from clarion.clariq.ranker import FIT, SNAP, QuestionRanker
+from clarion.clariq.ranker import QuestionRanker
+from clarion.clariq.ranker_route import FIT, SNAP
 from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, load_or_train, read_meta
 from clarion.types import Candidate
@@ -94,7 +95,7 @@ class Clarifier:
         """The ``k`` best clarifying questions for ``request`` (1 <= k <= shortlist + 1), best first.
 
         With ``fitting``, a request ranked over the whole bank (:meth:`is_new`) keeps, of those ``k``, only the
-        questions scoring at least :data:`~clarion.clariq.ranker.FIT` and the "ask nothing" entry when it is among
+        questions scoring at least :data:`~clarion.clariq.ranker_route.FIT` and the "ask nothing" entry when it is among
         them: fewer than ``k``, possibly none, when the bank has no question for a request from outside ClariQ ("How
         do I reset my iPhone password?" had been offered "are you having trouble quitting somking"; now ``[]`` at
         ``k=5`` and the "ask nothing" entry alone at ``k=7``, where it ranks sixth)."""

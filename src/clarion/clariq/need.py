@@ -19,6 +19,8 @@ import numpy as np
 
 from clarion.bounds import FLAG, SEED, Bound, check_fields
 from clarion.clariq.constants import NEED_LABELS, check_splits, validate_requests
+from clarion.classifier import header as classifier_header
+from clarion.classifier import load_classifier, save_classifier
 from clarion.data.clariq import ClariQ
 from clarion.data.io import atomic_writer, read_json, write_json
 from clarion.detect.ambiguity import TEMPERATURE, RequestPool
@@ -159,11 +161,14 @@ class NeedModel:
         with writing(directory) as directory:
             with atomic_writer(directory / "pool.npz", "wb") as handle:
                 np.savez(handle, bank=pool.bank, requests=pool.requests)
+            arrays: dict[str, np.ndarray] = {}
+            classifier = save_classifier(self.classifier, arrays)
             with atomic_writer(directory / "classifier.npz", "wb") as handle:
-                np.savez(handle, **self.classifier.state)
+                np.savez(handle, **arrays)
             write_json(
                 directory / "need.json",
                 {
+                    "classifier": classifier,
                     "bank_texts": pool.bank_texts,
                     "request_keys": pool.request_keys,
                     "weights": [float(w) for w in self.weights],
@@ -184,18 +189,27 @@ class NeedModel:
             state = read_json(directory / "need.json")
             with np.load(directory / "pool.npz") as arrays:
                 bank, requests = arrays["bank"], arrays["requests"]
-            with np.load(directory / "classifier.npz") as arrays:
-                classifier_state = {k: arrays[k] for k in arrays.files}
+            with np.load(directory / "classifier.npz", allow_pickle=False) as arrays:
+                classifier_arrays = {k: arrays[k] for k in arrays.files}
+            saved = state.get("classifier") or upgraded_classifier(config)
         except (KeyError, TypeError, OSError, ValueError, EOFError, zipfile.BadZipFile, InputError) as err:
             raise ModelError(f"{directory}: not a clarification-need model ({err}); retrain it") from None
         if state.get("features") != feature_names(parse_groups(config.groups)):
             raise ModelError(f"{directory}: trained with other features; retrain it (clarion clariq train)")
         pool = RequestPool(bank, state["bank_texts"], requests, state["request_keys"], config.temperature)
-        classifier = config.make()()
-        classifier.state = classifier_state
+        try:
+            classifier = load_classifier(saved, classifier_arrays)
+        except ModelError as err:
+            raise ModelError(f"{directory}: {err}") from None
         weights = np.asarray(state["weights"], dtype=float)
         metrics = meta.get("metrics", {})
         return cls(config, FeatureSpace(pool), classifier, weights, metrics, meta.get("data_fingerprint", ""))
+
+
+def upgraded_classifier(config: NeedConfig) -> dict:
+    """The classifier header of a model saved before headers existed: the configuration's classifier, its state's
+    arrays unprefixed in ``classifier.npz`` (:mod:`clarion.classifier`)."""
+    return classifier_header(config.classifier, config.make()().params)
 
 
 def data_fingerprint(data: ClariQ, splits: Sequence[str]) -> str:

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from clarion.clariq.constants import NO_QUESTION
-from clarion.clariq.ranker import (
-    RankerConfig,
+from clarion.clariq.ranker_config import RankerConfig
+from clarion.clariq.ranker_context import (
     insert_no_question,
     labelled_topics,
     make_context,

@@ -21,7 +21,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from clarion.clariq.constants import check_splits
-from clarion.clariq.ranker import POOL_SPLITS, QuestionRanker, RankerConfig
+from clarion.clariq.ranker import QuestionRanker
+from clarion.clariq.ranker_config import RankerConfig
+from clarion.clariq.ranker_context import POOL_SPLITS
 from clarion.data.clariq import ClariQ
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES

@@ -266,7 +266,7 @@ def clarify(
     """
     from clarion.clariq.clarifier import Clarifier, check_threshold
     from clarion.clariq.constants import validate_request
-    from clarion.clariq.ranker import RankerConfig
+    from clarion.clariq.ranker_config import RankerConfig
 
     stream = request == "-"
     check_threshold(threshold)  # user mistakes fail before the model loads (~10 s)
@@ -297,7 +297,7 @@ def _clarification(bot, request: str, k: int, threshold: float, need=None) -> tu
     answer, when already computed)."""
     from clarion.clariq.clarifier import clarify_from
     from clarion.clariq.constants import NO_QUESTION
-    from clarion.clariq.ranker import FIT
+    from clarion.clariq.ranker_route import FIT
 
     label, probabilities = bot.need(request) if need is None else need
     ask = clarify_from(probabilities, threshold)  # should_clarify's rule, without featurising the request again

@@ -34,7 +34,7 @@ _COMPOUND = re.compile(r"\b(high|wheel)[\s-]+(chairs?)\b", re.IGNORECASE)
 
 
 def stems_of(text: str) -> set[str]:
-    """The content-word stems of ``text`` (:func:`~clarion.dstc.models.generate.content_words`), "high chair" and
+    """The content-word stems of ``text`` (:func:`~clarion.text.content_words`), "high chair" and
     "wheel chair" read as one word each."""
     return content_words(_COMPOUND.sub(r"\1\2", text))
 

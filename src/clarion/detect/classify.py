@@ -1,4 +1,5 @@
-"""Classifiers for ordered labels 1..K, with a state of plain arrays so models save without pickle.
+"""Classifiers for ordered labels 1..K, with a state of plain arrays so models save without pickle (the API and the
+saving of :mod:`clarion.classifier`, which registers them by name).
 
 - ``logreg``: standardised features, multinomial logistic regression (scikit-learn).
 - ``ordinal``: the cumulative binary decomposition of Frank & Hall ("A simple approach to ordinal
@@ -20,6 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from clarion.classifier import array_text, text_array
 
 N_CLASSES = 4
 EPS = 1e-6
@@ -43,6 +46,7 @@ class LogReg:
 
     def __init__(self, C: float = 0.3, seed: int = 0):
         self.C, self.seed = C, seed
+        self.params = {"C": C, "seed": seed}
         self.state: dict[str, Any] = {}
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> LogReg:
@@ -75,6 +79,7 @@ class Ordinal:
 
     def __init__(self, C: float = 0.1, seed: int = 0):
         self.C, self.seed = C, seed
+        self.params = {"C": C, "seed": seed}
         self.state: dict[str, Any] = {}
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> Ordinal:
@@ -111,6 +116,7 @@ class GBM:
 
     def __init__(self, n_estimators: int = 150, seed: int = 0):
         self.n_estimators, self.seed = n_estimators, seed
+        self.params = {"n_estimators": n_estimators, "seed": seed}
         self.state: dict[str, Any] = {}
         self._booster = None
 
@@ -132,7 +138,7 @@ class GBM:
             "verbose": -1,
         }
         booster = lgb.train(params, lgb.Dataset(X, label=y - 1), num_boost_round=self.n_estimators)
-        self.state = {"booster": np.array(booster.model_to_string())}
+        self.state = {"booster": text_array(booster.model_to_string())}
         self._booster = booster
         return self
 
@@ -140,7 +146,8 @@ class GBM:
         if self._booster is None:
             from clarion.rerank.lambdamart import booster_from_text
 
-            self._booster = booster_from_text(str(self.state["booster"]), "the need model's LightGBM classifier")
+            text = array_text(self.state["booster"])
+            self._booster = booster_from_text(text, "the need model's LightGBM classifier")
         return _normalise(self._booster.predict(X))
 
 
@@ -150,6 +157,7 @@ class Blend:
     name = "blend"
 
     def __init__(self, C: float = 0.3, seed: int = 0):
+        self.params = {"C": C, "seed": seed}
         self.parts = [LogReg(C, seed), GBM(seed=seed)]
 
     @property
@@ -179,6 +187,7 @@ class Views:
 
     def __init__(self, C: float = 0.1, seed: int = 0, tail: int = 384, tail_C: float = 0.03, tail_weight: float = 0.5):
         self.tail, self.tail_weight = tail, tail_weight
+        self.params = {"C": C, "seed": seed, "tail": tail, "tail_C": tail_C, "tail_weight": tail_weight}
         self.parts = [LogReg(C, seed), LogReg(tail_C, seed)]
 
     state = Blend.state

@@ -220,12 +220,15 @@ class Detector:
             blocks.append(csr_matrix(embeddings))
         return hstack(blocks).tocsr()
 
-    def fit(self, texts: Sequence[str], targets: Sequence[int], embeddings: np.ndarray | None = None) -> None:
-        from sklearn.linear_model import LogisticRegression
+    def classifier(self):
+        """A fresh classifier of this detector's configuration (:mod:`clarion.classifier`)."""
+        from clarion.classifier import BinaryLogReg
 
+        return BinaryLogReg(C=self.config.C, max_iter=3000)
+
+    def fit(self, texts: Sequence[str], targets: Sequence[int], embeddings: np.ndarray | None = None) -> None:
         features = self._features(list(texts), embeddings, fit=True)
-        self._model = LogisticRegression(C=self.config.C, max_iter=3000)
-        self._model.fit(features, np.asarray(targets, dtype=int))
+        self._model = self.classifier().fit(features, np.asarray(targets, dtype=int))
 
     def predict_proba(self, texts: Sequence[str], embeddings: np.ndarray | None = None) -> np.ndarray:
         """P(knowledge-seeking) for each text."""
@@ -234,24 +237,27 @@ class Detector:
         return self._model.predict_proba(self._features(list(texts), embeddings))[:, 1]
 
     def state(self, arrays: dict[str, np.ndarray]) -> dict:
-        """JSON state (vectorizers); weights go into ``arrays`` (see :mod:`.persist`)."""
-        from clarion.dstc.models.persist import logreg_state, tfidf_state
+        """JSON state (vectorizers, the classifier's header); weights go into ``arrays`` (the TF-IDF vocabularies:
+        :mod:`clarion.dstc.models.persist`; the classifier: :func:`clarion.classifier.save_classifier`)."""
+        from clarion.classifier import save_classifier
+        from clarion.dstc.models.persist import tfidf_state
 
-        logreg_state(self._model, "detect_lr_", arrays)
         return {
+            "classifier": save_classifier(self._model, arrays, "detect_lr_"),
             "config": asdict(self.config),
             "vectorizers": [tfidf_state(v, f"detect_tfidf{i}_", arrays) for i, v in enumerate(self._vectorizers)],
         }
 
     @classmethod
     def from_state(cls, state: dict, arrays: dict[str, np.ndarray]) -> Detector:
-        from clarion.dstc.models.persist import logreg_from_state, tfidf_from_state
+        from clarion.classifier import load_classifier
+        from clarion.dstc.models.persist import tfidf_from_state
 
         det = cls(DetectConfig(**state["config"]))
         det._vectorizers = [
             tfidf_from_state(v, f"detect_tfidf{i}_", arrays) for i, v in enumerate(state["vectorizers"])
         ]
-        det._model = logreg_from_state("detect_lr_", arrays)
+        det._model = load_classifier(state["classifier"], arrays)
         return det
 
     def predict(self, texts: Sequence[str], embeddings: np.ndarray | None = None) -> np.ndarray:
@@ -265,3 +271,12 @@ class Detector:
             terms = self._vectorizers[0].vocabulary_ if self._vectorizers else {}
             self._stems = frozenset(content_words(" ".join(t for t in terms if " " not in t)))
         return self._stems
+
+
+def upgraded_state(state: dict) -> dict:
+    """A detector state of DSTC model format 2 or older (before :mod:`clarion.classifier`) in the current layout: its
+    logistic regression's arrays where they were (``detect_lr_``), a classifier header added."""
+    from clarion.classifier import header
+
+    fresh = Detector(DetectConfig(**state["config"])).classifier()
+    return {**state, "classifier": header(fresh.name, fresh.params, "detect_lr_")}

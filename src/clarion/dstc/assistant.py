@@ -29,9 +29,9 @@ from clarion.data.dstc import KNOWLEDGE, Context, Dataset, Knowledge, Snippet, T
 from clarion.dialogue.aliases import normalise, ordinal
 from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.pipeline import MAX_BRANCHES, DstcModel, PreparedKnowledge
-from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import InputError, check_unicode
 from clarion.respond.names import display_name
+from clarion.store import Progress, no_progress
 
 MAX_TURN_CHARS = 2_000
 """Longest accepted turn text (DSTC turns are one or two sentences; a longer text is almost surely a mistake)."""

@@ -59,13 +59,12 @@ location?", whose answer lists French, and the selector chose reviews about nois
 class FaqChoice:
     """The FAQ-choice rules of :class:`~clarion.dstc.models.pipeline.DstcModel`."""
 
-    @staticmethod
-    def _faq_label(index: KnowledgeIndex, faqs: Sequence[Snippet], by_entities: bool = False) -> Label:
+    def _faq_label(self, index: KnowledgeIndex, faqs: Sequence[Snippet], by_entities: bool = False) -> Label:
         """The answer from FAQs (one per place): their answer texts and the follow-up question (``by_entities``:
-        "... either of them?" for two places, :func:`~clarion.dstc.models.generate.follow_up_for`)."""
-        keys = [faq.key for faq in faqs]
-        response = closed(snippets_response(list(faqs), index.knowledge.entity_names), follow_up_for(keys, by_entities))
-        return Label(True, tuple(keys), response)
+        "... either of them?" for two places, :func:`~clarion.respond.follow_up.follow_up_for`)."""
+        keys, closings = [faq.key for faq in faqs], self.bank.closings
+        body = snippets_response(list(faqs), index.knowledge.entity_names)
+        return Label(True, tuple(keys), closed(body, follow_up_for(keys, by_entities, closings), closings))
 
     @staticmethod
     def _other_places_faqs(rule: FaqRule, view: np.ndarray, snippets, faq: Snippet, floor: float, gated: bool):
@@ -236,7 +235,7 @@ class FaqChoice:
             return label
         body, follow_up = split_follow_up(label.response)
         body = with_faq_answers(body, added, 1.0)
-        return Label(True, tuple(keys), closed(body, follow_up or ""))
+        return Label(True, tuple(keys), closed(body, follow_up or "", self.bank.closings))
 
     def _faq_choices(self, rule, view, snippets, turn_text: str):
         """The FAQs the gated rule may answer from (rules ``accessibility_apart``, ``age_apart``), without those about

@@ -172,7 +172,7 @@ class Selector:
         self.config = config or SelectConfig()
         self.threshold = 0.5
         self.memory: KeyMemory | None = None  # set by training when config.key_memory
-        self._model = None  # LogisticRegression, or a list of lightgbm.Boosters (scores averaged)
+        self._model = None  # a classifier of clarion.classifier: BoostedTrees (lgbm) or BinaryLogReg (logreg)
 
     def features(self, group: Group) -> np.ndarray:
         return group_features(group, self.config.use_product, self.config.key_memory)
@@ -180,24 +180,21 @@ class Selector:
     def fit(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> None:
         x = np.vstack([self.features(g) for g in groups])
         y = np.concatenate([np.asarray(lab, dtype=int) for lab in labels])
+        self._model = self.classifier().fit(x, y)
+
+    def classifier(self):
+        """A fresh classifier of the configured kind (:mod:`clarion.classifier`)."""
+        from clarion.classifier import BinaryLogReg, BoostedTrees
+
         if self.config.model is SelectModel.lgbm:
-            import lightgbm
-
-            params = dict(_LGBM_PARAMS, n_estimators=self.config.n_estimators)
-            self._model = [lightgbm.LGBMClassifier(**params).fit(x, y).booster_]
-        else:
-            from sklearn.linear_model import LogisticRegression
-
-            self._model = LogisticRegression(C=self.config.C, max_iter=2000).fit(x, y)
+            return BoostedTrees(**_LGBM_PARAMS, n_estimators=self.config.n_estimators)
+        return BinaryLogReg(C=self.config.C, max_iter=2000)
 
     def scores(self, group: Group) -> np.ndarray:
         """P(snippet is gold) for each candidate of ``group``."""
         if len(group.snippets) == 0:
             return np.zeros(0)
-        x = self.features(group)
-        if self.config.model is SelectModel.lgbm:
-            return np.mean([np.asarray(b.predict(x)) for b in self._model], axis=0)
-        return self._model.predict_proba(x)[:, 1]
+        return self._model.predict_proba(self.features(group))[:, 1]
 
     def choose(self, scores: np.ndarray, ranked: bool = False) -> list[int]:
         """Indices of the selected candidates, best first (see the module docstring)."""
@@ -210,23 +207,20 @@ class Selector:
         return keep or order[:1]
 
     def state(self, arrays: dict[str, np.ndarray]) -> dict:
-        """JSON state; LightGBM trees as LightGBM's own text format, logistic weights into ``arrays``."""
-        from clarion.dstc.models.persist import logreg_state
+        """JSON state; the classifier's arrays (:func:`clarion.classifier.save_classifier`) go into ``arrays``."""
+        from clarion.classifier import save_classifier
 
         config = asdict(self.config)
         config["model"] = self.config.model.value
         out = {"config": config, "threshold": self.threshold}
         if self.memory is not None:
             out["key_memory"] = self.memory.state(arrays)
-        if self.config.model is SelectModel.lgbm:
-            out["lgbm"] = [b.model_to_string() for b in self._model]
-        else:
-            logreg_state(self._model, "select_lr_", arrays)
+        out["classifier"] = save_classifier(self._model, arrays, "selector_")
         return out
 
     @classmethod
     def from_state(cls, state: dict, arrays: dict[str, np.ndarray]) -> Selector:
-        from clarion.dstc.models.persist import logreg_from_state
+        from clarion.classifier import load_classifier
 
         config = dict(state["config"])
         config["model"] = SelectModel(config.get("model", SelectModel.logreg.value))
@@ -235,13 +229,7 @@ class Selector:
         sel.threshold = float(state["threshold"])
         if "key_memory" in state:
             sel.memory = KeyMemory.from_state(state["key_memory"], arrays)
-        if sel.config.model is SelectModel.lgbm:
-            from clarion.rerank.lambdamart import booster_from_text
-
-            trees = state["lgbm"] if isinstance(state["lgbm"], list) else [state["lgbm"]]
-            sel._model = [booster_from_text(t, "the selector's LightGBM model (state.json)") for t in trees]
-        else:
-            sel._model = logreg_from_state("select_lr_", arrays)
+        sel._model = load_classifier(state["classifier"], arrays)
         return sel
 
     def _objective(self, tp: int, fp: int, fn: int) -> float:
@@ -276,8 +264,28 @@ class Selector:
 
     def bag(self, selectors: Sequence[Selector]) -> None:
         """Predict with the average score of ``selectors``' LightGBM models (fitted on different folds)."""
-        self._model = [booster for sel in selectors for booster in sel._model]
+        from clarion.classifier import BoostedTrees
+
+        self._model = BoostedTrees.bagged([sel._model for sel in selectors])
 
     def calibrate(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> float:
         """:meth:`calibrate_scores` on this selector's scores of ``groups``."""
         return self.calibrate_scores([self.scores(g) for g in groups], labels)
+
+
+def upgraded_state(state: dict, arrays: dict[str, np.ndarray]) -> dict:
+    """A selector state of DSTC model format 2 or older (before :mod:`clarion.classifier`) in the current layout:
+    LightGBM's text, kept in the JSON state (``lgbm``: one booster or a list), moved into ``arrays``; the logistic
+    regression's arrays left where they were (``select_lr_``); a classifier header added."""
+    from clarion.classifier import header, text_array
+
+    config = dict(state["config"])
+    config["model"] = SelectModel(config.get("model", SelectModel.logreg.value))
+    fresh = Selector(SelectConfig(**{"key_memory": False, **config})).classifier()
+    if config["model"] is not SelectModel.lgbm:
+        return {**state, "classifier": header(fresh.name, fresh.params, "select_lr_")}
+    trees = state["lgbm"] if isinstance(state["lgbm"], list) else [state["lgbm"]]
+    for i, text in enumerate(trees):
+        arrays[f"selector_trees.{i}"] = text_array(text)
+    upgraded = {k: v for k, v in state.items() if k != "lgbm"}
+    return {**upgraded, "classifier": header(fresh.name, fresh.params, "selector_")}

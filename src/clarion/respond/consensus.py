@@ -46,7 +46,7 @@ import numpy as np
 from clarion.data.dstc import key_entities
 from clarion.dialogue.entities import EntityTracker
 from clarion.respond.faq_answers import asks_open, with_faq_answers, without_polar_opener, yes_to_the_opposite
-from clarion.respond.follow_up import closed, follow_up_for, split_follow_up, with_follow_up
+from clarion.respond.follow_up import GENERAL, Closings, closed, follow_up_for, split_follow_up, with_follow_up
 from clarion.respond.names import entity_renames, respelled, swap_entities, swap_entity
 from clarion.respond.pool import Pool, aspect_holders, mbr_choice, mbr_expected, mbr_weighted
 
@@ -71,6 +71,7 @@ class NeighbourBank:
     keys: list[frozenset] = field(default_factory=list)  # gold snippet keys per turn (empty: unknown)
     entity_names: dict = field(default_factory=dict)  # (domain, entity id) -> name, for every entity of ``keys``
     body_emb: np.ndarray | None = None  # (n, 384): each response's body, names cut (:func:`body_texts`; None: none)
+    closings: Closings = field(default_factory=Closings)  # the closing questions learnt from ``responses``
     _by_keys: dict | None = field(default=None, init=False, repr=False, compare=False)
     _by_key: dict | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -251,7 +252,7 @@ def consensus_response(
 ) -> str:
     """The ``consensus`` generator (see the module docstring); ``keys`` are the selected snippets' keys.
 
-    ``follow_up``: the appended question (None: :data:`FOLLOW_UPS` by the domain of ``keys[0]``; "": none).
+    ``follow_up``: the appended question (None: ``bank.closings``' for the domain of ``keys[0]``; "": none).
     ``overlap``, ``entity_names``, ``tracker``, ``relevance``: see :func:`consensus_pool`. ``faqs``, ``faq_cover``: see
     :func:`with_faq_answers`. ``fallback``: see :func:`consensus_choice`.
 
@@ -263,7 +264,7 @@ def consensus_response(
     pool = consensus_pool(
         bank, query_emb, knowledge_emb, name, keys, k, exact_weight, overlap, entity_names, tracker, relevance
     )
-    return consensus_choice(pool, keys, follow_up, faqs, faq_cover, fallback)
+    return consensus_choice(pool, keys, follow_up, faqs, faq_cover, fallback, closings=bank.closings)
 
 
 def consensus_choice(
@@ -277,6 +278,7 @@ def consensus_choice(
     denials: bool = False,
     aspect_turn: str | None = None,
     unpolar: bool = False,
+    closings: Closings = GENERAL,
 ) -> str:
     """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
     :func:`consensus_response`); with ``faq_cover``, the selected ``faqs`` it misses are added before the question
@@ -286,7 +288,8 @@ def consensus_choice(
     its yes/no opener (:func:`without_polar_opener`). With ``aspect_turn`` (the turn, names cut), a choice lacking
     a word of the turn that most choosable bodies hold is made again among those holding it (:func:`aspect_holders`).
     ``unpolar``: the body loses its yes/no opener whatever the turn (a question about complaints, whose "Yes" would
-    say there are some: "Are there any complaints about the rooms?" -> "Yes, the rooms ... are very quiet.")."""
+    say there are some: "Are there any complaints about the rooms?" -> "Yes, the rooms ... are very quiet.").
+    ``closings``: the model's closing questions (:class:`~clarion.respond.follow_up.Closings`)."""
     if pool.choosable == 0 and fallback is not None:
         body = fallback
     else:
@@ -303,8 +306,8 @@ def consensus_choice(
         if faq_cover is not None:
             body = with_faq_answers(body, faqs, faq_cover, denials, len(key_entities(keys)) > 1)
     if follow_up is None:
-        follow_up = follow_up_for(keys)
-    return closed(body, follow_up)
+        follow_up = follow_up_for(keys, closings=closings)
+    return closed(body, follow_up, closings)
 
 
 def lm_consensus_response(
@@ -314,12 +317,13 @@ def lm_consensus_response(
     keys: Sequence[tuple],
     pool_weight: float,
     follow_up: str | None = None,
+    closings: Closings = GENERAL,
 ) -> str:
     """The ``lm`` generator's answer: the LM candidate (greedy or sampled) with the highest expected utility
     against the other candidates (weight 1 each) and the ``consensus`` pool (its weights x ``pool_weight``),
-    its closing question replaced by ``follow_up`` (None: the domain's, :func:`follow_up_for`)."""
+    its closing question replaced by ``follow_up`` (None: the domain's in ``closings``, :func:`follow_up_for`)."""
     texts = [split_follow_up(c)[0] for c in candidates]
     chosen = mbr_weighted(
         texts + list(bodies), [1.0] * len(texts) + [pool_weight * w for w in weights], candidates=len(texts)
     )
-    return with_follow_up(texts[chosen], keys, follow_up)
+    return with_follow_up(texts[chosen], keys, follow_up, closings)

@@ -1,37 +1,109 @@
-"""The question a response closes with ("Would you like to book a room?"), and cutting a borrowed one off."""
+"""The question a response closes with ("Would you like to book a room?"), learnt per domain from the training
+responses (:class:`Closings`), and cutting a borrowed one off."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
+import numpy as np
+
 from clarion.data.dstc import key_entities
+from clarion.respond.pool import _ngrams
 from clarion.text import _SENTENCE_END, content_words, negated
 
-FOLLOW_UP = "Would you like to make a reservation?"
-
-
-FOLLOW_UPS = {"hotel": "Would you like to book a room?", "restaurant": FOLLOW_UP}
-
-
-_BOOKING_OFFERS = frozenset(FOLLOW_UPS.values())  # FOLLOW_UP is the restaurants' offer
-"""The appended question by domain (else :data:`FOLLOW_UP`): the best of the five most frequent closing
-questions of the train responses, then a per-domain variant, on a validation slice of the train split
-(docs/dstc.md)."""
-
-
 FOLLOW_UP_OTHER = "Do you have any other questions?"
-"""The appended question after an answer that says the place takes no reservations (:func:`closed`): the most
-frequent closing question of the train responses that offers no booking."""
+"""A general closing question that offers nothing: after an answer that says the place takes no reservations
+(:func:`closed`), and for a domain the training responses did not close (:attr:`Closings.default` of
+:data:`GENERAL`)."""
 
 
 FOLLOW_UP_TWO = "Would you like to know more about either of them?"
 
 
 FOLLOW_UP_MANY = "Would you like to know more about any of them?"
-"""The appended question when the selected snippets are about two / more entities (a comparison: there is no one
-place to book; the most frequent closing question of such train responses, docs/dstc.md)."""
+"""General closing questions when the selected snippets are about two / more entities (a comparison: there is no
+one place to book)."""
+
+
+MIN_CLOSINGS = 5
+"""Closed training responses a domain needs for a closing question of its own (else :attr:`Closings.default`)."""
+
+
+@dataclass(frozen=True)
+class Closings:
+    """The question a response about one place closes with, per domain, learnt from the training responses
+    (:meth:`learn`; saved with the model). Nothing about one dataset's wording is written here: a model trained on
+    hotel and restaurant dialogues learns their booking offers from them."""
+
+    by_domain: dict[str, str] = field(default_factory=dict)
+    default: str = FOLLOW_UP_OTHER
+    """The question for a domain without one of its own."""
+
+    @classmethod
+    def learn(cls, responses: Sequence[str], keys: Sequence[Iterable[tuple]]) -> Closings:
+        """Per domain, the consensus closing question of the training ``responses`` about one place of it (``keys``:
+        each response's gold snippet keys): the one with the highest summed Dice overlap of word unigrams and bigrams
+        with the others (minimum Bayes risk, as :func:`~clarion.respond.pool.mbr_choice`); ``default``: the same over
+        every domain. A domain with fewer than :data:`MIN_CLOSINGS` closed responses uses ``default``."""
+        questions: dict[str, list[str]] = {}
+        for response, turn_keys in zip(responses, keys, strict=True):
+            entities = key_entities(turn_keys)
+            question = split_follow_up(response)[1]
+            if len(entities) == 1 and question:
+                questions.setdefault(entities[0][0], []).append(question)
+        every = [q for domain in sorted(questions) for q in questions[domain]]
+        if not every:
+            return cls()
+        by_domain = {d: consensus_question(qs) for d, qs in sorted(questions.items()) if len(qs) >= MIN_CLOSINGS}
+        return cls(by_domain, consensus_question(every))
+
+    def for_keys(self, keys: Sequence[tuple], by_entities: bool = False) -> str:
+        """The closing question for a response about ``keys``: the first key's domain's; with ``by_entities``,
+        :data:`FOLLOW_UP_TWO` / :data:`FOLLOW_UP_MANY` when the keys span two / more entities."""
+        if by_entities:
+            entities = len(key_entities(keys))
+            if entities > 1:
+                return FOLLOW_UP_TWO if entities == 2 else FOLLOW_UP_MANY
+        return self.by_domain.get(keys[0][0], self.default) if keys else self.default
+
+    def offers(self) -> frozenset[str]:
+        """The learnt closing questions (they offer to book, in booking domains): after an answer saying the place
+        takes no reservations, :func:`closed` replaces them."""
+        return frozenset({*self.by_domain.values(), self.default} - {FOLLOW_UP_OTHER})
+
+    def to_json(self) -> dict:
+        return {"by_domain": dict(self.by_domain), "default": self.default}
+
+    @classmethod
+    def from_json(cls, state: dict) -> Closings:
+        return cls(dict(state["by_domain"]), str(state["default"]))
+
+
+GENERAL = Closings()
+"""The closing questions without training responses: :data:`FOLLOW_UP_OTHER` for every domain."""
+
+
+def consensus_question(questions: Sequence[str]) -> str:
+    """The question with the highest summed Dice overlap (word unigrams and bigrams) with the other ``questions``
+    (ties: the first); :func:`~clarion.respond.pool.mbr_choice` over distinct texts weighted by their counts."""
+    counts = Counter(questions)
+    texts = list(counts)  # first appearance order
+    grams = [_ngrams(t) for t in texts]
+    vocab: dict = {}
+    rows = [i for i, g in enumerate(grams) for _ in g]
+    cols = [vocab.setdefault(x, len(vocab)) for g in grams for x in g]
+    matrix = np.zeros((len(texts), max(len(vocab), 1)))
+    matrix[rows, cols] = 1.0
+    sizes = matrix.sum(axis=1)
+    total = sizes[:, None] + sizes[None, :]
+    dice = np.divide(2 * (matrix @ matrix.T), total, out=np.zeros((len(texts), len(texts))), where=total > 0)
+    weights = np.array([counts[t] for t in texts], dtype=float)
+    gains = dice @ weights - np.diag(dice)  # a text's overlap with itself does not count
+    return texts[int(np.argmax(gains))]
 
 
 def split_follow_up(response: str) -> tuple[str, str | None]:
@@ -42,22 +114,18 @@ def split_follow_up(response: str) -> tuple[str, str | None]:
     return response.strip(), None
 
 
-def follow_up_for(keys: Sequence[tuple], by_entities: bool = False) -> str:
-    """The appended question for a response about ``keys``: :data:`FOLLOW_UPS` by the first key's domain; with
-    ``by_entities``, :data:`FOLLOW_UP_TWO` / :data:`FOLLOW_UP_MANY` when the keys span two / more entities."""
-    if by_entities:
-        entities = len(key_entities(keys))
-        if entities > 1:
-            return FOLLOW_UP_TWO if entities == 2 else FOLLOW_UP_MANY
-    return FOLLOW_UPS.get(keys[0][0], FOLLOW_UP) if keys else FOLLOW_UP
+def follow_up_for(keys: Sequence[tuple], by_entities: bool = False, closings: Closings = GENERAL) -> str:
+    """:meth:`Closings.for_keys` of ``closings`` (a model's: ``NeighbourBank.closings``)."""
+    return closings.for_keys(keys, by_entities)
 
 
-def closed(body: str, follow_up: str) -> str:
-    """``body`` with the appended question ``follow_up``, except a booking offer after a body that says the place
-    takes no reservations (:func:`refuses_reservations`), which gets :data:`FOLLOW_UP_OTHER`: "Pizza Hut City Centre
-    does not take reservations. Would you like to make a reservation?" had been the answer to "Can I make a
-    reservation for a large group?"."""
-    if follow_up in _BOOKING_OFFERS and refuses_reservations(body):
+def closed(body: str, follow_up: str, closings: Closings = GENERAL) -> str:
+    """``body`` with the appended question ``follow_up``, except a learnt closing question (:meth:`Closings.offers`,
+    a booking offer in booking domains) after a body that says the place takes no reservations
+    (:func:`refuses_reservations`), which gets :data:`FOLLOW_UP_OTHER`: "Pizza Hut City Centre does not take
+    reservations. Would you like to make a reservation?" had been the answer to "Can I make a reservation for a large
+    group?"."""
+    if follow_up in closings.offers() and refuses_reservations(body):
         follow_up = FOLLOW_UP_OTHER
     if follow_up:
         body = without_joined_question(body)
@@ -101,7 +169,10 @@ def _not_refusals() -> frozenset[str]:
     return frozenset(content_words("parking outdoor outside needed required necessary"))
 
 
-def with_follow_up(response: str, keys: Sequence[tuple], follow_up: str | None = None) -> str:
-    """``response``'s own closing question replaced by ``follow_up`` (None: :func:`follow_up_for` of ``keys``; used on
-    the ``lm`` generator's output)."""
-    return closed(split_follow_up(response)[0], follow_up_for(keys) if follow_up is None else follow_up)
+def with_follow_up(
+    response: str, keys: Sequence[tuple], follow_up: str | None = None, closings: Closings = GENERAL
+) -> str:
+    """``response``'s own closing question replaced by ``follow_up`` (None: ``closings``' for ``keys``; used on the
+    ``lm`` generator's output)."""
+    question = closings.for_keys(keys) if follow_up is None else follow_up
+    return closed(split_follow_up(response)[0], question, closings)

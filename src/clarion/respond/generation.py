@@ -93,7 +93,7 @@ def _consensus(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Poo
     response = consensus_choice(
         evidence,
         keys,
-        follow_up_for(keys, config.uses("entity_follow_up")),
+        follow_up_for(keys, config.uses("entity_follow_up"), model.bank.closings),
         faq_answers(picked),
         config.param("faq_cover", "cover"),
         snippets_response(picked, index.knowledge.entity_names) if no_fit else None,
@@ -101,6 +101,7 @@ def _consensus(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Poo
         config.uses("denials_said"),
         turn.plain if config.uses("aspect_words") else None,
         config.uses("downsides") and bool(ASKS_COMPLAINTS.search(turn.text)),
+        model.bank.closings,
     )
     return Label(True, tuple(keys), response), None
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from clarion.bounds import SEED, Bound, check_fields
 from clarion.data.dstc import Context, Key, Knowledge
-from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import ModelError
+from clarion.store import Progress, no_progress
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 WEIGHTS = "lm.safetensors"

@@ -41,13 +41,14 @@ class ReviewAnswers:
         """The answer about ``keys`` that puts ``snippets`` into reported speech (:func:`snippets_response`), with the
         follow-up question for ``keys``."""
         answer = snippets_response(snippets, index.knowledge.entity_names)
-        return Label(True, tuple(keys), closed(answer, follow_up_for(keys, self.config.uses("entity_follow_up"))))
+        question = follow_up_for(keys, self.config.uses("entity_follow_up"), self.bank.closings)
+        return Label(True, tuple(keys), closed(answer, question, self.bank.closings))
 
     @staticmethod
     def _dish_snippets(
         index: KnowledgeIndex, snippets: Sequence[Snippet], turn: str, tracker: EntityTracker | None
     ) -> list[Snippet]:
-        """The ``snippets`` that name a dish the turn names (:func:`~clarion.dstc.models.generate.dishes`; ``turn``
+        """The ``snippets`` that name a dish the turn names (:func:`~clarion.respond.faq_answers.dishes`; ``turn``
         and the snippets with entity names cut: "Pizza Hut City Centre has some good food portion sizes." names no
         pizza). A borrowed answer about the drinks or the portions had answered "Does the Royal Standard have
         delicious Leeks Vinaigrette on their menu?", and one about another place's dish ("... only a few cocktails")
@@ -74,7 +75,7 @@ class ReviewAnswers:
         return frozenset(w for w, n in df.items() if n > 0.05 * max(len(by_entity), 1))
 
     def _foreign_details(self, index: KnowledgeIndex, pool: Pool, keys, turn_text: str) -> list[list[str]]:
-        """Per choosable body of ``pool``, its :func:`~clarion.dstc.models.generate.foreign_details`."""
+        """Per choosable body of ``pool``, its :func:`~clarion.respond.pool.foreign_details`."""
         allowed = set(words_of(turn_text)).union(*(index.words(e) for e in key_entities(keys)))
         specific = index.specific_words(common=self._common_response_words)
         out = []
@@ -108,4 +109,6 @@ class ReviewAnswers:
         else:
             found = praises(index.snippets(entity))
             body = upsides_response(name, found)
-        return Label(True, tuple(s.key for s in found), closed(body, follow_up_for([entity])))
+        closings = self.bank.closings
+        question = follow_up_for([entity], False, closings)
+        return Label(True, tuple(s.key for s in found), closed(body, question, closings))

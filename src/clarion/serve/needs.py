@@ -42,7 +42,7 @@ def clariq_needs(data_dir: str | Path | None = None, split: str = "dev") -> list
 
 
 def dstc_needs(knowledge) -> list[dict]:
-    """One scenario per named entity's FAQ in ``knowledge`` (a :class:`clarion.dstc.io.Knowledge`)."""
+    """One scenario per named entity's FAQ in ``knowledge`` (a :class:`clarion.data.dstc.Knowledge`)."""
     out = []
     for snippet in knowledge.snippets():
         if snippet.sent_id is not None or not snippet.title.strip() or not snippet.entity_name:

@@ -31,7 +31,7 @@ def _clarifier(config: ServeConfig, progress, loaded: dict):
 
 def _grounder(config: ServeConfig, progress, loaded: dict):
     from clarion.dstc.assistant import Grounder
-    from clarion.dstc.models.progress import no_progress
+    from clarion.store import no_progress
 
     return Grounder.load(config.dstc_model, config.knowledge, config.data_dir, progress or no_progress)
 
@@ -147,7 +147,7 @@ def load_services(config: ServeConfig, progress=None) -> Services:
     if config.knowledge is not None and grounder is not None:
         needs += dstc_needs(grounder.knowledge)
     elif config.knowledge is not None:
-        from clarion.dstc.io import KNOWLEDGE, read_knowledge
+        from clarion.data.dstc import KNOWLEDGE, read_knowledge
 
         path = config.knowledge
         needs += dstc_needs(read_knowledge(path / KNOWLEDGE if path.is_dir() else path))

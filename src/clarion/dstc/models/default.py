@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from clarion.dstc.models.pipeline import DataSplit, PipelineConfig
-from clarion.dstc.models.progress import Progress, no_progress
+from clarion.store import Progress, no_progress
 
 DEFAULT_DATASET = "dstc11_track5"
 

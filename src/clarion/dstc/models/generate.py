@@ -36,14 +36,13 @@ from clarion.respond.faq_answers import (  # noqa: F401
     yes_to_the_opposite,
 )
 from clarion.respond.follow_up import (  # noqa: F401
-    _BOOKING_OFFERS,
     _JOINED_QUESTION,
     _RESERVATION,
-    FOLLOW_UP,
     FOLLOW_UP_MANY,
     FOLLOW_UP_OTHER,
     FOLLOW_UP_TWO,
-    FOLLOW_UPS,
+    GENERAL,
+    Closings,
     _not_refusals,
     closed,
     follow_up_for,

@@ -23,29 +23,43 @@ from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.errors import InputError, ModelError
 from clarion.rerank.snippets import Selector
 from clarion.respond.consensus import NeighbourBank
+from clarion.respond.follow_up import Closings
 from clarion.respond.lm import WEIGHTS
 from clarion.store import is_complete, read_meta, write_meta, writing
 
 STATE, ARRAYS = "state.json", "arrays.npz"
-FORMAT_VERSION = 2
-"""2: the configuration lists its rules by name (:mod:`clarion.dstc.models.config`); 1 had one field per rule and
-is upgraded when read (:func:`upgraded`)."""
+FORMAT_VERSION = 3
+"""3: the detector's and the selector's classifiers saved by :mod:`clarion.classifier` (a header each, every weight
+in ``arrays.npz``), and the closing questions learnt from the training responses (the bank's ``closings``,
+:class:`~clarion.respond.follow_up.Closings`); 2 kept the selector's LightGBM text in ``state.json`` and had no
+closings (they are learnt from its saved responses when it is read); 1 had one configuration field per rule. Older
+formats are upgraded when read (:func:`upgraded`)."""
 
 
-def upgraded(state: dict) -> dict:
-    """``state`` in the current format: a format 1 state's configuration gets its rules listed by name and loses the
-    settings of removed rules (the detector's FAQ glossary)."""
+def upgraded(state: dict, arrays: dict[str, np.ndarray]) -> dict:
+    """``state`` in the current format (``arrays`` updated with it): format 1's configuration gets its rules listed by
+    name and loses the settings of removed rules (the detector's FAQ glossary); format 2's classifiers get headers and
+    its bank the closing questions of its responses."""
     version = state.get("format_version")
     if version == FORMAT_VERSION:
         return state
-    if version != 1:
-        raise ModelError(f"model format {version}, expected {FORMAT_VERSION} (or 1, upgraded when read)")
-    from clarion.dstc.models.config import upgrade_v1
+    if version not in (1, 2):
+        raise ModelError(f"model format {version}, expected {FORMAT_VERSION} (or 1-2, upgraded when read)")
+    if version == 1:
+        from clarion.dstc.models.config import upgrade_v1
 
-    state = {**state, "format_version": FORMAT_VERSION, "config": {**upgrade_v1(state["config"]), "format": 2}}
-    detector = dict(state["detector"])
-    detector["config"] = {k: v for k, v in detector["config"].items() if k != "faq_glossary"}
-    return {**state, "detector": detector}
+        state = {**state, "config": {**upgrade_v1(state["config"]), "format": 2}}
+        detector = dict(state["detector"])
+        detector["config"] = {k: v for k, v in detector["config"].items() if k != "faq_glossary"}
+        state = {**state, "detector": detector}
+    from clarion.detect import knowledge
+    from clarion.rerank import snippets
+
+    detector, selector = knowledge.upgraded_state(state["detector"]), snippets.upgraded_state(state["selector"], arrays)
+    bank = state["bank"]
+    closings = Closings.learn(bank["responses"], [[tuple(k) for k in keys] for keys in bank.get("keys", [])])
+    bank = {**bank, "closings": closings.to_json()}
+    return {**state, "format_version": FORMAT_VERSION, "detector": detector, "selector": selector, "bank": bank}
 
 
 def save_model(
@@ -73,6 +87,7 @@ def save_model(
             "names": model.bank.names,
             "keys": [sorted(keys, key=str) for keys in model.bank.keys],
             "entity_names": [[*entity, name] for entity, name in sorted(model.bank.entity_names.items(), key=str)],
+            "closings": model.bank.closings.to_json(),
         },
     }
     with writing(directory) as directory:
@@ -103,7 +118,7 @@ def load_model(directory: str | Path) -> DstcModel:
         with np.load(directory / ARRAYS, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
         try:
-            state = upgraded(state)
+            state = upgraded(state, arrays)
         except ModelError as err:
             raise ModelError(f"{directory}: {err}; retrain it (clarion dstc train)") from None
         bank = NeighbourBank(
@@ -114,6 +129,7 @@ def load_model(directory: str | Path) -> DstcModel:
             [frozenset(tuple(k) for k in keys) for keys in state["bank"].get("keys", [])],
             {(d, e): name for d, e, name in state["bank"].get("entity_names", [])},  # absent in older models
             arrays.get("bank_body"),  # absent in models trained before the relevance gate
+            Closings.from_json(state["bank"]["closings"]),
         )
         return DstcModel(
             PipelineConfig.from_json(state["config"]),

@@ -1,5 +1,6 @@
-"""Saving fitted scikit-learn pieces without pickle: JSON for vocabularies and parameters, NumPy arrays for
-weights (loaded with ``allow_pickle=False``), so a model directory can never run code when it is loaded."""
+"""Saving fitted TF-IDF vectorizers without pickle: JSON for vocabularies and parameters, NumPy arrays for weights
+(loaded with ``allow_pickle=False``), so a model directory can never run code when it is loaded. Classifiers are
+saved by :mod:`clarion.classifier`."""
 
 from __future__ import annotations
 
@@ -30,21 +31,3 @@ def tfidf_from_state(state: dict[str, Any], prefix: str, arrays: dict[str, np.nd
     vectorizer.vocabulary_ = dict(state["vocabulary"])
     vectorizer.idf_ = arrays[prefix + "idf"]
     return vectorizer
-
-
-def logreg_state(model, prefix: str, arrays: dict[str, np.ndarray]) -> None:
-    """Store a fitted binary ``LogisticRegression``'s weights in ``arrays``."""
-    arrays[prefix + "coef"] = np.asarray(model.coef_, dtype=np.float64)
-    arrays[prefix + "intercept"] = np.asarray(model.intercept_, dtype=np.float64)
-    arrays[prefix + "classes"] = np.asarray(model.classes_, dtype=np.int64)
-
-
-def logreg_from_state(prefix: str, arrays: dict[str, np.ndarray]):
-    """The ``LogisticRegression`` saved by :func:`logreg_state`, ready for ``predict_proba``."""
-    from sklearn.linear_model import LogisticRegression
-
-    model = LogisticRegression()
-    model.coef_ = arrays[prefix + "coef"]
-    model.intercept_ = arrays[prefix + "intercept"]
-    model.classes_ = arrays[prefix + "classes"]
-    return model

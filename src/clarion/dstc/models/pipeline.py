@@ -33,7 +33,6 @@ from clarion.detect.knowledge_turns import TurnDetection, TurnViews
 from clarion.dialogue.entities import EntityTracker
 from clarion.dialogue.which import MAX_BRANCHES, WhichOne  # noqa: F401 (MAX_BRANCHES: re-exported)
 from clarion.dstc.models.config import PipelineConfig
-from clarion.dstc.models.progress import Progress, no_progress
 from clarion.dstc.models.turns import (  # noqa: F401 (embed_without_names: re-exported)
     context_texts,
     embed_queries,
@@ -58,6 +57,7 @@ from clarion.respond.names import display_name
 from clarion.respond.pool import Pool
 from clarion.respond.reviews import DISH_SHARE, ReviewAnswers  # noqa: F401 (DISH_SHARE: re-exported)
 from clarion.retrieve.knowledge import KnowledgeIndex
+from clarion.store import Progress, no_progress
 
 
 class DataSplit(str, Enum):
@@ -233,8 +233,11 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
             for i, candidates in zip(turns, generated, strict=True):
                 pool = pools[i]
                 keys = out[i].knowledge
-                follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"))
-                response = lm_consensus_response(candidates, pool.bodies, pool.weights, keys, weight, follow_up)
+                closings = self.bank.closings
+                follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"), closings)
+                response = lm_consensus_response(
+                    candidates, pool.bodies, pool.weights, keys, weight, follow_up, closings
+                )
                 out[i] = Label(True, out[i].knowledge, response)
 
     def _answer(

@@ -22,14 +22,15 @@ from clarion.dstc.models.pipeline import (
     embed_without_names,
     query_texts,
 )
-from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import InputError
 from clarion.rerank.snippets_fit import fit_selector
 from clarion.respond.consensus import Generator, NeighbourBank, body_texts
+from clarion.respond.follow_up import Closings
 from clarion.respond.lm import LmGenerator, lm_prompt
 from clarion.respond.names import display_name
 from clarion.respond.pool import mean_embedding
 from clarion.retrieve.knowledge import KnowledgeIndex
+from clarion.store import Progress, no_progress
 
 
 def _bank(dataset, knowledge_turns, index, q_emb, body_tracker: EntityTracker | None = None) -> NeighbourBank:
@@ -58,7 +59,7 @@ def _bank(dataset, knowledge_turns, index, q_emb, body_tracker: EntityTracker | 
         from clarion.retrieve.dense import encode_cached
 
         bodies = encode_cached(body_texts(responses, body_tracker), name="dstc-bodies")
-    return NeighbourBank(responses, names, q, k_emb, keys, entity_names, bodies)
+    return NeighbourBank(responses, names, q, k_emb, keys, entity_names, bodies, Closings.learn(responses, keys))
 
 
 def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Progress = no_progress):

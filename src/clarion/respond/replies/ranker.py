@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from clarion.data.replies import ReplyRow, group_contexts
-from clarion.dstc.models.progress import Progress, no_progress
 from clarion.errors import InputError, check_unicode
 from clarion.respond.replies.embed import Candidates, embed
 from clarion.respond.replies.methods import DEFAULT_METHOD, Method, load_method, method_class, split_scores
+from clarion.store import Progress, no_progress
 
 TASK = "replies"
 MAX_CONTEXT = 3

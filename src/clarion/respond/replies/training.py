@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from clarion.data.replies import ReplyRow
-from clarion.dstc.models.progress import Progress, no_progress
 from clarion.respond.replies.methods import DEFAULT_METHOD
 from clarion.respond.replies.ranker import ReplyRanker, groups_of, method_config, ranked_ids, tiny
+from clarion.store import Progress, no_progress
 
 DATASET = "replies"
 SEED = 13
