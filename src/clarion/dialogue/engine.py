@@ -141,7 +141,7 @@ class Assistant:
         need, p_need = self._cached("need", state.request, lambda: self.clarifier.need(state.request))
         need = int(need)
         readings = policy.Readings(tuple(understood.chosen), tuple(understood.new_words))
-        p = policy.p_unclear(p_need, readings)
+        p = policy.p_unclear(p_need, readings, request=state.request)
         scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(p, 4)}
         choice = None
         if grounded is None and p > self.cost and len(state.exchanges) < policy.MAX_QUESTIONS:
