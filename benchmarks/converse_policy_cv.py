@@ -42,7 +42,8 @@ def conversations(data, labels):
     """Per held-out facet: (request, reciprocal rank at turns 0-3, (chosen, new words) per answer)."""
     import numpy as np
 
-    from clarion.dialogue.chaining import iterate
+    from clarion.dialogue.chaining import CHAINING
+    from clarion.dialogue.engine import DEFAULT_CHAINING
     from clarion.dialogue.evaluate import TURNS, facets_of, recorded_order
     from clarion.dialogue.simulate import unique
     from clarion.dialogue.state import Exchange, State
@@ -64,7 +65,8 @@ def conversations(data, labels):
         exchanges = tuple(Exchange(labels.question_text[q], labels.answers[(facet, q)], q) for q in qids)
         readings, texts = [], [request]
         for k in range(1, TURNS + 1):
-            query, chosen, new, _ = iterate(rewriters[fold_of[topic]], State(request, exchanges[:k]))
+            chain = CHAINING[DEFAULT_CHAINING]
+            query, chosen, new, _ = chain(rewriters[fold_of[topic]], State(request, exchanges[:k]))
             texts.append(query)
             readings = list(zip(chosen, new, strict=True))
         rows.append((request, facet, readings))

@@ -30,7 +30,7 @@ from clarion.dialogue.answer import Answer, query_answer
 from clarion.dialogue.chaining import CHAINING
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
 
-DEFAULT_CHAINING = "iterate"
+DEFAULT_CHAINING = "first_then_answers"
 """How answers are chained (chosen on ClariQ train: ``benchmarks/converse_design_cv.py``)."""
 
 Action = Literal["clarify", "answer", "stop"]

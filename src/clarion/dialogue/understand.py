@@ -160,11 +160,20 @@ class Rewriter:
         return {name: float(s) for name, s in zip(CANDIDATES, predicted, strict=True)}
 
     def rewrite(self, query: str, question: str, answer: str, turn: int = 1) -> tuple[str, str, dict[str, float]]:
-        """(the new query, the chosen candidate's name, every candidate's score)."""
+        """(the new query, the chosen candidate's name, every candidate's score): the best-scored candidate that
+        keeps the topic (:meth:`keeps_topic`)."""
         scores = self.scores(query, question, answer, turn)
+        parts = self.features.parts(query, question, answer)
         texts = self.features.candidates(query, question, answer)
-        best = max(CANDIDATES, key=lambda name: (scores[name], -list(CANDIDATES).index(name)))
+        kept = [name for name in CANDIDATES if self.keeps_topic(parts, name)]
+        best = max(kept, key=lambda name: (scores[name], -list(CANDIDATES).index(name)))
         return texts[best] or query, best, scores
+
+    @staticmethod
+    def keeps_topic(parts: dict[str, str], name: str) -> bool:
+        """Whether candidate ``name`` may be chosen: one leaving out the query so far ("A", "Qc+A") only when the
+        answer has content words of its own (``Ac``), so a bare "no" or "I don't know" never deletes the topic."""
+        return "P" in CANDIDATES[name] or bool(parts["Ac"])
 
 
 def baseline_query(request: str, answers: Sequence[str]) -> str:
