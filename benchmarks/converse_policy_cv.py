@@ -123,7 +123,7 @@ def main() -> None:
     p_need = dict(zip(requests, p, strict=True))
     print("\n| cost | SETTLED_LEFT | questions | facet MRR at stop |\n|---|---|---|---|")
     for cost in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-        for left in (0.25, 0.5, 0.75):
+        for left in (policy.SETTLED_LEFT, 0.5, 0.75):
             print(
                 f"| {cost} | {left} | {replay(convs, p_need, cost, left)[0]:.2f} | "
                 f"{replay(convs, p_need, cost, left)[1]:.3f} |"
