@@ -41,11 +41,13 @@ def main() -> None:
         if decision.action == "clarify":
             conversations.append([*first, {"role": "system", "text": decision.text}, {"role": "user", "text": "no"}])
     times = {"first turn": [], "after an answer": []}
+    cpu = []
     for i in range(args.n):
         turns = conversations[i % len(conversations)]
         engine._memo.clear()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         engine.reply(turns)
+        cpu.append(time.process_time() - start_cpu)
         times["first turn" if len(turns) == 1 else "after an answer"].append(time.perf_counter() - start)
     every = [t for ts in times.values() for t in ts]
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores; one torch thread; models: {args.splits}")
@@ -53,6 +55,8 @@ def main() -> None:
         if ts:
             p90 = statistics.quantiles(ts, n=10)[-1] if len(ts) > 1 else ts[0]
             print(f"{name}: n={len(ts)}, median {1000 * statistics.median(ts):.1f} ms, p90 {1000 * p90:.1f} ms")
+    print(f"CPU time per turn (this process only): median {1000 * statistics.median(cpu):.1f} ms")
+    print(f"load average over the last minute: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

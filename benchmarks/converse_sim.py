@@ -33,6 +33,20 @@ EVERYDAY = [
     "I want to find a good restaurant.",
     "apple",
 ]
+EVERYDAY_MORE = [
+    "Who painted the Mona Lisa?",
+    "When did World War II end?",
+    "How tall is Mount Everest?",
+    "What is the population of Canada?",
+    "How far is the Moon from Earth?",
+    "What time is it in Tokyo?",
+    "Translate 'thank you' into Spanish.",
+    "Tell me about python.",
+    "Find me a hotel.",
+    "mercury",
+]
+"""A second handful, written before the engine's ``specific_question`` rule was measured on them: seven clear
+requests and three ambiguous ones (the last three)."""
 
 
 def main() -> None:
@@ -87,6 +101,7 @@ def main() -> None:
     out["turns_used"] = {name: sum(len(t.asked) for t in ts) / len(ts) for name, ts in sims.items()}
     out["ask_rate_by_need"] = ask_rates(engine, dev)
     out["everyday"] = {r: engine.reply([{"role": "user", "text": r}]).action for r in EVERYDAY}
+    out["everyday_more"] = {r: engine.reply([{"role": "user", "text": r}]).action for r in EVERYDAY_MORE}
     report(out, start, args.out)
 
 
@@ -120,6 +135,7 @@ def print_tables(out: dict) -> None:
     if "everyday" in out:
         print("ask rate by need level (topics, share asked):", out["ask_rate_by_need"])
         print("everyday requests:", out["everyday"])
+        print("more everyday requests:", out["everyday_more"])
 
 
 if __name__ == "__main__":

@@ -143,3 +143,33 @@ def test_knowledge_which_place_is_clarify_and_answer_has_sources(make_assistant)
     assert grounded.sources[0]["text"] == "Is there wifi? Yes, free wifi."
     other = assistant.reply(turns("Tell me about hip roof design."))  # not knowledge-seeking: the ClariQ policy
     assert other.action == "clarify" and other.question_id == "Q1"
+
+
+@pytest.mark.parametrize(
+    "request_, clear",
+    [
+        ("How many ounces are in a cup?", True),
+        ("Who wrote Pride and Prejudice?", True),
+        ("When did the Berlin Wall fall?", True),
+        ("What is the capital of France?", True),
+        ("what is the capital of a country", False),  # nothing named
+        ("who invented music", False),
+        ("What is a hip roof?", False),
+        ("Tell me about jaguar.", False),
+        ("apple", False),
+    ],
+)
+def test_specific_question_rule(request_, clear):
+    from clarion.dialogue import policy
+
+    assert policy.specific_question(request_) is clear
+    assert ("specific_question" in policy.RULES) and policy.RULES["specific_question"] is policy.specific_question
+
+
+def test_specific_question_is_answered_however_unclear_the_need_model_thinks(make_assistant):
+    decision = make_assistant(p_clear=0.0, cost=0.5).reply(turns("Who designed the Sydney Opera House roof?"))
+    assert decision.action == "answer" and decision.scores["p_unclear"] == 0.0
+    from clarion.dialogue import policy
+
+    rules = {k: v for k, v in policy.RULES.items() if k != "specific_question"}
+    assert policy.p_unclear({1: 0.0, 2: 1.0}, policy.Readings(), rules, "Who designed the Sydney Opera House?") == 1.0

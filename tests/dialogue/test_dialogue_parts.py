@@ -125,3 +125,10 @@ def test_multi_turn_run_lines(make_assistant, tmp_path):
     assert [r.query_id for r in rows] == ["7", "8"]
     assert rows[0].doc_id == BANK["Q1"] and rows[1].doc_id not in (BANK["Q1"], BANK["Q4"])
     assert np.isfinite(rows[1].score)
+
+
+def test_bare_no_keeps_the_topic(bow_rewriter):
+    request, question = "Tell me about hip roof design.", "are you interested in more than one hip roof design"
+    for answer in ("no", "No.", "nope", "i dont know"):
+        query, _, _ = bow_rewriter.rewrite(request, question, answer)
+        assert "hip roof design" in query.lower(), (answer, query)

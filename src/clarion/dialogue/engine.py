@@ -31,7 +31,7 @@ from clarion.dialogue.chaining import CHAINING
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
 from clarion.memo import Memo
 
-DEFAULT_CHAINING = "iterate"
+DEFAULT_CHAINING = "first_then_answers"
 """How answers are chained (chosen on ClariQ train: ``benchmarks/converse_design_cv.py``)."""
 
 Action = Literal["clarify", "answer", "stop"]
@@ -208,7 +208,7 @@ class Assistant:
         """The need model's label and the probability that the need is still unclear, into ``read``."""
         label, p_need = need
         readings = policy.Readings(tuple(read.understood.chosen), tuple(read.understood.new_words))
-        read.need, read.p = int(label), policy.p_unclear(p_need, readings)
+        read.need, read.p = int(label), policy.p_unclear(p_need, readings, request=read.state.request)
         read.scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(read.p, 4)}
 
     def _may_ask(self, read: _Read) -> bool:

@@ -27,19 +27,22 @@ TASK, NAME = "dialogue", "rewriter"
 
 @dataclass(frozen=True)
 class RewriterConfig:
-    rows: int = 1600
+    rows: int = 4000
     """Training rows sampled (each encodes len(CANDIDATES) texts)."""
     seed: int = 0
     trees: int = 200
     leaves: int = 15
     learning_rate: float = 0.05
-    min_child: int = 50
+    min_child: int = 20
+    objective: str = "lambdarank"
+    """How candidates are learned (:data:`OBJECTIVES`): ``lambdarank`` orders each row's candidates by their
+    reciprocal rank (graded 0-10); ``regression`` predicts it."""
     later: int = 0
     """Examples at turns 2-3 (the query so far: the request and the facet's earlier answers), beside ``rows``."""
 
     @classmethod
     def tiny(cls) -> RewriterConfig:
-        return cls(rows=120, trees=20)
+        return cls(rows=120, trees=20, min_child=5)
 
 
 @dataclass
@@ -129,12 +132,29 @@ def _encoded(texts: list[str], encode: Callable) -> np.ndarray:
     return encode(unique)[[position[t] for t in texts]]
 
 
+def _regression(lgb, x: np.ndarray, y: np.ndarray):
+    return {"objective": "regression"}, lgb.Dataset(x, y, categorical_feature=[0], free_raw_data=False)
+
+
+def _lambdarank(lgb, x: np.ndarray, y: np.ndarray):
+    n = len(CANDIDATES)
+    graded = np.rint(y * 10).astype(int)
+    params = {"objective": "lambdarank", "lambdarank_truncation_level": 3, "label_gain": list(range(11))}
+    return params, lgb.Dataset(x, graded, group=[n] * (len(y) // n), categorical_feature=[0], free_raw_data=False)
+
+
+OBJECTIVES = {"regression": _regression, "lambdarank": _lambdarank}
+"""LightGBM objective by name: ``(lightgbm, features, reciprocal ranks) -> (params, dataset)``."""
+
+
 def fit(ex: Examples, config: RewriterConfig, keep: np.ndarray | None = None):
     import lightgbm as lgb
 
     rows = np.repeat(keep, len(CANDIDATES)) if keep is not None else slice(None)
-    params = {
-        "objective": "regression",
+    if config.objective not in OBJECTIVES:
+        raise ValueError(f"RewriterConfig.objective: {config.objective!r} is not one of {', '.join(OBJECTIVES)}")
+    objective, data = OBJECTIVES[config.objective](lgb, ex.x[rows], ex.y[rows])
+    params = objective | {
         "num_leaves": config.leaves,
         "learning_rate": config.learning_rate,
         "min_data_in_leaf": config.min_child,
@@ -143,7 +163,6 @@ def fit(ex: Examples, config: RewriterConfig, keep: np.ndarray | None = None):
         "seed": config.seed,
         "deterministic": True,
     }
-    data = lgb.Dataset(ex.x[rows], ex.y[rows], categorical_feature=[0], free_raw_data=False)
     return lgb.train(params, data, num_boost_round=config.trees)
 
 

@@ -1,17 +1,18 @@
 """Understanding the user's answers: the query as it stands after each answer, chosen among candidate rewrites.
 
 After the system asks "are you interested in more than one hip roof design?" and the user says "no, I just want
-pictures of one", the need is no longer "hip roof design" plus the question: the question was turned down and
-the answer says what is wanted. The :class:`Rewriter` writes a few candidate queries from the query so far
-(``P``), the question (``Q``) and the answer (``A``) — ``P + A`` (the organisers' baseline), ``P + Q + A``, the
-question's and the answer's content words only, ``P`` alone, ... (:data:`CANDIDATES`) — and a LightGBM
-regressor scores each from features of the answer (its first word, which of the frequent answer words it holds:
-affirmation, denial, "just", "only"; how much new content it brings; how much of the question it repeats) and of
-the question. It is trained on ClariQ train, where each row pairs a hidden facet with an answer a person wrote to
-one question: the target of a candidate is the reciprocal rank of the row's facet among all train facets by the
-packaged MiniLM's cosine (:mod:`clarion.dialogue.training`). Scoring needs no encoder, so a turn costs
-microseconds; the vocabularies (question frame words, answer filler words, frequent answer words) are learned from
-the bank and the answers, never written by hand.
+pictures of one", the need is no longer "hip roof design" plus the question: the question was turned down and the
+answer says what is wanted. The :class:`Rewriter` writes a few candidate queries from the query so far (``P``), the
+question (``Q``) and the answer (``A``) — ``P + A`` (the organisers' baseline), ``P + Q + A``, the question's and
+the answer's content words only, ``P`` alone, ... (:data:`CANDIDATES`) — and a LightGBM model (LambdaRank by
+default) orders them from features of the answer (its first word, which of the frequent answer words it holds:
+affirmation, denial, "just", "only"; how much new content it brings; how much of the question it repeats) and of the
+question. It is trained on ClariQ train, where each row pairs a hidden facet with an answer a person wrote to one
+question: a candidate's relevance is the reciprocal rank of the row's facet among all train facets by the packaged
+MiniLM's cosine (:mod:`clarion.dialogue.training`). Scoring needs no encoder, so a turn costs microseconds; the
+vocabularies (question frame words, answer filler words, frequent answer words) are learned from the bank and the
+answers, never written by hand. A candidate leaving out the query so far is chosen only when the answer has content
+words of its own (:meth:`Rewriter.keeps_topic`).
 """
 
 from __future__ import annotations
@@ -160,11 +161,20 @@ class Rewriter:
         return {name: float(s) for name, s in zip(CANDIDATES, predicted, strict=True)}
 
     def rewrite(self, query: str, question: str, answer: str, turn: int = 1) -> tuple[str, str, dict[str, float]]:
-        """(the new query, the chosen candidate's name, every candidate's score)."""
+        """(the new query, the chosen candidate's name, every candidate's score): the best-scored candidate that
+        keeps the topic (:meth:`keeps_topic`)."""
         scores = self.scores(query, question, answer, turn)
+        parts = self.features.parts(query, question, answer)
         texts = self.features.candidates(query, question, answer)
-        best = max(CANDIDATES, key=lambda name: (scores[name], -list(CANDIDATES).index(name)))
+        kept = [name for name in CANDIDATES if self.keeps_topic(parts, name)]
+        best = max(kept, key=lambda name: (scores[name], -list(CANDIDATES).index(name)))
         return texts[best] or query, best, scores
+
+    @staticmethod
+    def keeps_topic(parts: dict[str, str], name: str) -> bool:
+        """Whether candidate ``name`` may be chosen: one leaving out the query so far ("A", "Qc+A") only when the
+        answer has content words of its own (``Ac``), so a bare "no" or "I don't know" never deletes the topic."""
+        return "P" in CANDIDATES[name] or bool(parts["Ac"])
 
 
 def baseline_query(request: str, answers: Sequence[str]) -> str:
