@@ -75,6 +75,27 @@ def in_folds(data, folds: int, only: list[int]) -> list[int]:
     return [int(i) for i in np.flatnonzero(np.isin(fold, only))]
 
 
+def add_fold_option(parser: argparse.ArgumentParser) -> None:
+    """``--folds N`` (5) and ``--fold K ...``: held-out folds measured alone."""
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument(
+        "--fold",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="K",
+        help="only these held-out folds (0-based): their models alone are trained and their turns alone scored",
+    )
+
+
+def used_folds(parser: argparse.ArgumentParser, args) -> list[int]:
+    """The held-out folds ``--fold`` names (every fold without it), checked."""
+    used = list(range(args.folds)) if args.fold is None else sorted(set(args.fold))
+    if args.folds < 2 or not all(0 <= k < args.folds for k in used):
+        parser.error(f"--folds must be at least 2 and each --fold in 0..{args.folds - 1}")
+    return used
+
+
 def print_scores(refs: list[dict], hyps: list[dict], meteor: bool) -> dict:
     from clarion.evaluate.dstc11 import score
 
@@ -138,15 +159,7 @@ def compare(refs: list[dict], hyps: list[dict], base: list[dict], resamples: int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="{}", help="JSON object of PipelineConfig overrides")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument(
-        "--fold",
-        type=int,
-        nargs="+",
-        default=None,
-        metavar="K",
-        help="only these held-out folds (0-based): their models alone are trained and their turns alone scored",
-    )
+    add_fold_option(parser)
     parser.add_argument("--out", help="where to write the out-of-fold predictions (JSON)")
     parser.add_argument("--pred", help="score these out-of-fold predictions (an earlier --out) instead of running")
     parser.add_argument("--compare", default=None, help="an earlier run's --out to pair with")
@@ -154,10 +167,7 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=1000, help="--compare: bootstrap resamples")
     parser.add_argument("--show", type=int, default=0, metavar="N", help="--compare: print the first N changed turns")
     args = parser.parse_args()
-    if args.folds < 2:
-        parser.error("--folds must be at least 2")
-    if args.fold is not None and not all(0 <= k < args.folds for k in args.fold):
-        parser.error(f"--fold: each fold must be in 0..{args.folds - 1}")
+    used_folds(parser, args)
     if (args.out is None) == (args.pred is None):
         parser.error("give one of --out (run the cross-validation) and --pred (score an earlier run)")
     if args.compare is not None and not os.path.isfile(args.compare):  # before the minutes of training, not after

@@ -102,45 +102,10 @@ def changed(hyps: list[dict], base: list[dict]) -> str:
     return f"{det}/{sel}/{said}"
 
 
-def main() -> None:
+def predict_variants(data, config, fold: np.ndarray, used: list[int], wanted: dict, path: Path) -> dict:
+    """``{variant: {fold: labels}}`` for every variant and used fold, resumed from ``path`` (rewritten after each)."""
     from clarion.rules import RULES
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rules", nargs="*", default=None, help="rule names (default: every rule the default uses)")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument(
-        "--fold",
-        type=int,
-        nargs="+",
-        default=None,
-        metavar="K",
-        help="only these held-out folds (0-based): their models alone are trained and their turns alone scored",
-    )
-    parser.add_argument("--out", required=True, help="directory for the fold and out-of-fold predictions")
-    parser.add_argument("--resamples", type=int, default=1000)
-    args = parser.parse_args()
-    from dstc_cv import configured
-
-    from clarion.data.dstc import Format, load_dataset, predictions_to_json
-    from clarion.data.location import dataset_dir
-    from clarion.dstc.split import dialogue_folds, split_dataset
-
-    config = configured({})
-    rules = args.rules if args.rules is not None else list(config.rules)
-    bad = [r for r in rules if r not in config.rules]
-    if bad:
-        parser.error(f"--rules: {bad[0]!r} is not a rule the default configuration uses")
-    data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
-    fold = np.array(dialogue_folds(data.contexts, args.folds))
-    used = list(range(args.folds)) if args.fold is None else sorted(set(args.fold))
-    if not all(0 <= k < args.folds for k in used):
-        parser.error(f"--fold: each fold must be in 0..{args.folds - 1}")
-    scored = np.flatnonzero(np.isin(fold, used))  # the turns of the used folds, in order
-    refs = predictions_to_json(data.subset(scored).labels, Format.DSTC11)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    wanted = variants(rules)
-    path = out / f"folds{args.folds}.json"  # variant -> fold -> labels, resumed when run again
     saved = json.loads(path.read_text()) if path.exists() else {}
     todo = [name for name in wanted if any(str(k) not in saved.get(name, {}) for k in used)]
     shared = [n for n in todo if not any(RULES[r].training for r in wanted[n])]
@@ -160,28 +125,65 @@ def main() -> None:
             saved.setdefault(name, {})[str(k)] = labels
             path.write_text(json.dumps(saved))
         print(f"  {name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    return saved
+
+
+def report(refs: list[dict], merged: dict[str, list], resamples: int) -> None:
+    """The table: per rule, the turns it changed and each metric's paired change against the base."""
+    base = merged["base"]
+    print("| rule | changed det/sel/resp | detection F1 | selection F1 | BLEU | ROUGE-L |")
+    print("|---|---|---|---|---|---|")
+    for name, hyps in merged.items():
+        if name == "base":
+            continue
+        diffs = paired(refs, hyps, base, resamples)
+        cells = [
+            f"{iv.value:+.4f} ({iv.low:+.4f}, {iv.high:+.4f})" if (iv := diffs.get(m)) else "-"
+            for m in ("detection_f1", "selection_f1", "bleu", "rouge_l")
+        ]
+        print(f"| {name[3:]} | {changed(hyps, base)} | " + " | ".join(cells) + " |", flush=True)
+
+
+def main() -> None:
+    from dstc_cv import add_fold_option, used_folds
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rules", nargs="*", default=None, help="rule names (default: every rule the default uses)")
+    add_fold_option(parser)
+    parser.add_argument("--out", required=True, help="directory for the fold and out-of-fold predictions")
+    parser.add_argument("--resamples", type=int, default=1000)
+    args = parser.parse_args()
+    from dstc_cv import configured
+
+    from clarion.data.dstc import Format, load_dataset, predictions_to_json
+    from clarion.data.location import dataset_dir
+    from clarion.dstc.split import dialogue_folds, split_dataset
+
+    config = configured({})
+    rules = args.rules if args.rules is not None else list(config.rules)
+    bad = [r for r in rules if r not in config.rules]
+    if bad:
+        parser.error(f"--rules: {bad[0]!r} is not a rule the default configuration uses")
+    used = used_folds(parser, args)
+    data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
+    fold = np.array(dialogue_folds(data.contexts, args.folds))
+    scored = np.flatnonzero(np.isin(fold, used))  # the turns of the used folds, in order
+    refs = predictions_to_json(data.subset(scored).labels, Format.DSTC11)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    wanted = variants(rules)
+    saved = predict_variants(data, config, fold, used, wanted, out / f"folds{args.folds}.json")
+    at = {int(i): n for n, i in enumerate(scored)}
     merged: dict[str, list] = {}
     for name in wanted:
-        at = {int(i): n for n, i in enumerate(scored)}
         merged[name] = [None] * len(refs)
         for k in used:
             for i, label in zip(np.flatnonzero(fold == k), saved[name][str(k)], strict=True):
                 merged[name][at[int(i)]] = label
         (out / f"{name}.json").write_text(json.dumps(merged[name]))
-    base = merged["base"]
-    d, s = f1s(counts(refs, base).sum(axis=0))
+    d, s = f1s(counts(refs, merged["base"]).sum(axis=0))
     print(f"base: detection F1 {d:.4f}, selection F1 {s:.4f} ({len(refs)} turns, folds {used} of {args.folds})")
-    print("| rule | changed det/sel/resp | detection F1 | selection F1 | BLEU | ROUGE-L |")
-    print("|---|---|---|---|---|---|")
-    for name in wanted:
-        if name == "base":
-            continue
-        diffs = paired(refs, merged[name], base, args.resamples)
-        cells = [
-            f"{iv.value:+.4f} ({iv.low:+.4f}, {iv.high:+.4f})" if (iv := diffs.get(m)) else "-"
-            for m in ("detection_f1", "selection_f1", "bleu", "rouge_l")
-        ]
-        print(f"| {name[3:]} | {changed(merged[name], base)} | " + " | ".join(cells) + " |", flush=True)
+    report(refs, merged, args.resamples)
 
 
 if __name__ == "__main__":

@@ -191,7 +191,7 @@ def wait_healthy(base: str, process: subprocess.Popen, timeout: float) -> float:
     raise SystemExit(f"the server did not answer /health within {timeout:.0f} s")
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--concurrency", type=int, default=8)
@@ -204,8 +204,11 @@ def main() -> None:
     parser.add_argument("--start-timeout", type=float, default=1800)
     parser.add_argument("--json", type=Path, help="Also write the figures here.")
     parser.add_argument("--model", type=Path, help="ClariQ pipeline directory (default: the train+dev model).")
-    args = parser.parse_args()
-    from clarion.store import cpu_model
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
 
     chats = conversations(args.requests, args.mix)
     random.Random(0).shuffle(chats)  # first turns and answers mixed, in a fixed order
@@ -231,13 +234,24 @@ def main() -> None:
             alive = httpx.get(f"{base}/health", timeout=5).status_code == 200
         finally:
             stopped = stop_server(process)
+    server = {"started": started, "loaded": loaded, "after": after, "refused": refused, "alive": alive}
+    figures = summary(args, chats, len(bodies), busy_before, run, server | {"stopped": stopped})
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+
+
+def summary(args, chats: list[dict], requests: int, busy_before: float, run: dict, server: dict) -> dict:
+    """The figures of one load run: latency, throughput, errors, memory, the server's answers to bad bodies."""
+    from clarion.store import cpu_model
+
     times = [ms for _, ms, status in run["results"] if status == 200]
     errors = sum(status != 200 for _, _, status in run["results"]) + run["unfinished"]
-    figures = {
+    return {
         "endpoint": f"/v1/{args.endpoint}",
         "machine": f"{cpu_model()}, {os.cpu_count()} cores",
         "load_average_1min": [round(busy_before, 1), round(os.getloadavg()[0], 1)],
-        "requests": len(bodies),
+        "requests": requests,
         "concurrency": args.concurrency,
         "workers": args.workers,
         "batch": args.batch,
@@ -245,7 +259,7 @@ def main() -> None:
         "mix": args.mix,
         "distinct_requests": len({c["turns"][0]["text"] for c in chats}),
         "model": str(args.model) if args.model else "train+dev (default)",
-        "start_seconds": round(started, 1),
+        "start_seconds": round(server["started"], 1),
         "p50_ms": round(statistics.median(times), 1) if times else None,
         "p95_ms": round(percentile(times, 0.95), 1) if times else None,
         "max_ms": round(max(times), 1) if times else None,
@@ -257,16 +271,13 @@ def main() -> None:
             kind: round(statistics.median([ms for k, ms, s in run["results"] if k == kind and s == 200]), 1)
             for kind in sorted({k for k, _, s in run["results"] if s == 200})
         },
-        "rss_mb_loaded": round(loaded["VmRSS"], 1),
-        "rss_mb_after": round(after["VmRSS"], 1),
-        "rss_mb_peak": round(after["VmHWM"], 1),
-        "bad_bodies": refused,
-        "healthy_after": alive,
-        "stopped": stopped,
+        "rss_mb_loaded": round(server["loaded"]["VmRSS"], 1),
+        "rss_mb_after": round(server["after"]["VmRSS"], 1),
+        "rss_mb_peak": round(server["after"]["VmHWM"], 1),
+        "bad_bodies": server["refused"],
+        "healthy_after": server["alive"],
+        "stopped": server["stopped"],
     }
-    print(json.dumps(figures, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -176,19 +176,6 @@ class QuestionRanker(Routing):
             done += len(top)
         return out
 
-    def embed(self, requests: Sequence[str]) -> np.ndarray:
-        """The pipeline encoder's embeddings of stripped requests: a known request's is its row of the cached pool
-        embeddings (as in training), any other is encoded."""
-        from clarion.retrieve.dense import encode_queries
-
-        cols = self.space.pool_column(requests)
-        emb = np.zeros((len(requests), self.space.pool_emb.shape[1]), dtype=np.float32)
-        emb[cols >= 0] = self.space.pool_emb[cols[cols >= 0]]
-        new = np.flatnonzero(cols < 0)
-        if len(new):
-            emb[new] = encode_queries([requests[i] for i in new], encoder=self.context.encoder)
-        return emb
-
     def rank(
         self,
         requests: Sequence[str],
