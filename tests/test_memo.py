@@ -32,3 +32,17 @@ def test_threads_share_it():
 def test_a_memo_holds_something():
     with pytest.raises(ValueError):
         Memo(0)
+
+
+def test_get_many_computes_only_the_missing_keys_together():
+    memo = Memo(8)
+    memo.put("a", 1)
+    calls = []
+
+    def compute(keys):
+        calls.append(list(keys))
+        return [len(k) for k in keys]
+
+    assert memo.get_many(["a", "bb", "ccc", "bb"], compute) == {"a": 1, "bb": 2, "ccc": 3}
+    assert calls == [["bb", "ccc"]]
+    assert memo.get_many(["ccc"], compute) == {"ccc": 3} and len(calls) == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 
@@ -32,6 +32,22 @@ class Memo:
         value = compute()  # outside the lock: other keys are served meanwhile
         self.put(key, value)
         return value
+
+    def get_many(self, keys: Sequence[Hashable], compute: Callable[[list], Sequence]) -> dict:
+        """``{key: value}`` for each distinct key, those not remembered computed together by ``compute(missing)``
+        (one value per missing key, in order) and remembered."""
+        out, missing = {}, []
+        for key in dict.fromkeys(keys):
+            found, value = self.peek(key)
+            if found:
+                out[key] = value
+            else:
+                missing.append(key)
+        if missing:
+            for key, value in zip(missing, compute(missing), strict=True):
+                self.put(key, value)
+                out[key] = value
+        return out
 
     def peek(self, key: Hashable) -> tuple[bool, Any]:
         """``(True, value)`` when ``key`` is remembered (it becomes the most recent), else ``(False, None)``."""

@@ -32,9 +32,6 @@ from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, load_or_train, read_meta
 from clarion.types import Candidate
 
-ROUTES = 1024
-"""Requests whose nearest known request a :class:`Clarifier` remembers (a few hundred kB)."""
-
 
 class Clarifier:
     """A trained ClariQ pipeline loaded from a model directory made by

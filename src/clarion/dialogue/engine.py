@@ -167,42 +167,26 @@ class Assistant:
     def _needs(self, requests: Sequence[str]) -> dict[str, tuple]:
         """The need model's ``(label, probabilities)`` of each request, those not remembered computed in one batch
         (``need_many`` when the clarifier has it)."""
-        out, missing = {}, []
-        for request in dict.fromkeys(requests):
-            found, value = self._memo.peek(("need", request))
-            if found:
-                out[request] = value
-            else:
-                missing.append(request)
-        if missing:
-            batch = getattr(self.clarifier, "need_many", None)
-            computed = batch(missing) if batch is not None else [self.clarifier.need(r) for r in missing]
-            for request, value in zip(missing, computed, strict=True):
-                self._memo.put(("need", request), value)
-                out[request] = value
-        return out
+        batch = getattr(self.clarifier, "need_many", None)
+
+        def compute(keys: list) -> list:
+            missing = [request for _, request in keys]
+            return batch(missing) if batch is not None else [self.clarifier.need(r) for r in missing]
+
+        return {request: v for (_, request), v in self._memo.get_many([("need", r) for r in requests], compute).items()}
 
     def _proposals(self, requests: Sequence[str]) -> dict[str, list]:
         """The ranker's proposed questions for each request, those not remembered ranked together (``rank_many``
         when the clarifier has it)."""
-        out, missing = {}, []
-        for request in dict.fromkeys(requests):
-            found, value = self._memo.peek(("rank", request))
-            if found:
-                out[request] = value
-            else:
-                missing.append(request)
-        if missing:
-            k = policy_proposals()
-            batch = getattr(self.clarifier, "rank_many", None)
+        batch, k = getattr(self.clarifier, "rank_many", None), policy_proposals()
+
+        def compute(keys: list) -> list:
+            missing = [request for _, request in keys]
             if batch is not None:
-                ranked = batch(missing, k=k, fitting=True)
-            else:
-                ranked = [self.clarifier.rank(r, k=k, fitting=True) for r in missing]
-            for request, value in zip(missing, ranked, strict=True):
-                self._memo.put(("rank", request), value)
-                out[request] = value
-        return out
+                return batch(missing, k=k, fitting=True)
+            return [self.clarifier.rank(r, k=k, fitting=True) for r in missing]
+
+        return {request: v for (_, request), v in self._memo.get_many([("rank", r) for r in requests], compute).items()}
 
     def _weigh(self, read: _Read, need: tuple) -> None:
         """The need model's label and the probability that the need is still unclear, into ``read``."""
