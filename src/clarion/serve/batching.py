@@ -14,6 +14,7 @@ their results.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -42,8 +43,8 @@ class Batcher:
         self.run = run
         self.size = size
         self.lanes = lanes
-        self.batches: list[int] = []
-        """The size of every batch run so far (the load benchmark reads it through ``/health``'s figures)."""
+        self.batches: deque[int] = deque(maxlen=1024)
+        """The sizes of the last 1,024 batches run (bounded: a long-running server's memory stays flat)."""
         self._queue: list[tuple[Any, asyncio.Future]] = []
         self._running = 0
         self._tasks: set[asyncio.Task] = set()
