@@ -12,8 +12,8 @@ FAQs answer more often). The wordings were written in five sets on 2026-11-27, e
 read the answers a change moves, not only the counts.
 
 Run: ``python benchmarks/dstc_wording_probe.py --out wording.json`` (a few minutes once the default model is trained),
-then ``python benchmarks/dstc_wording_probe.py --set aspect_anchors=true --compare wording.json`` to see what a setting
-changes. ``--set`` and ``--model`` as in dstc_probe.py.
+then ``python benchmarks/dstc_wording_probe.py --set rules.ask_entity=null --compare wording.json`` to see what a
+setting changes. ``--set`` and ``--model`` as in dstc_probe.py.
 """
 
 from __future__ import annotations

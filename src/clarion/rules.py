@@ -56,31 +56,8 @@ def _rule(name, stage, summary, params=None, bounds=None, **kwargs) -> None:
     register(Rule(name, stage, summary, dict(params or {}), dict(bounds or {}), **kwargs))
 
 
-# --- detection: which turns are knowledge-seeking -------------------------------------------------------------------
-_rule("review_cues", "detect", "a turn asking what reviews say about a named place is knowledge-seeking")
-_rule("aspect_requests", "detect", '"Tell me about the X at P" is also read as "How is the X at P?"')
-_rule("coordinated_detection", "detect", "one part of an 'and' question near a tracked place's FAQ flags the turn")
-_rule("follow_ups", "detect", '"How about the other place?" after a question asks that question of it')
-_rule("preference_apart", "detect", '"Which one is better?" (no aspect named) asks for a choice, not knowledge')
-_rule("rule_needs_place", "detect", "a turn only the FAQ rule flagged, with no place named, is not knowledge-seeking")
 # --- entity: which place the turn is about --------------------------------------------------------------------------
 _rule("ask_entity", "dialogue", 'no place named in the dialogue: ask "which one do you mean?", select nothing')
-# --- selection: which snippets answer ------------------------------------------------------------------------------
-_rule(
-    "faq_outranks_memory",
-    "rerank",
-    "a choice unlike remembered training choices yields to an FAQ the turn asks",
-    {"cosine": 0.7, "elsewhere": 0.15},
-    {"cosine": _COSINE, "elsewhere": Bound("float", 0, 2, optional=True)},
-)
-_rule("unsure_outranking", "rerank", "an unsure selector's choice may be outranked by an FAQ (cosine 0.5-0.6) too")
-_rule("outrank_by_question", "rerank", "an unremembered choice of reviews yields to an FAQ the turn paraphrases")
-_rule("accessibility_apart", "rerank", "an FAQ about accessibility answers only a turn asking about it")
-_rule("age_apart", "rerank", "an FAQ about guests' age answers only a turn asking about it")
-_rule("stay_ends_apart", "rerank", "a check-in question gets no check-out FAQ, and the reverse")
-_rule("faq_every_place", "rerank", "a turn answered from an FAQ gets each tracked place's closest FAQ too")
-_rule("coordinated_faqs", "rerank", '"a pool and a gym?" gets the place\'s FAQ for each part')
-_rule("aspect_anchors", "rerank", "an FAQ aspect word no training turn uses names the place's FAQ", default=False)
 # --- abstaining: when nothing answers ------------------------------------------------------------------------------
 _rule(
     "abstain",
@@ -159,6 +136,37 @@ _rule("downsides", "respond", '"What do people dislike about X?" is answered fro
 _rule("upsides", "respond", '"What do people like about X?" is answered from its reviews\' praise')
 
 
+REMOVED_RULES = frozenset(
+    {
+        "review_cues",
+        "aspect_requests",
+        "coordinated_detection",
+        "follow_ups",
+        "preference_apart",
+        "rule_needs_place",
+        "faq_outranks_memory",
+        "unsure_outranking",
+        "outrank_by_question",
+        "accessibility_apart",
+        "age_apart",
+        "stay_ends_apart",
+        "faq_every_place",
+        "coordinated_faqs",
+        "aspect_anchors",
+    }
+)
+"""Rules clarion no longer has: their measured contribution was within the noise (docs/rules.md). A configuration
+switching one off is accepted (a no-op); switching one on is an :class:`~clarion.errors.InputError`
+(:func:`removed`)."""
+
+
+def removed(name: str, owner: str = "PipelineConfig.rules") -> InputError:
+    """The one-line error for a configuration that switches on (or sets a parameter of) the removed rule ``name``."""
+    return InputError(
+        f"{owner}: rule {name!r} was removed because its measured contribution was within the noise (docs/rules.md)"
+    )
+
+
 def default_rules() -> dict[str, dict]:
     """The rules the default configuration uses, each with its default parameters."""
     return {name: dict(rule.params) for name, rule in RULES.items() if rule.default}
@@ -175,6 +183,8 @@ def resolved(rules: Mapping[str, Mapping | None | bool], owner: str = "PipelineC
         if given is None or given is False:
             continue
         rule = RULES.get(name)
+        if rule is None and name in REMOVED_RULES:
+            raise removed(name, owner)
         if rule is None:
             raise InputError(f"{owner}: no rule {name!r}; rules: {', '.join(RULES)}")
         given = {} if given is True else given

@@ -9,7 +9,6 @@ import pytest
 from dstc_synthetic import write_synthetic
 
 from clarion.data.dstc import Turn
-from clarion.detect.knowledge import as_question, follow_up_question
 from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, after_clarifying, as_turns
 from clarion.dstc.models.modeldir import save_model
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
@@ -82,77 +81,6 @@ def test_a_chain_named_without_its_branch_gets_its_branches_offered(tiny_model):
         )
 
 
-def test_a_question_about_what_reviews_say_of_a_named_place_is_knowledge_seeking(grounder, monkeypatch):
-    from clarion.respond.opinions import REVIEW_CUE
-
-    assert REVIEW_CUE.search("What do people say about the food?") and REVIEW_CUE.search("Any reviews of it?")
-    assert not REVIEW_CUE.search("Can you recommend a hotel with a 4 star rating?")
-    assert not REVIEW_CUE.search("Any good Italian places?")
-    monkeypatch.setattr(grounder.model.detector.config, "threshold", 2.0)  # the detector says no to every turn
-    asked = ["I want a hotel.", "Alpha Lodge is a good choice.", "What do people say about the view?"]
-    reply = grounder.respond(asked)
-    assert reply.knowledge_seeking and reply.snippets
-    assert {s.entity_name for s in reply.snippets} == {"ALPHA LODGE"}
-    assert not grounder.respond(["I want a hotel.", "There are several.", asked[-1]]).knowledge_seeking  # no place
-    monkeypatch.delitem(grounder.model.config.rules, "review_cues")
-    assert not grounder.respond(asked).knowledge_seeking
-    assert not PipelineConfig.from_json({}).uses("review_cues")  # models trained before it: the detector alone
-
-
-@pytest.mark.parametrize(
-    ("turn", "question"),
-    [
-        ("Tell me about the breakfast at the Alpha Lodge.", "How is the breakfast at the Alpha Lodge?"),
-        ("Thanks! Can you tell me a bit more about their drinks?", "Thanks! How is their drinks?"),
-        ("I'd like to know about the staff there.", "How is the staff there?"),
-        ("Do you have any information about their beer selection?", "How is their beer selection?"),
-        ("What about the view from the rooms?", "How is the view from the rooms?"),
-    ],
-)
-def test_a_request_about_an_aspect_is_read_as_a_question(turn, question):
-    assert as_question(turn, lambda head: False) == question
-
-
-@pytest.mark.parametrize(
-    "turn",
-    [  # booking requests of dstc11_track5's train split, and what a user asks a booking system so
-        "Tell me about the Portuguese restaurant",
-        "What about the one in the north?",
-        "How about the moderate one? May I have their address, please?",
-        "Awesome, what about reference number?",
-        "Perfect. I am also looking to stay at the finches bed and breakfast. Can you tell me about it?",
-        "What about the price range of the Alpha Lodge?",
-        "How about the 15th?",
-        "Tell me about the cheap ones.",
-        "Is the breakfast good at the Alpha Lodge?",  # a question already
-    ],
-)
-def test_a_request_about_a_place_itself_or_a_booking_slot_is_not(turn):
-    assert as_question(turn, lambda head: False) is None
-
-
-def test_a_named_place_is_no_aspect():
-    assert as_question("Tell me about the Alpha Lodge.", lambda head: "alpha" in head.lower()) is None
-
-
-def test_a_request_about_an_aspect_of_a_tracked_place_is_detected_as_its_question(grounder, monkeypatch):
-    asked = np.array  # the detector says yes to the question form only
-    monkeypatch.setattr(
-        grounder.model.detector, "predict", lambda texts, emb=None: asked([t.startswith("How is") for t in texts])
-    )
-    monkeypatch.delitem(grounder.model.config.rules, "review_cues")
-    reply = grounder.respond(["I want a hotel.", "Alpha Lodge is a good choice.", "Tell me about the view there."])
-    assert reply.knowledge_seeking and {s.entity_name for s in reply.snippets} == {"ALPHA LODGE"}
-    assert not grounder.respond(["Tell me about the view there."]).knowledge_seeking  # no place in the dialogue
-    monkeypatch.delitem(grounder.model.config.rules, "aspect_requests")
-    assert not grounder.respond(
-        ["I want a hotel.", "Alpha Lodge is a good choice.", "Tell me about the view there."]
-    ).knowledge_seeking
-    assert not PipelineConfig.from_json({}).uses(
-        "aspect_requests"
-    )  # models trained before it: the turn as written alone
-
-
 def test_the_place_named_after_which_place_answers_the_question_asked_before_it(grounder):
     dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
     asked = grounder.respond(dialogue)
@@ -180,11 +108,8 @@ def test_a_question_about_no_named_place_gets_asked_which_place(grounder):
     assert named.snippets and named.snippets[0].entity_name == "ALPHA LODGE"
 
 
-def test_a_turn_only_the_faq_rule_flags_with_no_place_named_is_not_knowledge_seeking(grounder, monkeypatch):
-    # "Is there a 4 star guesthouse with both free parking and free wifi?" (dstc11 dev): a search near FAQ questions,
-    # which the detector leaves to the booking APIs; with no place named no FAQ can answer it, so nothing is asked
+def test_a_turn_only_the_faq_rule_flags_with_no_place_named_gets_asked_which_place(grounder, monkeypatch):
     dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
-    assert PipelineConfig().uses("rule_needs_place") and not PipelineConfig.from_json({}).uses("rule_needs_place")
 
     class EveryTurn:  # an FAQ rule flagging every turn (the tiny model's knowledge has none)
         penalties = None
@@ -194,27 +119,9 @@ def test_a_turn_only_the_faq_rule_flags_with_no_place_named_is_not_knowledge_see
 
     monkeypatch.setattr(grounder, "prepared", dataclasses.replace(grounder.prepared, faq_rule=EveryTurn()))
     monkeypatch.setattr(grounder.model.detector, "predict", lambda texts, emb=None: np.zeros(len(texts), dtype=bool))
-    assert grounder.respond(dialogue) == Reply(False)
-    monkeypatch.delitem(grounder.model.config.rules, "rule_needs_place")  # off: asked which place, as before
     assert grounder.respond(dialogue) == Reply(True, (), "Which hotel or restaurant are you asking about?")
-
-
-def test_a_request_for_a_choice_naming_no_aspect_is_not_knowledge_seeking(grounder, monkeypatch):
-    # "Which one is better?" after two places were offered (dstc11 dev, labelled not knowledge-seeking, as train labels
-    # "Which one would you recommend?"); "Which one is quieter at night?" names an aspect and stays knowledge-seeking
-    from clarion.detect.knowledge import asks_preference_only
-
-    offered = ["I want a hotel.", "Alpha Lodge and Beta House both fit."]
-    assert PipelineConfig().uses("preference_apart") and not PipelineConfig.from_json({}).uses("preference_apart")
     monkeypatch.setattr(grounder.model.detector, "predict", lambda texts, emb=None: np.ones(len(texts), dtype=bool))
-    assert grounder.respond([*offered, "Which one is better?"]) == Reply(False)
-    assert grounder.respond([*offered, "Which of the two would you recommend?"]) == Reply(False)
-    assert grounder.respond([*offered, "Which one is quieter at night?"]).knowledge_seeking
-    assert asks_preference_only("Okay, which one do you think is best?")
-    assert not asks_preference_only("Which one has the best views?")
-    assert not asks_preference_only("Is the Alpha Lodge better?")  # no choice between places asked
-    monkeypatch.delitem(grounder.model.config.rules, "preference_apart")  # off: the detector's verdict, as before
-    assert grounder.respond([*offered, "Which one is better?"]).knowledge_seeking
+    assert grounder.respond(dialogue) == Reply(True, (), "Which hotel or restaurant are you asking about?")
 
 
 def test_string_turns_alternate_and_end_with_the_user(grounder, synthetic):
@@ -319,73 +226,3 @@ def test_naming_the_place_in_the_question_does_not_change_what_is_selected(groun
     assert len(seen) == 2 and all(np.array_equal(a, b) for a, b in zip(*seen, strict=True))
     assert plain.snippets and named == plain
     assert not PipelineConfig.from_json({}).select.strip_names  # models trained before read the turn as written
-
-
-PLACES = ("Alpha Lodge", "Beta House Hotel")
-
-
-def mentions(text: str) -> list[str]:
-    return [p for p in PLACES if p.lower() in text.lower()]
-
-
-def strip(text: str) -> str:
-    for place in PLACES:
-        text = text.replace(place, "")
-    return text
-
-
-@pytest.mark.parametrize(
-    "turn",
-    [
-        "How about at the Beta House Hotel?",
-        "What about Beta House Hotel?",
-        "Okay, and what about the Beta House Hotel?",
-        "And Beta House Hotel?",
-        "Same question for Beta House Hotel.",
-        "Is that also true for the Beta House Hotel?",
-        "Ok. How about Beta House Hotel then?",
-        "What about the Beta House Hotel, too?",
-        "And the other one?",  # pointing at a place: the caller resolves which
-        "What about the second one?",
-        "How about the latter?",
-    ],
-)
-def test_an_elliptical_follow_up_about_another_place_asks_the_question_before_it(turn):
-    asked = "Is it quiet at night at the Alpha Lodge?"
-    assert follow_up_question([asked, turn], mentions, strip) == asked
-    # a chain of them goes back to the question; a follow-up to a booking request or to nothing asks nothing
-    assert follow_up_question([asked, "What about Alpha Lodge?", turn], mentions, strip) == asked
-    assert follow_up_question(["I need a cheap hotel in the north.", turn], mentions, strip) is None
-    assert follow_up_question([turn], mentions, strip) is None
-
-
-@pytest.mark.parametrize(
-    "turn",
-    [
-        "How about the Beta House Hotel? Is it quiet?",  # a question of its own
-        "What about the view at the Beta House Hotel?",  # an aspect: the detector reads it as it is
-        "Beta House Hotel.",  # an answer to "which one?"
-        "How about the moderate one?",  # no place named
-        "What about the second?",  # no "one": "the second night"?
-        "And the other guests?",
-    ],
-)
-def test_a_turn_asking_more_than_which_place_is_no_follow_up(turn):
-    assert follow_up_question(["Is it quiet at night at the Alpha Lodge?", turn], mentions, strip) is None
-
-
-def test_a_follow_up_about_another_place_is_answered_from_that_place(grounder, monkeypatch):
-    asked = "Is it quiet at night at the Alpha Lodge?"
-    first = grounder.respond([asked])
-    assert first.knowledge_seeking and {s.entity_name for s in first.snippets} == {"ALPHA LODGE"}
-    reply = grounder.respond([asked, first.response, "What about the Beta House Hotel?"])
-    assert reply.knowledge_seeking and {s.entity_name for s in reply.snippets} == {"BETA HOUSE HOTEL"}
-    again = grounder.respond(["Is it quiet at night at the Beta House Hotel?"])
-    assert reply.snippets == again.snippets  # the question asked of the new place, as if typed in full
-    # pointing at the other of two listed places asks it too
-    listed = ["Any places to stay?", "Alpha Lodge and the Beta House Hotel are both free."]
-    pointed = grounder.respond([*listed, asked, first.response, "And the other one?"])
-    assert pointed.snippets == reply.snippets
-    monkeypatch.delitem(grounder.model.config.rules, "follow_ups")
-    assert grounder.respond([asked, first.response, "What about the Beta House Hotel?"]) != reply
-    assert not PipelineConfig.from_json({}).uses("follow_ups")  # models trained before it: the turn as written

@@ -151,7 +151,7 @@ def test_respond_and_predict_take_prediction_time_settings(data, tmp_path, capsy
     args = ["respond", "--model", str(model), "--knowledge", str(data), "--json"]
     dialogue = [*opening, "Are the bathrooms clean?"]
     plain = json.loads(run(*args, *dialogue).stdout)
-    assert json.loads(run(*args, "--set", "aspect_anchors=true", *dialogue).stdout) == plain
+    assert json.loads(run(*args, "--set", "rules.follow_ups=null", *dialogue).stdout) == plain  # a removed rule, off
     refused = json.loads(run(*args, "--set", "abstain_below=1.0", *dialogue).stdout)  # no snippet is that sure
     assert refused["knowledge"] == [] and plain["knowledge"]
     pred = tmp_path / "pred.json"
@@ -159,8 +159,13 @@ def test_respond_and_predict_take_prediction_time_settings(data, tmp_path, capsy
     assert not any(p.get("knowledge") for p in json.loads(pred.read_text()))
     line = fails(capsys, "respond", "--model", str(tmp_path / "none"), "--set", "dense=false", "Is it clean?")
     assert "--set: dense is fixed when the model is trained" in line  # before the model loads
-    line = fails(capsys, "predict", "--data", str(data), "--out", str(pred), "--set", "aspect_anchors=yes")
+    line = fails(capsys, "predict", "--data", str(data), "--out", str(pred), "--set", "ask_entity=yes")
     assert "the value is not JSON" in line
+    line = fails(capsys, "respond", "--model", str(model), "--set", "rules.follow_ups=true", *dialogue)
+    assert line == (
+        "error: --set: rule 'follow_ups' was removed because its measured contribution was within the noise "
+        "(docs/rules.md)"
+    )
 
 
 def test_a_command_failing_before_its_work_prints_its_error_line_alone(tmp_path, capsys):

@@ -10,7 +10,6 @@ import pytest
 ALIASES = {
     "clarion.dstc.io": "clarion.data.dstc",
     "clarion.dstc.schema": "clarion.data.dstc_schema",
-    "clarion.dstc.models.anchors": "clarion.detect.anchors",
     "clarion.dstc.models.candidates": "clarion.retrieve.knowledge",
     "clarion.dstc.models.detect": "clarion.detect.knowledge",
     "clarion.dstc.models.downsides": "clarion.respond.opinions",

@@ -10,8 +10,8 @@ from clarion.errors import InputError
 
 
 def test_settings_are_json_values_and_dotted_fields_nest():
-    assert parse_settings(["aspect_anchors=true", "abstain_below=null", "detect.entity_faq_cosine=0.5"]) == {
-        "aspect_anchors": True,
+    assert parse_settings(["ask_entity=true", "abstain_below=null", "detect.entity_faq_cosine=0.5"]) == {
+        "ask_entity": True,
         "abstain_below": None,
         "detect": {"entity_faq_cosine": 0.5},
     }
@@ -21,9 +21,9 @@ def test_settings_are_json_values_and_dotted_fields_nest():
 @pytest.mark.parametrize(
     ("setting", "message"),
     [
-        ("aspect_anchors", "expected FIELD=VALUE"),
+        ("ask_entity", "expected FIELD=VALUE"),
         ("=true", "expected FIELD=VALUE"),
-        ("aspect_anchors=yes", "the value is not JSON"),
+        ("ask_entity=yes", "the value is not JSON"),
     ],
 )
 def test_a_malformed_setting_is_refused_by_name(setting, message):
@@ -33,9 +33,9 @@ def test_a_malformed_setting_is_refused_by_name(setting, message):
 
 
 def test_overrides_merge_into_a_checked_configuration():
-    config = with_overrides(PipelineConfig(), {"aspect_anchors": True, "detect": {"entity_faq_cosine": 0.5}})
-    assert config.uses("aspect_anchors") and config.detect.entity_faq_cosine == 0.5
-    assert config.detect.strip_names and not PipelineConfig().uses("aspect_anchors")  # the rest kept, the original too
+    config = with_overrides(PipelineConfig(), {"ask_entity": False, "detect": {"entity_faq_cosine": 0.5}})
+    assert not config.uses("ask_entity") and config.detect.entity_faq_cosine == 0.5
+    assert config.detect.strip_names and PipelineConfig().uses("ask_entity")  # the rest kept, the original too
     named = with_overrides(PipelineConfig(), {"rules": {"downsides": None, "abstain": {"below": 0.2}}})
     assert not named.uses("downsides") and named.param("abstain", "below") == 0.2 and named.uses("upsides")
     assert with_overrides(PipelineConfig(), {"detail_penalty": 0.3}).param("detail_penalty", "penalty") == 0.3
@@ -43,8 +43,8 @@ def test_overrides_merge_into_a_checked_configuration():
         with_overrides(PipelineConfig(), {"rules": {"downside": None}})
     with pytest.raises(InputError, match="name_article was a rule fitted to one dataset's wording"):
         with_overrides(PipelineConfig(), {"name_article": False})
-    with pytest.raises(InputError, match="no field 'aspect_anchor'"):
-        with_overrides(PipelineConfig(), {"aspect_anchor": True})
+    with pytest.raises(InputError, match="no field 'ask_entities'"):
+        with_overrides(PipelineConfig(), {"ask_entities": True})
     with pytest.raises(InputError, match="rules.abstain.below must be float"):  # out of its bounds
         with_overrides(PipelineConfig(), {"abstain_below": "high"})
     with pytest.raises(InputError, match="detect takes fields"):
@@ -54,8 +54,9 @@ def test_overrides_merge_into_a_checked_configuration():
 
 
 def test_prediction_settings_refuse_what_training_fixed():
-    assert prediction_config(PipelineConfig(), ["aspect_anchors=true"]).uses("aspect_anchors")
-    assert prediction_config(PipelineConfig(), ["rules.aspect_anchors=true"]).uses("aspect_anchors")
+    without = PipelineConfig().with_rules(ask_entity=None)
+    assert prediction_config(without, ["ask_entity=true"]).uses("ask_entity")
+    assert prediction_config(without, ["rules.ask_entity=true"]).uses("ask_entity")
     settings = ("detect.C=1", "select.n_estimators=5", "dense=false", 'generator="lm"', "relevance_gate=0.2")
     for setting in (*settings, "rules.relevance_gate=null"):
         with pytest.raises(InputError, match="fixed when the model is trained"):

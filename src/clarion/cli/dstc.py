@@ -42,7 +42,7 @@ def _set_option(text: str):
 
 
 SetOption = _set_option(
-    "Change a setting the model reads when it predicts, e.g. aspect_anchors=true (JSON value; repeatable)."
+    "Change a setting the model reads when it predicts, e.g. rules.ask_entity=null (JSON value; repeatable)."
 )
 TrainSetOption = _set_option(
     "Train with a setting changed, e.g. select.anchor_precision=null (JSON value; a nested field dotted; repeatable)."

@@ -27,8 +27,7 @@ cross-validation over the dstc11_track5 train split (docs/dstc.md).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,76 +48,6 @@ ENTITY_FAQ_COSINE = 0.6
 from. An entity's own wording sits below :data:`GATE_COSINE` ("Can I bring my dog?" is 0.66 from "Are pets allowed
 at the ?"); on the train turns the rule fires on, the gold entity's closest FAQ is in the gold snippets for 1 of 14
 turns at cosine 0.5-0.6, 9 of 15 at 0.6-0.7 and 40 of 50 above (docs/dstc.md)."""
-
-
-_ACCESSIBILITY = re.compile(r"\b(?:accessib|wheel\s*-?\s*chair|disab|handicap)", re.IGNORECASE)
-
-
-def asks_accessibility(text: str) -> bool:
-    """Whether ``text`` asks about access for disabled guests ("accessible parking", "wheelchair", "disabilities")."""
-    return bool(_ACCESSIBILITY.search(text))
-
-
-_AGE = re.compile(r"\bages?\b|how old|years old|\bminors?\b|under-?age", re.IGNORECASE)
-
-
-def asks_age(text: str) -> bool:
-    """Whether ``text`` asks about a guest's age ("Is there a minimum age to check in?", "How old do I have to be?")."""
-    return bool(_AGE.search(text))
-
-
-def answering_faqs(
-    rule: FaqRule,
-    turn_emb: np.ndarray,
-    snippets: Sequence[Snippet],
-    turn: str,
-    topics: Sequence[Callable[[str], bool]] = (asks_accessibility,),
-) -> list[Snippet]:
-    """``snippets`` without a place's FAQs about a topic of ``topics`` (accessibility; with
-    ``PipelineConfig.age_apart`` a guest's age too) when ``turn`` does not ask about it and another FAQ of the place is
-    within :data:`ENTITY_FAQ_COSINE` of the turn (``turn_emb``): "Accessible parking is not available at Limehouse."
-    had answered "Do they have parking?" (0.78 from its question), though Limehouse's "What type of parking is
-    available?" (0.73) answers it; "Can I check in early?" had got "You must be at least 18 years old to check-in". A
-    place whose lift FAQ asks "Is there a lift available for wheelchairs?" keeps it for "Is there a lift?"."""
-    kept = list(snippets)
-    for asks in topics:
-        if not asks(turn):
-            kept = _apart(rule, turn_emb, kept, asks)
-    return kept
-
-
-def _apart(rule: FaqRule, turn_emb: np.ndarray, snippets: list[Snippet], asks: Callable[[str], bool]) -> list[Snippet]:
-    """``snippets`` without the FAQs whose question ``asks`` about the topic, at each place with another FAQ within
-    :data:`ENTITY_FAQ_COSINE` of the turn (:func:`answering_faqs`)."""
-    about = [s.doc_type == "faq" and asks(s.title) for s in snippets]
-    if not any(about):
-        return snippets
-    answered = {
-        (s.domain, s.entity_id)
-        for s, topical in zip(snippets, about, strict=True)
-        if not topical and rule.best_faq(turn_emb, [s]) is not None
-    }
-    pairs = zip(snippets, about, strict=True)
-    return [s for s, topical in pairs if not topical or (s.domain, s.entity_id) not in answered]
-
-
-_CHECK_IN = re.compile(r"\bcheck(?:ing)?[- ]?in\b|\barriv", re.IGNORECASE)
-_CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]?out\b|\bdepart", re.IGNORECASE)
-
-
-def stay_end(text: str) -> str | None:
-    """``"in"`` when ``text`` names check-in or arrival and not check-out or departure; ``"out"`` for the
-    reverse; None for both or neither."""
-    about_in, about_out = bool(_CHECK_IN.search(text)), bool(_CHECK_OUT.search(text))
-    return None if about_in == about_out else ("in" if about_in else "out")
-
-
-def other_end_of_stay(turn: str, question: str) -> bool:
-    """Whether the FAQ ``question`` is about one end of a stay (:func:`stay_end`; "leave" is not one: "Can I leave my
-    luggage?") and ``turn`` asks about the other (``PipelineConfig.stay_ends_apart``): MiniLM puts "Can I check in
-    early?" nearer "What time is check-out?" than "When is standard check in?" at Leverton House."""
-    asked = stay_end(turn)
-    return asked is not None and stay_end(question) not in (None, asked)
 
 
 def faq_questions(knowledge: Knowledge) -> list[str]:

@@ -344,15 +344,6 @@ class EntityTracker:
                 return found[:max_entities]
         return []
 
-    def pointed_at(self, turns: list[str]) -> tuple | None:
-        """The entity the last of ``turns`` points at by its place in a list or as "the other one" (as
-        :meth:`track` resolves it), or ``None``."""
-        for back, text in enumerate(reversed(turns[:-1]), 1):
-            found = self.mentions(text)
-            if found:
-                return self._pointed_at(turns[-1], turns[: len(turns) - back], found)
-        return None
-
     def _pointed_at(self, last: str, earlier: list[str], found: list[tuple]) -> tuple | None:
         """The entity ``last`` points at by its place in a list ("the second one") or as "the other one", given the
         ``earlier`` turns up to the latest one naming any (which names ``found``); ``None`` when it points at none."""

@@ -47,14 +47,6 @@ class KeyMemory:
             for entity in key_entities(keys):
                 self._by_entity.setdefault(entity, []).append(row)
 
-    def remembered(self, query: np.ndarray, key: Key, floor: float) -> np.ndarray:
-        """The embeddings of the training questions within cosine ``floor`` of ``query`` whose gold held ``key``."""
-        rows = self._by_key.get(tuple(key), [])
-        if not rows:
-            return self.query_emb[:0]
-        found = self.query_emb[rows]
-        return found[found @ np.asarray(query, dtype=np.float32) >= floor]
-
     def features(self, query: np.ndarray, keys: Sequence[Key], exclude: np.ndarray | None = None) -> np.ndarray:
         """``(len(keys), 4)``: best, margin, entity_best, votes (see the module docstring).
 

@@ -13,10 +13,15 @@ from clarion.detect.faq_rule import (
     FaqRule,
 )
 from clarion.dialogue.entities import EntityTracker
-from clarion.rerank.faq_choice import OUTRANKING_FAQ_COSINE
 from clarion.respond.names import display_name
 from clarion.respond.template import snippets_used
 from clarion.retrieve.knowledge import KnowledgeIndex
+
+NEAR_FAQ_COSINE = 0.5
+"""The least cosine (names cut) between the turn and the tracked place's FAQ that answers a turn no selected snippet
+fits (``last_resort_faq``), or that tells the place answers the aspect (``unknown_aspect``); below
+:data:`~clarion.detect.faq_rule.ENTITY_FAQ_COSINE`, where the gated rule's own answers stop: "Do they speak French?"
+is 0.52 from the Lensfield Hotel's "What languages are spoken at this location?", whose answer lists French."""
 
 REVIEW_ASPECT_GAP = 0.2
 """With :attr:`PipelineConfig.review_floor`: how much closer to the turn the other places' reviews (the mean of their
@@ -39,7 +44,7 @@ class Abstaining:
     def _unknown_aspect(self, rule: FaqRule | None, turn_emb: np.ndarray, snippets, chosen_emb: np.ndarray) -> bool:
         """Whether the turn asks about something places answer in an FAQ (it reaches a knowledge-base FAQ question at
         the gated rule's own cosine, with its margin) that the tracked place has no FAQ about (none within
-        :data:`OUTRANKING_FAQ_COSINE`), and no chosen snippet is within ``unknown_aspect_cosine`` of the turn: "Do
+        :data:`NEAR_FAQ_COSINE`), and no chosen snippet is within ``unknown_aspect_cosine`` of the turn: "Do
         they allow dogs at the Golden Curry?" was answered "Yes, the Golden Curry does have a great outdoor dining
         area" from its outdoor-seating FAQ (cosine 0.28 to the turn)."""
         threshold = self.config.param("unknown_aspect", "cosine")
@@ -47,7 +52,7 @@ class Abstaining:
             return False
         if float((chosen_emb @ turn_emb).max()) >= threshold or not rule.reaches(turn_emb[None, :], rule.threshold)[0]:
             return False
-        return rule.best_faq(turn_emb, snippets, OUTRANKING_FAQ_COSINE) is None
+        return rule.best_faq(turn_emb, snippets, NEAR_FAQ_COSINE) is None
 
     def _absent_review_aspect(self, index: KnowledgeIndex, turn_emb: np.ndarray, snippets, group, chosen) -> bool:
         """Whether the chosen snippets are reviews of one place none of whose review sentences is within
@@ -84,18 +89,18 @@ class Abstaining:
         """``(label, None)`` for a turn no selected snippet fits: the tracked places' snippets naming a dish the turn
         (``turn``, names cut) names answer it (with ``dish_answers``: "How are the spring rolls at HK Fusion?" had been
         told "I could not find any information about that", though a review names them), else the tracked place's FAQ
-        whose question is closest to the turn within :data:`OUTRANKING_FAQ_COSINE` (with ``last_resort_faq``; each
-        other tracked place's too, as ``faq_every_place`` does), else :meth:`_no_answer`. "Do they allow pets?" at the
-        Lensfield Hotel had been told "I could not find any information about that": the selector was unsure, its FAQ
-        "Can I bring my dog?" (cosine 0.53) below the answering floor, and the chosen reviews unrelated to the turn."""
+        whose question is closest to the turn within :data:`NEAR_FAQ_COSINE` (with ``last_resort_faq``), else
+        :meth:`_no_answer`. "Do they allow pets?" at the Lensfield Hotel had been told "I could not find any
+        information about that": the selector was unsure, its FAQ "Can I bring my dog?" (cosine 0.53) below the
+        answering floor, and the chosen reviews unrelated to the turn."""
         named = self._dish_snippets(index, snippets, turn, tracker) if self.config.uses("dish_answers") and turn else []
         dish = snippets_used(named)
         if dish:
             return self._reported(index, dish, [s.key for s in dish]), None
         if self.config.uses("last_resort_faq") and rule is not None:
-            faq = rule.best_faq(view, snippets, OUTRANKING_FAQ_COSINE)
+            faq = rule.best_faq(view, snippets, NEAR_FAQ_COSINE)
             if faq is not None:
-                return self._faq_answer(index, rule, view, snippets, faq, OUTRANKING_FAQ_COSINE), None
+                return self._faq_answer(index, faq), None
         return self._no_answer(index, entities), None
 
     @staticmethod

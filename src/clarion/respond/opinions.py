@@ -182,22 +182,3 @@ def _said(found: Sequence[Snippet], name: str) -> str:
     """The review sentences ``found`` in reported speech, joined (the opening that tied each to its review's sentence
     before cut)."""
     return ", and ".join(_CONNECTIVE.sub("", " ".join(reported(s.body, name).split())) for s in found)
-
-
-REVIEW_CUE = re.compile(
-    r"\b(reviews?|reviewers?|(?:people|guests|customers) say|say about|people think|think of|what'?s it like)\b", re.I
-)
-"""Words of a turn that asks what the reviews say (DSTC11's subjective knowledge): in the train split of
-dstc11_track5, 15 of the 15 last user turns holding one are knowledge-seeking. "recommend" and "rating" are not
-among them (52 booking turns hold them), nor "any good" ("Any good Italian places?" is a search)."""
-
-_OPINION = re.compile(rf"\b(?:{_POSITIVE}|{_NEGATIVE})\b", re.IGNORECASE)
-_HOW_OLD = re.compile(r"\bhow old\b", re.IGNORECASE)  # "How old do I have to be to check in?" asks a rule
-
-
-def asks_opinion(turn: str) -> bool:
-    """Whether ``turn`` (names cut) asks an opinion: it holds a word of praise or complaint (:data:`_POSITIVE`,
-    :data:`_NEGATIVE`: "Is the restaurant located in a nice area?", "does either hotel offer friendly staff?") or asks
-    what the reviews say (:data:`REVIEW_CUE`). The reviews answer such a turn,
-    not an FAQ about a facility its other words are near ("Can you tell me where to park at your restaurant?")."""
-    return bool(_OPINION.search(_HOW_OLD.sub("", turn)) or REVIEW_CUE.search(turn))

@@ -29,7 +29,6 @@ class KnowledgeIndex:
         self._specific: dict[tuple, frozenset[str]] = {}
         self._words: dict[tuple, frozenset[str]] = {}
         self._name_words: frozenset[str] | None = None
-        self.aspect_stems: frozenset[str] | None = None  # anchors.aspect_stems, computed on first use
         self._reviews: dict[str, tuple[np.ndarray, list[tuple]]] = {}
 
     def specific_words(self, share: float = 0.05, common: frozenset[str] = frozenset()) -> frozenset[str]:

@@ -3,7 +3,8 @@
 :class:`PipelineConfig` is everything that defines a trained model (written to meta.json, hashed into the model
 directory). Heuristics are not fields of their own: ``rules`` maps the names of the rules the model uses
 (:data:`clarion.rules.RULES`) to their parameters. A configuration written by an older clarion (``format`` 1: one
-field per rule, an absent field meaning the rule was off) is read through :func:`upgrade_v1`.
+field per rule, an absent field meaning the rule was off) is read through :func:`upgrade_v1`. Rules that were removed
+(:data:`clarion.rules.REMOVED_RULES`) are dropped when a saved configuration is read.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from clarion.errors import InputError
 from clarion.rerank.snippets import SelectConfig, SelectModel
 from clarion.respond.consensus import Generator
 from clarion.respond.lm import LmConfig
-from clarion.rules import RULES, default_rules, resolved
+from clarion.rules import REMOVED_RULES, RULES, default_rules, removed, resolved
 
 CONFIG_FORMAT = 2
 """The configuration's format: 2 lists rules by name; 1 (no ``format`` key) had one field per rule."""
@@ -110,7 +111,7 @@ class PipelineConfig:
             neighbour_k=int(obj.get("neighbour_k", 20)),
             consensus_k=int(obj.get("consensus_k", 30)),
             exact_weight=float(obj.get("exact_weight", 3.0)),
-            rules=obj.get("rules", default_rules()),
+            rules=without_removed(obj.get("rules", default_rules())),
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -125,6 +126,7 @@ class PipelineConfig:
 
 
 LEGACY_FIELDS: dict[str, tuple[str, str | None]] = {
+    **{name: (name, None) for name in sorted(REMOVED_RULES)},
     "overlap_pool": ("overlap_pool", "jaccard"),
     "faq_cover": ("faq_cover", "cover"),
     "relevance_gate": ("relevance_gate", "margin"),
@@ -138,10 +140,23 @@ LEGACY_FIELDS: dict[str, tuple[str, str | None]] = {
     "detail_penalty": ("detail_penalty", "penalty"),
     **{name: (name, None) for name, rule in RULES.items() if not rule.params},
 }
-"""Format 1's field per rule -> (rule, parameter); a flag's parameter is None."""
+"""Format 1's field per rule -> (rule, parameter); a flag's parameter is None. A removed rule's name is still read as
+a flag (:func:`without_removed` then drops it, or refuses it switched on)."""
 REMOVED_FIELDS = frozenset({"name_article"})
 """Format 1 fields of rules that no longer exist (they named one dataset's wording); ignored when read."""
 _REMOVED_DETECT = frozenset({"faq_glossary"})
+
+
+def without_removed(rules, option: str | None = None):
+    """``rules`` (name -> parameters) without the removed rules (:data:`clarion.rules.REMOVED_RULES`). With
+    ``option`` (a user's setting), one switched on (parameters, ``true``) is an InputError; without (a saved model's
+    configuration), every one is dropped."""
+    if not isinstance(rules, dict):
+        return rules
+    for name in sorted(REMOVED_RULES.intersection(rules)):
+        if option is not None and rules[name] is not None and rules[name] is not False:
+            raise removed(name, option)
+    return {name: params for name, params in rules.items() if name not in REMOVED_RULES}
 
 
 def legacy_rules(obj: dict) -> tuple[dict, dict]:
@@ -158,10 +173,6 @@ def legacy_rules(obj: dict) -> tuple[dict, dict]:
         rule, param = LEGACY_FIELDS[key]
         if param is None:
             rules[rule] = {} if value else None
-        elif key == "memory_elsewhere":
-            rules.setdefault(rule, {})
-            if isinstance(rules[rule], dict):
-                rules[rule][param] = value
         elif value is None:
             rules[rule] = None
         elif rules.get(rule, {}) is not None:
@@ -176,8 +187,6 @@ def upgrade_v1(obj: dict) -> dict:
     ranked by the classifier, selection from the turn with its names)."""
     flat = {key: obj.get(key) for key in LEGACY_FIELDS} | {k: v for k, v in obj.items() if k not in LEGACY_FIELDS}
     rules, rest = legacy_rules(flat)
-    if rules.get("faq_outranks_memory") is not None and "cosine" not in rules["faq_outranks_memory"]:
-        rules["faq_outranks_memory"] = None  # a memory margin without the rule it qualifies
     detect = {"entity_faq_cosine": None, **rest.get("detect", {})}
     select = {"faq_cosine": False, "strip_names": False, **rest.get("select", {})}
     return {

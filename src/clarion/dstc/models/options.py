@@ -1,10 +1,11 @@
 """Settings of a pipeline configuration given as ``FIELD=VALUE`` (a JSON value: ``true``, ``0.3``, ``null``).
 
 ``clarion dstc predict`` and ``respond`` take them (``--set``) for the fields a trained model reads only when it
-predicts (:func:`prediction_config`: "rules.aspect_anchors=true" turns on a rule without retraining,
+predicts (:func:`prediction_config`: "rules.downsides=true" turns on a rule without retraining,
 "rules.downsides=null" turns one off, "rules.abstain.below=0.2" sets a rule's parameter); ``clarion dstc train`` and
 the benchmarks take any field, nested ones dotted ("detect.entity_faq_cosine=0.5"), and train with them. A rule's
-earlier field name is still read ("aspect_anchors=true", "detail_penalty=0.3", "abstain_below=null").
+earlier field name is still read ("ask_entity=false", "detail_penalty=0.3", "abstain_below=null"). A removed rule
+(:data:`clarion.rules.REMOVED_RULES`) switched off is accepted and does nothing; switched on, it is an error.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from clarion.dstc.models.config import REMOVED_FIELDS, PipelineConfig, legacy_rules
+from clarion.dstc.models.config import REMOVED_FIELDS, PipelineConfig, legacy_rules, without_removed
 from clarion.errors import ClarionError, InputError
 from clarion.rules import RULES
 
@@ -58,7 +59,7 @@ def with_overrides(config: PipelineConfig, overrides: dict, option: str = "--set
         overrides = {**overrides, "rules": {**legacy, **overrides.get("rules", {})}}
     for key, value in overrides.items():
         if key == "rules" and isinstance(value, dict):
-            fields["rules"] = _merged_rules(fields["rules"], value, option)
+            fields["rules"] = _merged_rules(fields["rules"], without_removed(value, option), option)
             continue
         if key not in fields:
             raise InputError(f"{option}: PipelineConfig has no field {key!r}")

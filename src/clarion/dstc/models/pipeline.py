@@ -40,12 +40,7 @@ from clarion.dstc.models.turns import (  # noqa: F401 (embed_without_names: re-e
     query_texts,
 )
 from clarion.errors import ModelError
-from clarion.rerank.faq_choice import (  # noqa: F401 (FAQ_OUTRANKS: re-exported)
-    FAQ_FALLBACK_CONFIDENCE,
-    FAQ_OUTRANKS,
-    OUTRANKING_FAQ_COSINE,
-    FaqChoice,
-)
+from clarion.rerank.faq_choice import FAQ_FALLBACK_CONFIDENCE, FaqChoice  # noqa: F401 (the constant: re-exported)
 from clarion.rerank.response_memory import memory_features
 from clarion.rerank.snippets import N_DENSE, Selector
 from clarion.respond.abstain import Abstaining
@@ -179,34 +174,25 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
     ) -> tuple[Label, Pool | None]:
         """The label of knowledge-seeking turn ``i`` (and its consensus pool, for the ``lm`` generator): which place
         is meant when none is named (rule ``ask_entity``), what guests dislike or like (``downsides``, ``upsides``),
-        else the selected snippets and the response (:meth:`_answer`), with an FAQ per part of a coordinated
-        question (``coordinated_faqs``)."""
+        else the selected snippets and the response (:meth:`_answer`)."""
         index, tracker, text = prepared.index, prepared.tracker, views.texts[i]
         ranked = dataset.format is Format.DSTC9
         if not tracked and not ranked and self.config.uses("ask_entity"):
-            if not views.detected[i] and self.config.uses("rule_needs_place"):  # the FAQ rule's turn, no place's FAQ
-                return Label(False), None  # to answer from: "Is there a 4 star guesthouse with free parking?"
             return self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i]))), None
         if tracked and not ranked and (opinion := self._asks_opinion(text, tracker)):
             return self._opinions(index, tracked[0], opinion), None
-        gated = views.gated
-        outranking = gated is not None and self.config.uses("faq_outranks_memory")  # on every detected turn
-        label, pool = self._answer(
+        return self._answer(
             index,
             views.sel_emb[i],
             views.sel_tfidf[i],
             tracked or self._fallback_entity(index, views.q_tfidf[i]),
             ranked,
-            gated if views.faq_turns[i] or outranking else None,
+            views.gated if views.faq_turns[i] else None,
             views.detected[i],
             views.gate_emb[i],
             tracker,
-            bool(views.faq_turns[i]),
             text,
         )
-        if gated is not None and self.config.uses("coordinated_faqs") and not ranked:
-            label = self._coordinated_faqs(index, gated, tracker, text, label)
-        return label, pool
 
     def _lm_responses(
         self, dataset: Dataset, out: list[Label], pools: dict, turns: list[int], progress: Progress
@@ -251,24 +237,20 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
         detected: bool = True,
         gate_emb: np.ndarray | None = None,
         tracker: EntityTracker | None = None,
-        fired: bool = True,
         turn_text: str = "",
     ) -> tuple[Label, Pool | None]:
         """Select snippets and respond: ``(label, None)``; for the ``lm`` generator ``(label without response,
         the turn's consensus pool)``, the response is generated for the whole batch (:meth:`_lm_responses`).
-        ``faq_fallback``: the gated FAQ rule (DSTC11-format knowledge), when it fired on this turn (``fired``) or
-        :attr:`PipelineConfig.faq_fallback_memory` is set; the turn is answered from the tracked entity's FAQ it
-        paraphrases (``gate_emb``: the turn as the rule sees it) when the rule fired and the detector did not flag it
-        (``detected``) or the selector is unsure (:data:`FAQ_FALLBACK_CONFIDENCE`), or, on any turn, when that FAQ
-        outranks the selector's choice (:meth:`_outranked`); a turn only the rule flagged whose entity has no such FAQ
-        is not knowledge-seeking after all. ``tracker``: the knowledge base's names, for the ``faithful`` consensus
-        (:func:`consensus_pool`)."""
+        ``faq_fallback``: the gated FAQ rule (DSTC11-format knowledge), when it fired on this turn; the turn is
+        answered from the tracked entity's FAQ it paraphrases (``gate_emb``: the turn as the rule sees it) when the
+        detector did not flag it (``detected``) or the selector is unsure (:meth:`_faq_route`); a turn only the rule
+        flagged whose entity has no such FAQ is not knowledge-seeking after all. ``tracker``: the knowledge base's
+        names, for the ``faithful`` consensus (:func:`consensus_pool`)."""
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
         view = q_emb if gate_emb is None else gate_emb  # the turn as the FAQ rule sees it
         plain_turn = tracker.strip_names(turn_text) if tracker is not None else turn_text
-        faq_choices, other_end = self._faq_choices(faq_fallback, view, snippets, turn_text)
         if ranked and self.config.select.faq_cosine and self.config.dense:  # FAQ-only knowledge: zero-shot
             scores = group.snippets @ group.query
         else:
@@ -276,22 +258,19 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
             if self.selector.memory is not None:
                 group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
             scores = self.selector.scores(group)
-            scores[other_end] = 0.0
             if faq_fallback is not None:
-                routed = self._faq_route(
-                    index, group, scores, snippets, faq_fallback, view, faq_choices, plain_turn, q_emb, detected, fired
-                )
+                routed = self._faq_route(index, scores, faq_fallback, view, snippets, detected)
                 if routed is not None:
                     return routed, None
             below = self.config.param("abstain", "below")
             if not ranked and below is not None and scores.max() < below:
-                return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
+                return self._apology(index, entities, faq_fallback, view, snippets, plain_turn, tracker)
         chosen = self.selector.choose(scores, ranked=ranked)
         if not ranked and (
             self._unrelated(group.snippets[chosen], view)
-            or self._unknown_aspect(faq_fallback, view, faq_choices, group.snippets[chosen])
+            or self._unknown_aspect(faq_fallback, view, snippets, group.snippets[chosen])
             or self._absent_review_aspect(index, view, snippets, group, chosen)
         ):
-            return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
+            return self._apology(index, entities, faq_fallback, view, snippets, plain_turn, tracker)
         turn = Turn(q_emb, turn_text, plain_turn, tracker)
         return self._respond(index, [snippets[j] for j in chosen], group.snippets[chosen], ranked, turn)
