@@ -60,11 +60,10 @@ class TurnViews:
 
 
 def _review_cue_turns(model, texts: list[str], dataset, prepared) -> np.ndarray:
-    """Rule ``review_cues``: a turn asking what reviews say (or what guests like or dislike) about a tracked place."""
+    """Rule ``review_cues``: a turn asking what reviews say about a tracked place."""
     return np.array(
         [
-            bool(REVIEW_CUE.search(text) or model._asks_opinion(text, prepared.tracker))
-            and bool(prepared.tracker.track(context_texts(c)))
+            bool(REVIEW_CUE.search(text)) and bool(prepared.tracker.track(context_texts(c)))
             for text, c in zip(texts, dataset.contexts, strict=True)
         ],
         dtype=bool,

@@ -59,12 +59,12 @@ location?", whose answer lists French, and the selector chose reviews about nois
 class FaqChoice:
     """The FAQ-choice rules of :class:`~clarion.dstc.models.pipeline.DstcModel`."""
 
-    def _faq_label(self, index: KnowledgeIndex, faqs: Sequence[Snippet], by_entities: bool = False) -> Label:
-        """The answer from FAQs (one per place): their answer texts and the follow-up question (``by_entities``:
-        "... either of them?" for two places, :func:`~clarion.respond.follow_up.follow_up_for`)."""
+    def _faq_label(self, index: KnowledgeIndex, faqs: Sequence[Snippet]) -> Label:
+        """The answer from FAQs (one per place): their answer texts and the follow-up question
+        (:func:`~clarion.respond.follow_up.follow_up_for`)."""
         keys, closings = [faq.key for faq in faqs], self.bank.closings
         body = snippets_response(list(faqs), index.knowledge.entity_names)
-        return Label(True, tuple(keys), closed(body, follow_up_for(keys, by_entities, closings), closings))
+        return Label(True, tuple(keys), closed(body, follow_up_for(keys, closings), closings))
 
     @staticmethod
     def _other_places_faqs(rule: FaqRule, view: np.ndarray, snippets, faq: Snippet, floor: float, gated: bool):
@@ -200,7 +200,7 @@ class FaqChoice:
         faqs = [faq]
         if self.config.uses("faq_every_place"):
             faqs += self._other_places_faqs(rule, view, snippets, faq, floor, gated)
-        return self._faq_label(index, faqs, self.config.uses("entity_follow_up"))
+        return self._faq_label(index, faqs)
 
     def _coordinated_faqs(
         self, index: KnowledgeIndex, rule: FaqRule, tracker: EntityTracker, text: str, label: Label

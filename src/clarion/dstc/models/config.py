@@ -3,7 +3,8 @@
 :class:`PipelineConfig` is everything that defines a trained model (written to meta.json, hashed into the model
 directory). Heuristics are not fields of their own: ``rules`` maps the names of the rules the model uses
 (:data:`clarion.rules.RULES`) to their parameters. A configuration written by an older clarion (``format`` 1: one
-field per rule, an absent field meaning the rule was off) is read through :func:`upgrade_v1`.
+field per rule, an absent field meaning the rule was off) is read through :func:`upgrade_v1`. Rules that were removed
+(:data:`clarion.rules.REMOVED_RULES`) are dropped when a saved configuration is read.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from clarion.errors import InputError
 from clarion.rerank.snippets import SelectConfig, SelectModel
 from clarion.respond.consensus import Generator
 from clarion.respond.lm import LmConfig
-from clarion.rules import RULES, default_rules, resolved
+from clarion.rules import REMOVED_RULES, RULES, default_rules, removed, resolved
 
 CONFIG_FORMAT = 2
 """The configuration's format: 2 lists rules by name; 1 (no ``format`` key) had one field per rule."""
@@ -110,7 +111,7 @@ class PipelineConfig:
             neighbour_k=int(obj.get("neighbour_k", 20)),
             consensus_k=int(obj.get("consensus_k", 30)),
             exact_weight=float(obj.get("exact_weight", 3.0)),
-            rules=obj.get("rules", default_rules()),
+            rules=without_removed(obj.get("rules", default_rules())),
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
             lm=LmConfig.from_json(obj.get("lm", {})),
@@ -124,7 +125,7 @@ class PipelineConfig:
         return cls(detect=DetectConfig(use_embeddings=False), select=select, max_contexts=400, dense=False, lm=lm)
 
 
-LEGACY_FIELDS: dict[str, tuple[str, str | None]] = {
+_PARAM_FIELDS: dict[str, tuple[str, str]] = {
     "overlap_pool": ("overlap_pool", "jaccard"),
     "faq_cover": ("faq_cover", "cover"),
     "relevance_gate": ("relevance_gate", "margin"),
@@ -136,12 +137,31 @@ LEGACY_FIELDS: dict[str, tuple[str, str | None]] = {
     "faq_fallback_memory": ("faq_outranks_memory", "cosine"),
     "memory_elsewhere": ("faq_outranks_memory", "elsewhere"),
     "detail_penalty": ("detail_penalty", "penalty"),
+}
+_WITH_PARAMS = {rule for rule, _ in _PARAM_FIELDS.values()}
+LEGACY_FIELDS: dict[str, tuple[str, str | None]] = {
+    **_PARAM_FIELDS,
     **{name: (name, None) for name, rule in RULES.items() if not rule.params},
+    **{name: (name, None) for name in sorted(REMOVED_RULES - _WITH_PARAMS)},
 }
 """Format 1's field per rule -> (rule, parameter); a flag's parameter is None."""
+NEUTRAL_FIELDS = {"abstain_below": 0, "faq_cover": 0, "detail_penalty": 0}
+"""Format 1 fields of removed rules whose value 0 made the rule do nothing: set to 0, the rule is off."""
 REMOVED_FIELDS = frozenset({"name_article"})
 """Format 1 fields of rules that no longer exist (they named one dataset's wording); ignored when read."""
 _REMOVED_DETECT = frozenset({"faq_glossary"})
+
+
+def without_removed(rules, option: str | None = None):
+    """``rules`` (name -> parameters) without the removed rules (:data:`clarion.rules.REMOVED_RULES`). With
+    ``option`` (a user's setting), one switched on (parameters, ``true``) is an InputError; without (a saved model's
+    configuration), every one is dropped."""
+    if not isinstance(rules, dict):
+        return rules
+    for name in sorted(REMOVED_RULES.intersection(rules)):
+        if option is not None and rules[name] is not None and rules[name] is not False:
+            raise removed(name, option)
+    return {name: params for name, params in rules.items() if name not in REMOVED_RULES}
 
 
 def legacy_rules(obj: dict) -> tuple[dict, dict]:
@@ -162,7 +182,7 @@ def legacy_rules(obj: dict) -> tuple[dict, dict]:
             rules.setdefault(rule, {})
             if isinstance(rules[rule], dict):
                 rules[rule][param] = value
-        elif value is None:
+        elif value is None or value is False or (key in NEUTRAL_FIELDS and value == NEUTRAL_FIELDS[key]):
             rules[rule] = None
         elif rules.get(rule, {}) is not None:
             rules[rule] = {**(rules.get(rule) or {}), param: value}

@@ -2,9 +2,11 @@
 
 ``clarion dstc predict`` and ``respond`` take them (``--set``) for the fields a trained model reads only when it
 predicts (:func:`prediction_config`: "rules.aspect_anchors=true" turns on a rule without retraining,
-"rules.downsides=null" turns one off, "rules.abstain.below=0.2" sets a rule's parameter); ``clarion dstc train`` and
-the benchmarks take any field, nested ones dotted ("detect.entity_faq_cosine=0.5"), and train with them. A rule's
-earlier field name is still read ("aspect_anchors=true", "detail_penalty=0.3", "abstain_below=null").
+"rules.age_apart=null" turns one off, "rules.faq_outranks_memory.cosine=0.6" sets a rule's parameter); ``clarion dstc
+train`` and the benchmarks take any field, nested ones dotted ("detect.entity_faq_cosine=0.5"), and train with them. A
+rule's earlier field name is still read ("aspect_anchors=true", "faq_fallback_memory=0.6"). A removed rule
+(:data:`clarion.rules.REMOVED_RULES`) switched off ("rules.downsides=null", "abstain_below=null", "detail_penalty=0")
+is accepted and does nothing; switched on, or given a parameter, it is an InputError.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import asdict
 
 from clarion.dstc.models.config import REMOVED_FIELDS, PipelineConfig, legacy_rules
 from clarion.errors import ClarionError, InputError
-from clarion.rules import RULES
+from clarion.rules import REMOVED_RULES, RULES, removed
 
 TRAINING_FIELDS = frozenset({"detect", "select", "lm", "generator", "max_contexts", "dense"})
 """The fields a model is trained with (training reads them: changing one needs a new model; ``generator`` has its
@@ -79,6 +81,10 @@ def _merged_rules(rules: dict, overrides: dict, option: str) -> dict:
     off) merged in."""
     out = dict(rules)
     for name, value in overrides.items():
+        if name in REMOVED_RULES and (value is None or value is False):
+            continue  # a removed rule switched off: nothing to do
+        if name in REMOVED_RULES:
+            raise removed(name, option)
         if name not in RULES:
             raise InputError(f"{option}: no rule {name!r}; rules: {', '.join(RULES)}")
         if value is None or value is False:

@@ -48,14 +48,12 @@ from clarion.rerank.faq_choice import (  # noqa: F401 (FAQ_OUTRANKS: re-exported
 )
 from clarion.rerank.response_memory import memory_features
 from clarion.rerank.snippets import N_DENSE, Selector
-from clarion.respond.abstain import Abstaining
 from clarion.respond.consensus import Generator, NeighbourBank, lm_consensus_response
 from clarion.respond.follow_up import follow_up_for
 from clarion.respond.generation import Responding, Turn
 from clarion.respond.lm import lm_prompt
 from clarion.respond.names import display_name
 from clarion.respond.pool import Pool
-from clarion.respond.reviews import DISH_SHARE, ReviewAnswers  # noqa: F401 (DISH_SHARE: re-exported)
 from clarion.retrieve.knowledge import KnowledgeIndex
 from clarion.store import Progress, no_progress
 
@@ -88,7 +86,7 @@ class PreparedKnowledge:
 
 
 @dataclass
-class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, Responding):
+class DstcModel(TurnDetection, FaqChoice, WhichOne, Responding):
     """A trained pipeline: detector, selection TF-IDF + selector, and the neighbour bank."""
 
     config: PipelineConfig
@@ -178,17 +176,14 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
         self, i: int, dataset: Dataset, prepared: PreparedKnowledge, views: TurnViews, tracked: list[tuple]
     ) -> tuple[Label, Pool | None]:
         """The label of knowledge-seeking turn ``i`` (and its consensus pool, for the ``lm`` generator): which place
-        is meant when none is named (rule ``ask_entity``), what guests dislike or like (``downsides``, ``upsides``),
-        else the selected snippets and the response (:meth:`_answer`), with an FAQ per part of a coordinated
-        question (``coordinated_faqs``)."""
+        is meant when none is named (rule ``ask_entity``), else the selected snippets and the response
+        (:meth:`_answer`), with an FAQ per part of a coordinated question (``coordinated_faqs``)."""
         index, tracker, text = prepared.index, prepared.tracker, views.texts[i]
         ranked = dataset.format is Format.DSTC9
         if not tracked and not ranked and self.config.uses("ask_entity"):
             if not views.detected[i] and self.config.uses("rule_needs_place"):  # the FAQ rule's turn, no place's FAQ
                 return Label(False), None  # to answer from: "Is there a 4 star guesthouse with free parking?"
             return self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i]))), None
-        if tracked and not ranked and (opinion := self._asks_opinion(text, tracker)):
-            return self._opinions(index, tracked[0], opinion), None
         gated = views.gated
         outranking = gated is not None and self.config.uses("faq_outranks_memory")  # on every detected turn
         label, pool = self._answer(
@@ -234,7 +229,7 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
                 pool = pools[i]
                 keys = out[i].knowledge
                 closings = self.bank.closings
-                follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"), closings)
+                follow_up = follow_up_for(keys, closings)
                 response = lm_consensus_response(
                     candidates, pool.bodies, pool.weights, keys, weight, follow_up, closings
                 )
@@ -261,8 +256,7 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
         paraphrases (``gate_emb``: the turn as the rule sees it) when the rule fired and the detector did not flag it
         (``detected``) or the selector is unsure (:data:`FAQ_FALLBACK_CONFIDENCE`), or, on any turn, when that FAQ
         outranks the selector's choice (:meth:`_outranked`); a turn only the rule flagged whose entity has no such FAQ
-        is not knowledge-seeking after all. ``tracker``: the knowledge base's names, for the ``faithful`` consensus
-        (:func:`consensus_pool`)."""
+        is not knowledge-seeking after all. ``tracker``: the knowledge base's names (cut from the turn)."""
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
@@ -283,15 +277,6 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
                 )
                 if routed is not None:
                     return routed, None
-            below = self.config.param("abstain", "below")
-            if not ranked and below is not None and scores.max() < below:
-                return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
         chosen = self.selector.choose(scores, ranked=ranked)
-        if not ranked and (
-            self._unrelated(group.snippets[chosen], view)
-            or self._unknown_aspect(faq_fallback, view, faq_choices, group.snippets[chosen])
-            or self._absent_review_aspect(index, view, snippets, group, chosen)
-        ):
-            return self._apology(index, entities, faq_fallback, view, faq_choices, plain_turn, tracker)
-        turn = Turn(q_emb, turn_text, plain_turn, tracker)
+        turn = Turn(q_emb, turn_text)
         return self._respond(index, [snippets[j] for j in chosen], group.snippets[chosen], ranked, turn)
