@@ -519,7 +519,7 @@ def test_a_question_about_two_things_gets_the_faq_of_each(dense_model, tmp_path)
         model.config.set_rule("coordinated_faqs", {})
     pool_key, gym_key = faqs["Is there a pool at Alpha Lodge?"], faqs["Is there a gym at Alpha Lodge?"]
     assert set(both.knowledge) == {pool_key, gym_key}
-    assert "There is no pool." in both.response and "The gym opens at 6 am." in both.response
+    assert "The gym opens at 6 am." in both.response  # the part whose FAQ the selection lacked
     assert gym.knowledge == (gym_key,) and "pool" not in gym.response  # one thing asked: one FAQ
     assert len(before[0].knowledge) == 1 and before[1] == gym
     assert PipelineConfig().uses("coordinated_faqs") and not PipelineConfig.from_json({}).uses("coordinated_faqs")

@@ -1,9 +1,10 @@
-"""The DSTC pipeline: the template generator, the prediction contract and saved models (tiny settings)."""
+"""The DSTC pipeline: the template generator and the prediction contract (tiny settings)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from tracker_names import NAMES
 
 from clarion.data.dstc import Label, Snippet, load_dataset, parse_labels, predictions_to_json
 from clarion.data.dstc_schema import Format
@@ -16,8 +17,6 @@ from clarion.respond.consensus import NeighbourBank, neighbour_response
 from clarion.respond.names import display_name, swap_entity
 from clarion.respond.pool import mbr_choice
 from clarion.respond.template import Selected, snippets_response, template_response, third_person
-
-PLACES = {("hotel", 1): "ASHLEY HOTEL", ("hotel", 2): "LOVELL LODGE"}
 
 
 def test_third_person_and_display_name():
@@ -46,13 +45,13 @@ def test_snippets_answer_each_entity_under_its_own_name():
         Snippet("hotel", 2, 3, None, "faq", "Is breakfast free?", "Breakfast is free.", "LOVELL LODGE"),
         Snippet("hotel", 1, 1, 0, "review", "", "Our view was great!", "ASHLEY HOTEL"),
     ]
-    assert snippets_response(snippets, PLACES) == (
+    assert snippets_response(snippets, NAMES) == (
         "Guests of Ashley Hotel say that they loved the quiet room, and their view was great. "
         "Lovell Lodge: Breakfast is free."  # two places: an answer that does not say whose is named
     )
     named = Snippet("hotel", 2, 4, None, "faq", "Is there a gym?", "The Lovell Lodge has no gym.", "LOVELL LODGE")
-    assert snippets_response([snippets[0], named], PLACES).endswith(" The Lovell Lodge has no gym.")
-    assert snippets_response(snippets[1:2], PLACES) == template_response(
+    assert snippets_response([snippets[0], named], NAMES).endswith(" The Lovell Lodge has no gym.")
+    assert snippets_response(snippets[1:2], NAMES) == template_response(
         Selected("Lovell Lodge", faqs=("Breakfast is free.",))
     )
 
