@@ -70,7 +70,7 @@ class PipelineConfig:
 
     def with_rules(self, **changes) -> PipelineConfig:
         """A copy with the rules ``changes`` names set: parameters (``{}``: the defaults), or None to drop the rule:
-        ``config.with_rules(abstain={"below": 0.2}, downsides=None)``."""
+        ``config.with_rules(faq_outranks_memory={"cosine": 0.6}, ask_entity=None)`` (a removed rule set to None: a no-op)."""
         from dataclasses import replace
 
         out = replace(self, rules={**self.rules})

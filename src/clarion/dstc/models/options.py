@@ -21,8 +21,7 @@ from clarion.rules import REMOVED_RULES, RULES, removed
 
 TRAINING_FIELDS = frozenset({"detect", "select", "lm", "generator", "max_contexts", "dense"})
 """The fields a model is trained with (training reads them: changing one needs a new model; ``generator`` has its
-own option). Rules marked ``training`` (:data:`clarion.rules.RULES`) are fixed by training too: a model trained
-without the relevance gate has no embedded bodies to gate."""
+own option). Rules marked ``training`` (:data:`clarion.rules.RULES`) are fixed by training too."""
 
 
 def parse_settings(settings: Sequence[str], option: str = "--set") -> dict:
