@@ -69,8 +69,8 @@ class PipelineConfig:
         return self.rules[rule][name] if rule in self.rules else None
 
     def with_rules(self, **changes) -> PipelineConfig:
-        """A copy with the rules ``changes`` names set: parameters (``{}``: the defaults), or None to drop the rule:
-        ``config.with_rules(faq_outranks_memory={"cosine": 0.6}, ask_entity=None)`` (a removed rule set to None: a no-op)."""
+        """A copy with the rules ``changes`` names set: parameters (``{}``: the defaults), or None to drop the rule
+        (a removed rule set to None: a no-op): ``config.with_rules(ask_entity=None)``."""
         from dataclasses import replace
 
         out = replace(self, rules={**self.rules})
