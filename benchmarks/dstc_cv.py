@@ -13,7 +13,7 @@ snippets and their response, and per metric the paired difference with its boots
 ``--pred FILE`` scores (and with ``--compare`` pairs) an earlier run's predictions without training anything.
 
 Run: ``python benchmarks/dstc_cv.py --out oof_base.json`` (about 7 minutes on 2 cores), then e.g.
-``python benchmarks/dstc_cv.py --config '{"detail_penalty": 0.3}' --out oof_dp3.json --compare oof_base.json``.
+``python benchmarks/dstc_cv.py --config '{"consensus_k": 20}' --out oof_k20.json --compare oof_base.json``.
 ``--config`` takes a JSON object of ``PipelineConfig`` fields; ``detect``, ``select`` and ``lm`` take objects of
 their own fields, merged into the defaults.
 """

@@ -32,58 +32,12 @@ import time
 import numpy as np
 
 
-def _default_steps(knowledge, config):
-    """``(faqs, full, default)``: the selected FAQs' answers of some keys, the consensus generator with every step
-    of the default ``config`` (the comparisons, ``faithful`` and the relevance gate switchable), and the default."""
-    from clarion.dialogue.entities import EntityTracker
-    from clarion.respond.consensus import consensus_response
-    from clarion.respond.faq_answers import faq_answers
-    from clarion.respond.follow_up import follow_up_for
-    from clarion.respond.template import snippets_response
-
-    tracker = EntityTracker.from_knowledge(knowledge)
-
-    def faqs(keys):
-        return faq_answers([knowledge.snippet(key) for key in keys])
-
-    def full(bank, query, knowledge_emb, name, keys, entity_names, faithful=False, relevance=None):
-        snippets = [knowledge.snippet(key) for key in keys]
-        return consensus_response(
-            bank,
-            query,
-            knowledge_emb,
-            name,
-            keys,
-            follow_up=follow_up_for(keys, config.uses("entity_follow_up"), bank.closings),
-            overlap=config.param("overlap_pool", "jaccard"),
-            faqs=faqs(keys),
-            faq_cover=config.param("faq_cover", "cover"),
-            entity_names=entity_names,
-            tracker=tracker if faithful else None,
-            fallback=snippets_response(snippets, knowledge.entity_names) if faithful else None,
-            relevance=relevance,
-        )
-
-    def default(bank, query, knowledge_emb, name, keys):
-        names = knowledge.entity_names if config.uses("comparisons") else None
-        gate = config.param("relevance_gate", "margin")
-        return full(bank, query, knowledge_emb, name, keys, names, config.uses("faithful"), gate)
-
-    return faqs, full, default
-
-
 def variants(knowledge):
-    """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation: the default config's
-    steps switched on one after the other."""
-    from clarion.dstc.models.pipeline import PipelineConfig
+    """name -> generate(bank, query_emb, knowledge_emb, name, keys) for the val ablation: the consensus generator's
+    steps switched on one after the other (``knowledge``: the knowledge base, kept for the call's shape)."""
     from clarion.respond.consensus import consensus_response as consensus
     from clarion.respond.consensus import neighbour_response
 
-    config = PipelineConfig()
-    faqs, full, default = _default_steps(knowledge, config)
-    overlap, cover = config.param("overlap_pool", "jaccard"), config.param("faq_cover", "cover")
-    names = knowledge.entity_names
-    compared = names if config.uses("comparisons") else None
     return {
         "neighbour (k=20, MBR unigram+bigram Dice)": lambda b, q, k, n, keys: neighbour_response(b, q, k, n, 1.0, 20),
         "consensus, no same-knowledge pool, no follow-up": lambda b, q, k, n, keys: consensus(
@@ -93,23 +47,7 @@ def variants(knowledge):
         "consensus, one follow-up for every domain": lambda b, q, k, n, keys: consensus(
             b, q, k, n, keys, follow_up=b.closings.default
         ),
-        "consensus, follow-up by domain": lambda b, q, k, n, keys: consensus(b, q, k, n, keys),
-        "consensus, + overlapping knowledge when none is exact": lambda b, q, k, n, keys: consensus(
-            b, q, k, n, keys, overlap=overlap
-        ),
-        "consensus, + the selected FAQ answers the body misses": lambda b, q, k, n, keys: consensus(
-            b, q, k, n, keys, overlap=overlap, faqs=faqs(keys), faq_cover=cover
-        ),
-        "consensus, + '... either of them?' for several entities": lambda b, q, k, n, keys: full(
-            b, q, k, n, keys, None
-        ),
-        "consensus, + several entities answered by a comparison": lambda b, q, k, n, keys: full(
-            b, q, k, n, keys, names
-        ),
-        "consensus, + no unselected entity named; none fits: the snippets": lambda b, q, k, n, keys: full(
-            b, q, k, n, keys, compared, config.uses("faithful")
-        ),
-        "consensus (default: + the relevance gate when none is exact)": default,
+        "consensus (default: follow-up by domain)": lambda b, q, k, n, keys: consensus(b, q, k, n, keys),
     }
 
 
@@ -143,8 +81,6 @@ def val_part(model, meteor: bool) -> None:
             bank.query_emb[keep],
             bank.knowledge_emb[keep],
             [bank.keys[t] for t in keep],
-            bank.entity_names,
-            None if bank.body_emb is None else bank.body_emb[keep],
             bank.closings,  # learnt from every train response (as the model's are)
         )
         keys, name = sorted(bank.keys[j], key=str), display_name(bank.names[j])

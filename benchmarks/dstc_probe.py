@@ -7,7 +7,7 @@ dining area." is wrong whatever a metric says). ``--out`` keeps the answers as J
 answers that differ from an earlier ``--out`` (e.g. before and after a change, or with ``--set`` overrides).
 
 Run: ``python benchmarks/dstc_probe.py --out probe.json`` (about a minute once the default model is trained), then
-``python benchmarks/dstc_probe.py --set unknown_aspect_cosine=0.4 --compare probe.json``. ``--set FIELD=JSON``
+``python benchmarks/dstc_probe.py --set rules.ask_entity=null --compare probe.json``. ``--set FIELD=JSON``
 changes a prediction-time field of the model's ``PipelineConfig`` (dotted for ``detect.`` / ``select.``) for this run.
 ``--model DIR`` probes another model directory (e.g. one trained before a change).
 """

@@ -14,7 +14,7 @@ the turns whose detection, snippets or response changed. ``--out DIR`` keeps the
 out-of-fold predictions per variant (``base.json``, ``no_<rule>.json``, the track's labels format; ``dstc_cv.py
 --pred`` scores them).
 
-Run: ``python benchmarks/dstc_rules_cv.py --out rules_cv`` (every rule), or ``--rules downsides upsides``.
+Run: ``python benchmarks/dstc_rules_cv.py --out rules_cv`` (every rule), or ``--rules ask_entity``.
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ its parameters with their defaults. A model's configuration lists the rules it u
 name -> parameters); a rule absent from that mapping is off. ``docs/rules.md`` has each rule's measured contribution
 (train cross-validation with the rule switched off) and how to add one.
 
->>> sorted(RULES["abstain"].params)
-['below']
->>> resolved({"abstain": {"below": 0.2}})["abstain"]
-{'below': 0.2}
+>>> RULES["ask_entity"].stage
+'dialogue'
+>>> resolved({"ask_entity": True})
+{'ask_entity': {}}
 """
 
 from __future__ import annotations
@@ -19,10 +19,6 @@ from dataclasses import dataclass, field
 
 from clarion.bounds import Bound
 from clarion.errors import InputError
-
-_SHARE = Bound("float", 0, 1)
-_COSINE = Bound("float", -1, 1)
-_MARGIN = Bound("float", 0, 2)
 
 
 @dataclass(frozen=True)
@@ -58,82 +54,6 @@ def _rule(name, stage, summary, params=None, bounds=None, **kwargs) -> None:
 
 # --- entity: which place the turn is about --------------------------------------------------------------------------
 _rule("ask_entity", "dialogue", 'no place named in the dialogue: ask "which one do you mean?", select nothing')
-# --- abstaining: when nothing answers ------------------------------------------------------------------------------
-_rule(
-    "abstain",
-    "respond",
-    "best snippet probability below `below`: say that nothing was found",
-    {"below": 0.1},
-    {"below": _SHARE},
-)
-_rule(
-    "abstain_unrelated",
-    "respond",
-    "no selected snippet within `cosine` of the turn: say that nothing was found",
-    {"cosine": 0.15},
-    {"cosine": _COSINE},
-)
-_rule(
-    "unknown_aspect",
-    "respond",
-    "an FAQ aspect the place has no FAQ for, no snippet within `cosine`: say so",
-    {"cosine": 0.3},
-    {"cosine": _COSINE},
-)
-_rule(
-    "review_floor",
-    "respond",
-    "chosen reviews of a place none of whose reviews is within `cosine`: say so",
-    {"cosine": 0.23},
-    {"cosine": _COSINE},
-)
-_rule("last_resort_faq", "respond", "before saying nothing was found, answer from a close FAQ of the place")
-# --- responding: what the answer says ------------------------------------------------------------------------------
-_rule(
-    "overlap_pool",
-    "respond",
-    "consensus pool: add training turns whose gold snippets overlap (Jaccard)",
-    {"jaccard": 0.3},
-    {"jaccard": _SHARE},
-)
-_rule(
-    "faq_cover",
-    "respond",
-    "add a selected FAQ's answer when the chosen body holds less than `cover` of its words",
-    {"cover": 0.5},
-    {"cover": _SHARE},
-)
-_rule("entity_follow_up", "respond", '"... either of them?" when the selection spans several places')
-_rule("comparisons", "respond", "a selection about several places is answered by a comparison, names swapped")
-_rule("faithful", "respond", "a borrowed body naming an unselected place only votes; none fits: the template")
-_rule(
-    "relevance_gate",
-    "respond",
-    "no exact-set answer: a body `margin` less on the turn than the best only votes",
-    {"margin": 0.1},
-    {"margin": _MARGIN},
-    training=True,
-)
-_rule(
-    "relevance_exact",
-    "respond",
-    "exact-set answers: another body `margin` less on the turn only votes",
-    {"margin": 0.1},
-    {"margin": _MARGIN},
-)
-_rule(
-    "detail_penalty",
-    "respond",
-    "a borrowed body with another place's details: its MBR utility x (1 - penalty)",
-    {"penalty": 0.2},
-    {"penalty": _SHARE},
-)
-_rule("faq_agreement", "respond", "one place: a body restating a selected FAQ with the other polarity only votes")
-_rule("denials_said", "respond", "a selected FAQ's denial is added unless the body names what it denies")
-_rule("aspect_words", "respond", "a choice lacking a turn word most choosable bodies hold is made among those")
-_rule("dish_answers", "respond", "a dish the turn names: the selected snippets naming it answer")
-_rule("downsides", "respond", '"What do people dislike about X?" is answered from its reviews\' complaints')
-_rule("upsides", "respond", '"What do people like about X?" is answered from its reviews\' praise')
 
 
 REMOVED_RULES = frozenset(
@@ -153,6 +73,25 @@ REMOVED_RULES = frozenset(
         "faq_every_place",
         "coordinated_faqs",
         "aspect_anchors",
+        "abstain",
+        "abstain_unrelated",
+        "unknown_aspect",
+        "review_floor",
+        "last_resort_faq",
+        "overlap_pool",
+        "faq_cover",
+        "entity_follow_up",
+        "comparisons",
+        "faithful",
+        "relevance_gate",
+        "relevance_exact",
+        "detail_penalty",
+        "faq_agreement",
+        "denials_said",
+        "aspect_words",
+        "dish_answers",
+        "downsides",
+        "upsides",
     }
 )
 """Rules clarion no longer has: their measured contribution was within the noise (docs/rules.md). A configuration

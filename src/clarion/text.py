@@ -1,9 +1,7 @@
 """Words of a text as the rules and generators read them: tokens, content-word stems, negation, WordNet.
 
 One place for the text helpers the pipeline shares: :func:`words_of` (lower-case tokens), :func:`content_words`
-(Porter stems without English stop words), :func:`negated` (a negation word), :func:`unknown_word` and
-:func:`is_food` (WordNet, loaded once from Debian's files or nltk's data path, see
-:func:`clarion.evaluate.dstc9.debian_wordnet`).
+(Porter stems without English stop words), :func:`negated` (a negation word).
 """
 
 from __future__ import annotations
@@ -55,24 +53,3 @@ _NEGATION = re.compile(
 def negated(text: str) -> bool:
     """Whether ``text`` holds a negation word ("no", "not", "n't", "never", "without", "lacks", ...)."""
     return bool(_NEGATION.search(text.lower().replace("\u2019", "'")))
-
-
-@lru_cache(maxsize=4096)
-def unknown_word(word: str) -> bool:
-    """Whether WordNet has no synset for ``word`` in any part of speech."""
-    from clarion.evaluate.dstc9 import debian_wordnet
-
-    return not debian_wordnet().synsets(word)
-
-
-@lru_cache(maxsize=4096)
-def is_food(word: str) -> bool:
-    """Whether a noun sense of ``word`` is a food or a drink in WordNet (food.n.01 or food.n.02 among its
-    hypernyms) and ``word`` has no adjective sense ("delicious", "sweet" are read as adjectives)."""
-    from clarion.evaluate.dstc9 import debian_wordnet
-
-    wordnet = debian_wordnet()
-    if wordnet.synsets(word, pos="a") or wordnet.synsets(word, pos="s"):
-        return False
-    roots = {wordnet.synset("food.n.01"), wordnet.synset("food.n.02")}
-    return any(roots & {synset, *synset.closure(lambda s: s.hypernyms())} for synset in wordnet.synsets(word, pos="n"))

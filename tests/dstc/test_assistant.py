@@ -42,19 +42,6 @@ def test_replies_ground_knowledge_turns_and_leave_the_others(grounder, synthetic
     assert grounder.respond(dicts(synthetic.contexts[booking[0]])) == Reply(False)
 
 
-def test_a_question_no_snippet_answers_gets_an_apology_and_no_snippets(grounder, synthetic):
-    seeking = next(i for i, g in enumerate(synthetic.labels) if g.target)
-    config = grounder.model.config
-    before = config.param("abstain", "below")
-    try:
-        config.rules["abstain"] = {"below": 1.01}  # no snippet probability reaches it
-        reply = grounder.respond(dicts(synthetic.contexts[seeking]))
-    finally:
-        config.set_rule("abstain", {"below": before})
-    assert reply.knowledge_seeking and reply.snippets == ()
-    assert reply.response.startswith("I'm sorry, I could not find any information about that for ")
-
-
 def test_a_chain_named_without_its_branch_gets_its_branches_offered(tiny_model):
     from dstc_synthetic import knowledge
 

@@ -9,6 +9,7 @@ from dstc_synthetic import write_synthetic
 from typer.testing import CliRunner
 
 from clarion.cli import app, main
+from clarion.rules import REMOVED_RULES
 
 
 @pytest.fixture(autouse=True)
@@ -152,11 +153,17 @@ def test_respond_and_predict_take_prediction_time_settings(data, tmp_path, capsy
     dialogue = [*opening, "Are the bathrooms clean?"]
     plain = json.loads(run(*args, *dialogue).stdout)
     assert json.loads(run(*args, "--set", "rules.follow_ups=null", *dialogue).stdout) == plain  # a removed rule, off
-    refused = json.loads(run(*args, "--set", "abstain_below=1.0", *dialogue).stdout)  # no snippet is that sure
-    assert refused["knowledge"] == [] and plain["knowledge"]
-    pred = tmp_path / "pred.json"
-    run("predict", "--data", str(data), "--out", str(pred), "--model", str(model), "--set", "abstain_below=1.0")
-    assert not any(p.get("knowledge") for p in json.loads(pred.read_text()))
+    off = ["--set", "rules.downsides=null", "--set", "abstain_below=null"]  # removed rules switched off: no-ops
+    assert json.loads(run(*args, *off, *dialogue).stdout) == plain
+    line = fails(capsys, *args, "--set", "rules.downsides=true", *dialogue)
+    assert line == (
+        "error: --set: rule 'downsides' was removed because its measured contribution was within the noise "
+        "(docs/rules.md)"
+    )
+    pred, again = tmp_path / "pred.json", tmp_path / "again.json"
+    run("predict", "--data", str(data), "--out", str(pred), "--model", str(model))
+    run("predict", "--data", str(data), "--out", str(again), "--model", str(model), "--set", "detail_penalty=0")
+    assert json.loads(again.read_text()) == json.loads(pred.read_text())
     line = fails(capsys, "respond", "--model", str(tmp_path / "none"), "--set", "dense=false", "Is it clean?")
     assert "--set: dense is fixed when the model is trained" in line  # before the model loads
     line = fails(capsys, "predict", "--data", str(data), "--out", str(pred), "--set", "ask_entity=yes")
@@ -214,17 +221,18 @@ def test_respond_answers_dialogues_read_from_stdin_one_json_line_each(data, tmp_
 
 def test_train_takes_settings_and_refuses_a_bad_one_before_training(data, tmp_path, capsys):
     model = tmp_path / "model"
-    settings = ["--set", "select.n_estimators=7", "--set", "abstain_below=0.2", "--set", "rules.downsides=null"]
+    settings = ["--set", "select.n_estimators=7", "--set", "rules.ask_entity=null", "--set", "rules.downsides=null"]
     run("train", "--data", str(data), "--out", str(model), *settings)
     config = json.loads((model / "meta.json").read_text())["config"]
-    assert config["select"]["n_estimators"] == 7 and config["rules"]["abstain"] == {"below": 0.2}
-    assert "downsides" not in config["rules"] and "upsides" in config["rules"]
+    assert config["select"]["n_estimators"] == 7 and "ask_entity" not in config["rules"]
+    assert not REMOVED_RULES.intersection(config["rules"])
     assert config["select"]["calibration_folds"] == 2  # the other fields as the default (tiny here) has them
     other = tmp_path / "other"
     for setting, words in (
         ("select.trees=5", "PipelineConfig.select has no field 'trees'"),
         ("select.n_estimators=0", "SelectConfig.n_estimators"),
         ("abstain_below", "expected FIELD=VALUE"),
+        ("abstain_below=0.2", "rule 'abstain' was removed because its measured contribution was within the noise"),
     ):
         line = fails(capsys, "train", "--data", str(data), "--out", str(other), "--set", setting)
         assert line.startswith("error: --set") and words in line, line

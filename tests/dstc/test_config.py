@@ -30,21 +30,21 @@ from clarion.respond.lm import LmConfig
         (lambda: LmConfig(batch=8.0), r"LmConfig.batch must be int in \[1, inf\), got 8.0"),
         (lambda: PipelineConfig(consensus_k=-3), r"PipelineConfig.consensus_k must be int in \[1, inf\), got -3"),
         (
-            lambda: PipelineConfig().with_rules(abstain={"below": float("nan")}),
-            r"PipelineConfig.rules.abstain.below must be float in \[0, 1\]",
+            lambda: PipelineConfig().with_rules(faq_outranks_memory={"cosine": float("nan")}),
+            r"PipelineConfig.rules.faq_outranks_memory.cosine must be float in \[-1, 1\]",
         ),
         (lambda: PipelineConfig(rules={"no_such_rule": {}}), "PipelineConfig.rules: no rule 'no_such_rule'; rules: "),
         (
-            lambda: PipelineConfig(rules={"abstain": {"above": 1}}),
-            r"PipelineConfig.rules.abstain has no parameter 'above'",
+            lambda: PipelineConfig(rules={"faq_outranks_memory": {"above": 1}}),
+            r"PipelineConfig.rules.faq_outranks_memory has no parameter 'above'",
         ),
         (
-            lambda: PipelineConfig().with_rules(abstain_unrelated={"cosine": 2}),
-            r"PipelineConfig.rules.abstain_unrelated.cosine must be float in \[-1, 1\]",
+            lambda: PipelineConfig(rules={"abstain": {"below": 0.2}}),
+            r"^PipelineConfig.rules: rule 'abstain' was removed because its measured contribution was within the noise",
         ),
         (
-            lambda: PipelineConfig().with_rules(relevance_gate={"margin": -0.1}),
-            r"PipelineConfig.rules.relevance_gate.margin must be float in \[0, 2\]",
+            lambda: PipelineConfig().with_rules(relevance_gate={}),
+            r"^PipelineConfig.rules: rule 'relevance_gate' was removed because its measured contribution",
         ),
         (lambda: PipelineConfig(max_contexts=0), r"PipelineConfig.max_contexts must be int in \[1, inf\) or None"),
         (lambda: PipelineConfig(generator="gpt"), "PipelineConfig.generator must be one of template, neighbour"),
@@ -57,11 +57,9 @@ def test_bad_values_are_refused_naming_the_field(make, message):
 
 
 def test_optional_steps_switch_off_with_none_and_names_become_members():
-    config = PipelineConfig().with_rules(
-        overlap_pool=None, faq_cover=None, abstain=None, abstain_unrelated=None, relevance_gate=None
-    )
-    assert config.param("abstain_unrelated", "cosine") is None and not config.uses("abstain")
-    assert PipelineConfig().param("abstain_unrelated", "cosine") == 0.15  # the original unchanged
+    config = PipelineConfig().with_rules(ask_entity=None, abstain=None, downsides=None)  # removed rules: no-ops
+    assert not config.uses("ask_entity") and PipelineConfig().uses("ask_entity")  # the original unchanged
+    assert PipelineConfig().with_rules(abstain=None, relevance_gate=None) == PipelineConfig()
     assert PipelineConfig(generator="lm").generator is Generator.lm
     assert SelectConfig(model="logreg").model is SelectModel.logreg
     tiny_lm = replace(PipelineConfig.tiny(), generator=Generator.lm)  # to_json keeps lm settings for lm only

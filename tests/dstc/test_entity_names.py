@@ -59,19 +59,13 @@ def test_centre_is_also_written_center():
     assert tracker.strip_names("Is Pizza Hut City Center deliver pizza?").split() == ["Is", "deliver", "pizza?"]
 
 
-def test_names_outside_a_selection(tracker):
+def test_every_name_a_text_holds_is_a_mention(tracker):
     text = "Ashley Hotel is quiet, Lovell Lodge is not, and Nandos is loud."
-    assert tracker.outside(text, [("hotel", 1), ("hotel", 2)]) == [("restaurant", 4)]
-    assert tracker.outside(text, [("hotel", 1), ("hotel", 2), ("restaurant", 4)]) == []
-    assert tracker.outside("No names here.", []) == []
     assert tracker.mentions(text) == [("hotel", 1), ("hotel", 2), ("restaurant", 4)]
-    # a name two entities go by is not outside a selection holding either of them
-    shared = EntityTracker.from_names({("restaurant", 7): "PIZZA HUT", ("restaurant", 8): "PIZZA HUT"}, PROFILE)
-    assert shared.outside("Pizza Hut is busy.", [("restaurant", 8)]) == []
-    assert shared.outside("Pizza Hut is busy.", [("restaurant", 9)]) == [("restaurant", 7), ("restaurant", 8)]
+    assert tracker.mentions("No names here.") == []
 
 
-def test_short_forms_no_alias_catches_are_outside_a_selection_too():
+def test_short_forms_are_a_chain_without_its_branch_and_a_distinctive_first_word():
     names = {
         ("restaurant", 1): "PIZZA HUT CITY CENTRE",
         ("restaurant", 2): "PIZZA HUT FEN DITTON",
@@ -85,19 +79,12 @@ def test_short_forms_no_alias_catches_are_outside_a_selection_too():
         "Worth": {("hotel", 5)},
     }
     tracker = EntityTracker.from_names(names, PROFILE)
-    cocum = [("restaurant", 4)]
-    assert tracker.outside("The Pizza Hut has slow service.", cocum) == [("restaurant", 1), ("restaurant", 2)]
-    assert tracker.outside("The Pizza Hut has slow service.", [("restaurant", 2)]) == []  # either branch
-    assert tracker.outside("Midsummer has no outdoor seating.", cocum) == [("restaurant", 3)]
-    assert tracker.outside("It is worth the price.", cocum) == []  # written in lower case: a word, not Worth House
     assert tracker.mentions("Midsummer has no outdoor seating.") == []  # tracking a dialogue does not use them
 
 
-def test_a_name_written_without_and_bar_is_renamed_and_seen_outside():
-    """DE LUCA CUCINA AND BAR is written "De Luca Cucina": a borrowed body is renamed, or seen naming another place;
-    tracking a dialogue keeps the aliases it had (the selector is fitted on turns with names cut)."""
-    from clarion.respond.names import swap_entity
-
+def test_a_name_written_without_and_bar_is_renamed():
+    """DE LUCA CUCINA AND BAR is written "De Luca Cucina": a borrowed body is renamed; tracking a dialogue keeps the
+    aliases it had (the selector is fitted on turns with names cut)."""
     names = {("restaurant", 1): "DE LUCA CUCINA AND BAR", ("restaurant", 2): "KYMMOY"}
     body = "De Luca Cucina gets some mixed reviews on their food portions."
     assert (
@@ -107,7 +94,6 @@ def test_a_name_written_without_and_bar_is_renamed_and_seen_outside():
     assert "de luca cucina" in aliases(names[("restaurant", 1)], written=True, profile=PROFILE)
     assert "de luca cucina" not in aliases(names[("restaurant", 1)], profile=PROFILE)
     tracker = EntityTracker.from_names(names, PROFILE)
-    assert tracker.outside(body, [("restaurant", 2)]) == [("restaurant", 1)]
     assert tracker.mentions(body) == []
 
 

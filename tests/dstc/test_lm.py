@@ -14,7 +14,7 @@ from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
 from clarion.errors import ModelError
 from clarion.respond.consensus import Generator
-from clarion.respond.follow_up import FOLLOW_UP_MANY, FOLLOW_UP_OTHER, FOLLOW_UP_TWO, Closings, with_follow_up
+from clarion.respond.follow_up import FOLLOW_UP_OTHER, Closings, with_follow_up
 from clarion.respond.lm import LmConfig, RowSampler, lm_prompt
 
 
@@ -94,7 +94,7 @@ def test_tiny_fine_tune_generates_and_round_trips(synthetic, tmp_path):
     answered = [p for p in preds if p.target and p.knowledge]
     assert answered
     closings = model.bank.closings
-    questions = (*closings.by_domain.values(), closings.default, FOLLOW_UP_OTHER, FOLLOW_UP_TWO, FOLLOW_UP_MANY)
+    questions = (*closings.by_domain.values(), closings.default, FOLLOW_UP_OTHER)
     assert all(p.response.endswith(questions) for p in answered)
     save_model(model, tmp_path / "m", "fp")
     assert (tmp_path / "m" / "lm.safetensors").is_file()

@@ -12,7 +12,6 @@ ALIASES = {
     "clarion.dstc.schema": "clarion.data.dstc_schema",
     "clarion.dstc.models.candidates": "clarion.retrieve.knowledge",
     "clarion.dstc.models.detect": "clarion.detect.knowledge",
-    "clarion.dstc.models.downsides": "clarion.respond.opinions",
     "clarion.dstc.models.faq_rule": "clarion.detect.faq_rule",
     "clarion.dstc.models.lm": "clarion.respond.lm",
     "clarion.dstc.models.memory": "clarion.rerank.response_memory",

@@ -36,17 +36,16 @@ def test_overrides_merge_into_a_checked_configuration():
     config = with_overrides(PipelineConfig(), {"ask_entity": False, "detect": {"entity_faq_cosine": 0.5}})
     assert not config.uses("ask_entity") and config.detect.entity_faq_cosine == 0.5
     assert config.detect.strip_names and PipelineConfig().uses("ask_entity")  # the rest kept, the original too
-    named = with_overrides(PipelineConfig(), {"rules": {"downsides": None, "abstain": {"below": 0.2}}})
-    assert not named.uses("downsides") and named.param("abstain", "below") == 0.2 and named.uses("upsides")
-    assert with_overrides(PipelineConfig(), {"detail_penalty": 0.3}).param("detail_penalty", "penalty") == 0.3
+    named = with_overrides(PipelineConfig().with_rules(ask_entity=None), {"rules": {"ask_entity": True}})
+    assert named.uses("ask_entity") and named.rules["ask_entity"] == {}
     with pytest.raises(InputError, match="no rule 'downside'"):
         with_overrides(PipelineConfig(), {"rules": {"downside": None}})
     with pytest.raises(InputError, match="name_article was a rule fitted to one dataset's wording"):
         with_overrides(PipelineConfig(), {"name_article": False})
     with pytest.raises(InputError, match="no field 'ask_entities'"):
         with_overrides(PipelineConfig(), {"ask_entities": True})
-    with pytest.raises(InputError, match="rules.abstain.below must be float"):  # out of its bounds
-        with_overrides(PipelineConfig(), {"abstain_below": "high"})
+    with pytest.raises(InputError, match="rules.ask_entity has no parameter 'below'"):
+        with_overrides(PipelineConfig(), {"rules": {"ask_entity": {"below": 0.2}}})
     with pytest.raises(InputError, match="detect takes fields"):
         with_overrides(PipelineConfig(), {"detect": 0.5})
     with pytest.raises(InputError, match="PipelineConfig.lm has no field 'epoch'"):
@@ -57,7 +56,33 @@ def test_prediction_settings_refuse_what_training_fixed():
     without = PipelineConfig().with_rules(ask_entity=None)
     assert prediction_config(without, ["ask_entity=true"]).uses("ask_entity")
     assert prediction_config(without, ["rules.ask_entity=true"]).uses("ask_entity")
-    settings = ("detect.C=1", "select.n_estimators=5", "dense=false", 'generator="lm"', "relevance_gate=0.2")
-    for setting in (*settings, "rules.relevance_gate=null"):
+    for setting in ("detect.C=1", "select.n_estimators=5", "dense=false", 'generator="lm"'):
         with pytest.raises(InputError, match="fixed when the model is trained"):
             prediction_config(PipelineConfig(), [setting])
+
+
+OFF = ("rules.downsides=null", "rules.abstain=false", "detail_penalty=0", "abstain_below=null", "faq_cover=0")
+
+
+@pytest.mark.parametrize("setting", [*OFF, "relevance_gate=null", "rules.relevance_gate=null", "dish_answers=false"])
+def test_a_removed_rule_switched_off_is_accepted_and_changes_nothing(setting):
+    assert prediction_config(PipelineConfig(), [setting]) == PipelineConfig()
+    assert with_overrides(PipelineConfig(), parse_settings([setting])) == PipelineConfig()
+
+
+@pytest.mark.parametrize(
+    ("setting", "rule"),
+    [
+        ("rules.downsides=true", "downsides"),
+        ("rules.abstain.below=0.2", "abstain"),
+        ("detail_penalty=0.3", "detail_penalty"),
+        ("abstain_below=0.1", "abstain"),
+        ("entity_follow_up=true", "entity_follow_up"),
+    ],
+)
+def test_a_removed_rule_switched_on_is_a_one_line_error_naming_it(setting, rule):
+    with pytest.raises(InputError) as err:
+        prediction_config(PipelineConfig(), [setting])
+    assert str(err.value) == (
+        f"--set: rule {rule!r} was removed because its measured contribution was within the noise (docs/rules.md)"
+    )

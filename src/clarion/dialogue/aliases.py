@@ -167,10 +167,10 @@ def _normalise_with_sources(text: str) -> tuple[str, list[int]]:
 
 
 def short_forms(names: dict[tuple, str | None], profile: KnowledgeProfile = _NO_PROFILE) -> dict[str, set[tuple]]:
-    """Short forms a response may write for an entity, capitalised as in a sentence, for the faithfulness check only
-    (:meth:`EntityTracker.outside`; too loose for tracking a dialogue): a chain's name without its branch (the two
-    first words shared by the names of several entities: "Pizza Hut") and a name's distinctive first word ("Midsummer"
-    of MIDSUMMER HOUSE RESTAURANT, one of its :func:`distinctive_words`). Matched case-sensitively,
+    """Short forms a response may write for an entity, capitalised as in a sentence (too loose for tracking a
+    dialogue by themselves; :meth:`EntityTracker.chain_named` reads the chains among them): a chain's name without its
+    branch (the two first words shared by the names of several entities: "Pizza Hut") and a name's distinctive first
+    word ("Midsummer" of MIDSUMMER HOUSE RESTAURANT, one of its :func:`distinctive_words`). Matched case-sensitively,
     so "worth the price" is not Worth House."""
     words = {key: normalise(name or "").split() for key, name in names.items()}
     words = {key: w[1:] if w[:1] == ["the"] else w for key, w in words.items()}

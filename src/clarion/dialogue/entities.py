@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -65,8 +65,7 @@ class EntityTracker:
     domain_wide: dict[str, tuple] = field(default_factory=dict)
     pattern: re.Pattern | None = None
     branches: dict[tuple, tuple[str, str]] = field(default_factory=dict)  # key -> (chain, area), normalised
-    short_index: dict[str, set[tuple]] = field(default_factory=dict)  # "Pizza Hut", "Midsummer" -> keys (see outside)
-    short_pattern: re.Pattern | None = None
+    short_index: dict[str, set[tuple]] = field(default_factory=dict)  # "Pizza Hut" -> keys (see chain_named)
     name_words: dict[str, tuple] = field(default_factory=dict)  # "marriott" -> its one entity (see word_mentions)
     shared: frozenset[str] = frozenset()  # words several names hold, and function words (see fuzzy_mentions)
     capitals: dict[str, set[tuple]] = field(default_factory=dict)  # "ask" -> ASK RESTAURANT (see capital_mentions)
@@ -98,11 +97,6 @@ class EntityTracker:
         ordered = sorted(index, key=len, reverse=True)
         pattern = re.compile(" (" + "|".join(re.escape(a) for a in ordered) + ") ") if ordered else None
         short = short_forms({key: name for key, name in names.items() if key[1] != "*"}, profile)
-        short_pattern = (
-            re.compile(r"\b(" + "|".join(re.escape(f) for f in sorted(short, key=len, reverse=True)) + r")\b")
-            if short
-            else None
-        )
         shared = shared_words(names, profile)
         return cls(
             index,
@@ -110,7 +104,6 @@ class EntityTracker:
             pattern,
             branches,
             short,
-            short_pattern,
             distinctive_words(names, profile),
             shared,
             capital_forms(names, shared, profile),
@@ -122,19 +115,6 @@ class EntityTracker:
         found: list[tuple] = []
         for keys in self._named(text):
             found.extend(key for key in sorted(keys, key=str) if key not in found)
-        return found
-
-    def outside(self, text: str, entities: Iterable[tuple]) -> list[tuple]:
-        """Entity keys named in ``text`` by a name none of ``entities`` goes by ("Pizza Hut" names either branch,
-        so it is not outside a selection holding one of them)."""
-        allowed = set(entities)
-        found: list[tuple] = []
-        named = list(self._named(text))
-        if self.short_pattern is not None:  # short forms no alias is: "The Pizza Hut", "Midsummer does not ..."
-            named += [self.short_index[m.group(1)] for m in self.short_pattern.finditer(text)]
-        for keys in named:
-            if not keys & allowed:
-                found.extend(key for key in sorted(keys, key=str) if key not in found)
         return found
 
     def chain_named(self, turns: list[str]) -> list[tuple]:

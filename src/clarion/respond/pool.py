@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from clarion.text import _TOKEN, content_words, words_of
+from clarion.text import _TOKEN
 
 
 def _ngrams(text: str) -> set:
@@ -57,74 +57,31 @@ def mbr_weighted(
     weights: Sequence[float],
     order: int = 4,
     candidates: int | None = None,
-    scale: Sequence[float] | None = None,
 ) -> int:
     """Index of the text with the highest weighted mean utility against the other texts (MBR).
 
-    ``candidates``: only the first ``candidates`` texts can be chosen; the rest are evidence only. ``scale``: a
-    factor on each text's expected utility (a prior; None: 1 for every text).
+    ``candidates``: only the first ``candidates`` texts can be chosen; the rest are evidence only.
     """
     if len(texts) < 2:
         return 0
-    return int(np.argmax(mbr_expected(texts, weights, order, scale)[:candidates]))
+    return int(np.argmax(mbr_expected(texts, weights, order)[:candidates]))
 
 
-def mbr_expected(
-    texts: Sequence[str], weights: Sequence[float], order: int = 4, scale: Sequence[float] | None = None
-) -> np.ndarray:
+def mbr_expected(texts: Sequence[str], weights: Sequence[float], order: int = 4) -> np.ndarray:
     """Each text's weighted mean utility against the other texts (what :func:`mbr_weighted` maximises)."""
     weights = np.asarray(weights, dtype=float)
     utility = ngram_utility(texts, order)
     np.fill_diagonal(utility, 0.0)
-    expected = (utility @ weights) / np.maximum(weights.sum() - weights, 1e-9)
-    if scale is not None:
-        expected = expected * np.asarray(scale, dtype=float)
-    return expected
-
-
-def aspect_holders(bodies: Sequence[str], turn: str, choice: int) -> list[int] | None:
-    """When the chosen body (``choice``) holds no content word of ``turn`` (names cut): the indices of ``bodies``
-    holding every word of the turn that at least two bodies, and at least half of them, hold; else ``None``. "How are
-    the beds?": 8 of 10 choosable bodies about beds, and the MBR centre of a pool full of answers about the same
-    place's rooms had been "Half thought the rooms were cramped and half thought they were spacious."."""
-    held, asked = [content_words(body) for body in bodies], content_words(turn)
-    if asked & held[choice]:
-        return None
-    missed = [w for w in sorted(asked) if (n := sum(w in h for h in held)) >= 2 and 2 * n >= len(bodies)]
-    if not missed:
-        return None
-    return [j for j, h in enumerate(held) if all(w in h for w in missed)] or None
+    return (utility @ weights) / np.maximum(weights.sum() - weights, 1e-9)
 
 
 class Pool(NamedTuple):
     """The ``consensus`` pool: bodies (entity swapped, closing question cut), their MBR weights, and how many of
-    them (the first ``choosable``) may be the answer; the rest are evidence only. ``choosable`` is 0 when no body
-    may be the answer (every one is about another domain, or names an entity outside the selection)."""
+    them (the first ``choosable``, at least one) may be the answer; the rest are evidence only."""
 
     bodies: list[str]
     weights: list[float]
     choosable: int
-    scale: list[float] | None = None
-    """A factor on each body's MBR expected utility (None: 1 for every body)."""
-    sources: list[int] | None = None
-    """Each body's training turn (its index in the bank; None: unknown)."""
-
-
-def foreign_details(body: str, source_words: frozenset[str], allowed: set[str], specific: frozenset[str]) -> list[str]:
-    """The words of a borrowed ``body`` its writer took from the knowledge of the place it was written for
-    (``source_words``) that are ``specific`` (in the knowledge of few places) and not ``allowed`` (the selected places'
-    knowledge and the user's turn): "chow mein" borrowed for an Indian restaurant, "oceanfront"."""
-    return [w for w in words_of(body) if w in specific and w in source_words and w not in allowed]
-
-
-def with_detail_penalty(pool: Pool, details: Sequence[bool], penalty: float) -> Pool:
-    """``pool`` with each choosable body that has foreign details (``details[j]``) scaled by ``1 - penalty`` in the MBR
-    choice; it still votes at full weight."""
-    scale = list(pool.scale) if pool.scale is not None else [1.0] * len(pool.bodies)
-    for j in range(pool.choosable):
-        if details[j]:
-            scale[j] *= 1.0 - penalty
-    return pool._replace(scale=scale)
 
 
 def mean_embedding(rows: Sequence[np.ndarray] | np.ndarray, width: int | None = None) -> np.ndarray:

@@ -80,22 +80,6 @@ def template_response(selected: Selected, max_reviews: int = 2) -> str:
     return " ".join(parts) if parts else f"I'm sorry, I have no information about that for {selected.name}."
 
 
-def snippets_used(snippets: Sequence, max_reviews: int = 2) -> list:
-    """The ``snippets`` :func:`snippets_response` puts into words: per entity, its first FAQ and its first
-    ``max_reviews`` reviews, in the order given."""
-    used, faqs, reviews = [], {}, {}
-    for s in snippets:
-        entity = (s.domain, s.entity_id)
-        if s.doc_type == "review":
-            reviews[entity] = reviews.get(entity, 0) + 1
-            if reviews[entity] <= max_reviews:
-                used.append(s)
-        elif entity not in faqs:
-            faqs[entity] = s
-            used.append(s)
-    return used
-
-
 def reported(review: str, name: str) -> str:
     """``review`` in reported speech about the place ``name`` (:func:`third_person`, its first letter as the review
     wrote it when it opens with the name), without its closing punctuation: what follows "Guests of X say that"."""

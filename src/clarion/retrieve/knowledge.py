@@ -26,47 +26,6 @@ class KnowledgeIndex:
             self._by_entity.setdefault((snippet.domain, snippet.entity_id), []).append(snippet)
         self._emb: dict[tuple, np.ndarray] = {}
         self._tfidf: dict[tuple, object] = {}
-        self._specific: dict[tuple, frozenset[str]] = {}
-        self._words: dict[tuple, frozenset[str]] = {}
-        self._name_words: frozenset[str] | None = None
-        self._reviews: dict[str, tuple[np.ndarray, list[tuple]]] = {}
-
-    def specific_words(self, share: float = 0.05, common: frozenset[str] = frozenset()) -> frozenset[str]:
-        """Words (4+ letters, no English stop word) found in the knowledge of at least one and at most ``share`` of
-        the entities: a dish, "oceanfront", "Tuscany" — details a response can only have from one place's knowledge;
-        without the ``common`` ones (computed once per argument)."""
-        key = (share, common)
-        if key not in self._specific:
-            from collections import Counter
-
-            from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-            df = Counter(w for e in self._by_entity for w in self.words(e))
-            limit = share * len(self._by_entity)
-            self._specific[key] = frozenset(
-                w
-                for w, n in df.items()
-                if n <= limit and len(w) >= 4 and w not in ENGLISH_STOP_WORDS and w not in common
-            )
-        return self._specific[key]
-
-    def name_words(self) -> frozenset[str]:
-        """The lower-cased words of every entity's name (cached)."""
-        if self._name_words is None:
-            from clarion.text import words_of
-
-            names = self.knowledge.entity_names.values()
-            self._name_words = frozenset(w for name in names if name for w in words_of(name))
-        return self._name_words
-
-    def words(self, entity: tuple) -> frozenset[str]:
-        """The lower-cased words of ``entity``'s snippets (cached)."""
-        entity = tuple(entity)
-        if entity not in self._words:
-            from clarion.text import words_of
-
-            self._words[entity] = frozenset(w for s in self.snippets(entity) for w in words_of(s.text))
-        return self._words[entity]
 
     def snippets(self, entity: tuple) -> list[Snippet]:
         return self._by_entity.get(tuple(entity), [])
@@ -85,29 +44,6 @@ class KnowledgeIndex:
             else:
                 self._emb[entity] = np.zeros((len(texts), N_DENSE), np.float32)
         return self._emb[entity]
-
-    def reviews(self, domain: str) -> tuple[np.ndarray, list[tuple]]:
-        """The embeddings of every review sentence of ``domain``'s entities and each one's entity (cached; the first
-        call encodes the entities not yet encoded)."""
-        if domain not in self._reviews:
-            rows, owners = [], []
-            for entity in (e for e in self._by_entity if e[0] == domain):
-                keep = [j for j, s in enumerate(self.snippets(entity)) if s.doc_type == "review"]
-                if keep:
-                    rows.append(self.embeddings(entity)[keep])
-                    owners.extend([entity] * len(keep))
-            self._reviews[domain] = (np.vstack(rows) if rows else np.zeros((0, N_DENSE), np.float32), owners)
-        return self._reviews[domain]
-
-    def reviews_elsewhere(self, query_emb: np.ndarray, entity: tuple, top: int = 10) -> float:
-        """The mean cosine of the ``top`` review sentences closest to ``query_emb`` among the other entities of
-        ``entity``'s domain (-1 when they have none)."""
-        emb, owners = self.reviews(entity[0])
-        others = np.array([owner != tuple(entity) for owner in owners], dtype=bool)
-        if not others.any():
-            return -1.0
-        cosines = np.sort(emb[others] @ query_emb)[::-1]
-        return float(cosines[:top].mean())
 
     def prepare(self, entities: Sequence[tuple], progress=None) -> None:
         """Encode the snippets of ``entities`` now (``progress(n)`` is called after each entity)."""

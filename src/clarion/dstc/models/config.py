@@ -69,8 +69,8 @@ class PipelineConfig:
         return self.rules[rule][name] if rule in self.rules else None
 
     def with_rules(self, **changes) -> PipelineConfig:
-        """A copy with the rules ``changes`` names set: parameters (``{}``: the defaults), or None to drop the rule:
-        ``config.with_rules(abstain={"below": 0.2}, downsides=None)``."""
+        """A copy with the rules ``changes`` names set: parameters (``{}``: the defaults), or None to drop the rule
+        (a removed rule set to None: a no-op): ``config.with_rules(ask_entity=None)``."""
         from dataclasses import replace
 
         out = replace(self, rules={**self.rules})
@@ -125,8 +125,7 @@ class PipelineConfig:
         return cls(detect=DetectConfig(use_embeddings=False), select=select, max_contexts=400, dense=False, lm=lm)
 
 
-LEGACY_FIELDS: dict[str, tuple[str, str | None]] = {
-    **{name: (name, None) for name in sorted(REMOVED_RULES)},
+_PARAM_FIELDS: dict[str, tuple[str, str]] = {
     "overlap_pool": ("overlap_pool", "jaccard"),
     "faq_cover": ("faq_cover", "cover"),
     "relevance_gate": ("relevance_gate", "margin"),
@@ -138,10 +137,17 @@ LEGACY_FIELDS: dict[str, tuple[str, str | None]] = {
     "faq_fallback_memory": ("faq_outranks_memory", "cosine"),
     "memory_elsewhere": ("faq_outranks_memory", "elsewhere"),
     "detail_penalty": ("detail_penalty", "penalty"),
-    **{name: (name, None) for name, rule in RULES.items() if not rule.params},
 }
-"""Format 1's field per rule -> (rule, parameter); a flag's parameter is None. A removed rule's name is still read as
-a flag (:func:`without_removed` then drops it, or refuses it switched on)."""
+_WITH_PARAMS = {rule for rule, _ in _PARAM_FIELDS.values()}
+LEGACY_FIELDS: dict[str, tuple[str, str | None]] = {
+    **_PARAM_FIELDS,
+    **{name: (name, None) for name, rule in RULES.items() if not rule.params},
+    **{name: (name, None) for name in sorted(REMOVED_RULES - _WITH_PARAMS)},
+}
+"""Format 1's field per rule -> (rule, parameter); a flag's parameter is None. A removed rule's name is still read
+(:func:`without_removed` then drops it, or refuses it switched on)."""
+NEUTRAL_FIELDS = {"abstain_below": 0, "faq_cover": 0, "detail_penalty": 0}
+"""Format 1 fields of removed rules whose value 0 made the rule do nothing: set to 0, the rule is off."""
 REMOVED_FIELDS = frozenset({"name_article"})
 """Format 1 fields of rules that no longer exist (they named one dataset's wording); ignored when read."""
 _REMOVED_DETECT = frozenset({"faq_glossary"})
@@ -173,7 +179,7 @@ def legacy_rules(obj: dict) -> tuple[dict, dict]:
         rule, param = LEGACY_FIELDS[key]
         if param is None:
             rules[rule] = {} if value else None
-        elif value is None:
+        elif value is None or value is False or (key in NEUTRAL_FIELDS and value == NEUTRAL_FIELDS[key]):
             rules[rule] = None
         elif rules.get(rule, {}) is not None:
             rules[rule] = {**(rules.get(rule) or {}), param: value}

@@ -8,7 +8,6 @@
 from clarion.respond.consensus import (  # noqa: F401
     Generator,
     NeighbourBank,
-    body_texts,
     consensus_choice,
     consensus_pool,
     consensus_response,
@@ -16,21 +15,12 @@ from clarion.respond.consensus import (  # noqa: F401
     neighbour_response,
 )
 from clarion.respond.faq_answers import (  # noqa: F401
-    _CLAUSE,
     _HYPHENATED,
     _OPEN_QUESTION,
     _POLAR_SENTENCE,
     _POLAR_WORD,
-    _availability,
-    agreeing,
     antonyms,
     asks_open,
-    contradicts,
-    denied,
-    dishes,
-    faq_answers,
-    faq_claims,
-    negation_focus,
     with_faq_answers,
     without_polar_opener,
     yes_to_the_opposite,
@@ -38,9 +28,7 @@ from clarion.respond.faq_answers import (  # noqa: F401
 from clarion.respond.follow_up import (  # noqa: F401
     _JOINED_QUESTION,
     _RESERVATION,
-    FOLLOW_UP_MANY,
     FOLLOW_UP_OTHER,
-    FOLLOW_UP_TWO,
     GENERAL,
     Closings,
     _not_refusals,
@@ -67,23 +55,18 @@ from clarion.respond.names import (  # noqa: F401
     _whose,
     _write_name,
     display_name,
-    entity_renames,
     mid_sentence,
     respelled,
-    swap_entities,
     swap_entity,
 )
 from clarion.respond.pool import (  # noqa: F401
     Pool,
     _ngrams,
-    aspect_holders,
-    foreign_details,
     mbr_choice,
     mbr_expected,
     mbr_weighted,
     mean_embedding,
     ngram_utility,
-    with_detail_penalty,
 )
 from clarion.respond.template import (  # noqa: F401
     _PRONOUNS,
@@ -95,7 +78,6 @@ from clarion.respond.template import (  # noqa: F401
     as_sentence,
     reported,
     snippets_response,
-    snippets_used,
     template_response,
     third_person,
 )
@@ -107,8 +89,6 @@ from clarion.text import (  # noqa: F401
     _porter,
     _stem,
     content_words,
-    is_food,
     negated,
-    unknown_word,
     words_of,
 )

@@ -70,8 +70,6 @@ def save_model(
         "bank_query": model.bank.query_emb,
         "bank_knowledge": model.bank.knowledge_emb,
     }
-    if model.bank.body_emb is not None:
-        arrays["bank_body"] = model.bank.body_emb
     if model.faq_negatives is not None:
         arrays["faq_negatives"] = model.faq_negatives
     if model.faq_negatives_stripped is not None:
@@ -86,7 +84,6 @@ def save_model(
             "responses": model.bank.responses,
             "names": model.bank.names,
             "keys": [sorted(keys, key=str) for keys in model.bank.keys],
-            "entity_names": [[*entity, name] for entity, name in sorted(model.bank.entity_names.items(), key=str)],
             "closings": model.bank.closings.to_json(),
         },
     }
@@ -127,8 +124,6 @@ def load_model(directory: str | Path) -> DstcModel:
             arrays["bank_query"],
             arrays["bank_knowledge"],
             [frozenset(tuple(k) for k in keys) for keys in state["bank"].get("keys", [])],
-            {(d, e): name for d, e, name in state["bank"].get("entity_names", [])},  # absent in older models
-            arrays.get("bank_body"),  # absent in models trained before the relevance gate
             Closings.from_json(state["bank"]["closings"]),
         )
         return DstcModel(

@@ -1,11 +1,11 @@
 """Settings of a pipeline configuration given as ``FIELD=VALUE`` (a JSON value: ``true``, ``0.3``, ``null``).
 
 ``clarion dstc predict`` and ``respond`` take them (``--set``) for the fields a trained model reads only when it
-predicts (:func:`prediction_config`: "rules.downsides=true" turns on a rule without retraining,
-"rules.downsides=null" turns one off, "rules.abstain.below=0.2" sets a rule's parameter); ``clarion dstc train`` and
-the benchmarks take any field, nested ones dotted ("detect.entity_faq_cosine=0.5"), and train with them. A rule's
-earlier field name is still read ("ask_entity=false", "detail_penalty=0.3", "abstain_below=null"). A removed rule
-(:data:`clarion.rules.REMOVED_RULES`) switched off is accepted and does nothing; switched on, it is an error.
+predicts (:func:`prediction_config`: "rules.ask_entity=null" turns a rule off without retraining,
+"rules.ask_entity=true" turns it back on); ``clarion dstc train`` and the benchmarks take any field, nested ones
+dotted ("detect.entity_faq_cosine=0.5"), and train with them. A rule's earlier field name is still read ("ask_entity=false").
+A removed rule (:data:`clarion.rules.REMOVED_RULES`) switched off ("rules.downsides=null", "abstain_below=null",
+"detail_penalty=0") is accepted and does nothing; switched on, or given a parameter, it is an InputError.
 """
 
 from __future__ import annotations
@@ -16,12 +16,11 @@ from dataclasses import asdict
 
 from clarion.dstc.models.config import REMOVED_FIELDS, PipelineConfig, legacy_rules, without_removed
 from clarion.errors import ClarionError, InputError
-from clarion.rules import RULES
+from clarion.rules import REMOVED_RULES, RULES, removed
 
 TRAINING_FIELDS = frozenset({"detect", "select", "lm", "generator", "max_contexts", "dense"})
 """The fields a model is trained with (training reads them: changing one needs a new model; ``generator`` has its
-own option). Rules marked ``training`` (:data:`clarion.rules.RULES`) are fixed by training too: a model trained
-without the relevance gate has no embedded bodies to gate."""
+own option). Rules marked ``training`` (:data:`clarion.rules.RULES`) are fixed by training too."""
 
 
 def parse_settings(settings: Sequence[str], option: str = "--set") -> dict:
@@ -80,6 +79,10 @@ def _merged_rules(rules: dict, overrides: dict, option: str) -> dict:
     off) merged in."""
     out = dict(rules)
     for name, value in overrides.items():
+        if name in REMOVED_RULES and (value is None or value is False):
+            continue  # a removed rule switched off: nothing to do
+        if name in REMOVED_RULES:
+            raise removed(name, option)
         if name not in RULES:
             raise InputError(f"{option}: no rule {name!r}; rules: {', '.join(RULES)}")
         if value is None or value is False:

@@ -43,14 +43,12 @@ from clarion.errors import ModelError
 from clarion.rerank.faq_choice import FAQ_FALLBACK_CONFIDENCE, FaqChoice  # noqa: F401 (the constant: re-exported)
 from clarion.rerank.response_memory import memory_features
 from clarion.rerank.snippets import N_DENSE, Selector
-from clarion.respond.abstain import Abstaining
 from clarion.respond.consensus import Generator, NeighbourBank, lm_consensus_response
 from clarion.respond.follow_up import follow_up_for
 from clarion.respond.generation import Responding, Turn
 from clarion.respond.lm import lm_prompt
 from clarion.respond.names import display_name
 from clarion.respond.pool import Pool
-from clarion.respond.reviews import DISH_SHARE, ReviewAnswers  # noqa: F401 (DISH_SHARE: re-exported)
 from clarion.retrieve.knowledge import KnowledgeIndex
 from clarion.store import Progress, no_progress
 
@@ -83,7 +81,7 @@ class PreparedKnowledge:
 
 
 @dataclass
-class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, Responding):
+class DstcModel(TurnDetection, FaqChoice, WhichOne, Responding):
     """A trained pipeline: detector, selection TF-IDF + selector, and the neighbour bank."""
 
     config: PipelineConfig
@@ -173,14 +171,12 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
         self, i: int, dataset: Dataset, prepared: PreparedKnowledge, views: TurnViews, tracked: list[tuple]
     ) -> tuple[Label, Pool | None]:
         """The label of knowledge-seeking turn ``i`` (and its consensus pool, for the ``lm`` generator): which place
-        is meant when none is named (rule ``ask_entity``), what guests dislike or like (``downsides``, ``upsides``),
-        else the selected snippets and the response (:meth:`_answer`)."""
+        is meant when none is named (rule ``ask_entity``), else the selected snippets and the response
+        (:meth:`_answer`)."""
         index, tracker, text = prepared.index, prepared.tracker, views.texts[i]
         ranked = dataset.format is Format.DSTC9
         if not tracked and not ranked and self.config.uses("ask_entity"):
             return self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i]))), None
-        if tracked and not ranked and (opinion := self._asks_opinion(text, tracker)):
-            return self._opinions(index, tracked[0], opinion), None
         return self._answer(
             index,
             views.sel_emb[i],
@@ -220,7 +216,7 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
                 pool = pools[i]
                 keys = out[i].knowledge
                 closings = self.bank.closings
-                follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"), closings)
+                follow_up = follow_up_for(keys, closings)
                 response = lm_consensus_response(
                     candidates, pool.bodies, pool.weights, keys, weight, follow_up, closings
                 )
@@ -245,12 +241,11 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
         answered from the tracked entity's FAQ it paraphrases (``gate_emb``: the turn as the rule sees it) when the
         detector did not flag it (``detected``) or the selector is unsure (:meth:`_faq_route`); a turn only the rule
         flagged whose entity has no such FAQ is not knowledge-seeking after all. ``tracker``: the knowledge base's
-        names, for the ``faithful`` consensus (:func:`consensus_pool`)."""
+        names (cut from the turn)."""
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
         view = q_emb if gate_emb is None else gate_emb  # the turn as the FAQ rule sees it
-        plain_turn = tracker.strip_names(turn_text) if tracker is not None else turn_text
         if ranked and self.config.select.faq_cosine and self.config.dense:  # FAQ-only knowledge: zero-shot
             scores = group.snippets @ group.query
         else:
@@ -262,15 +257,6 @@ class DstcModel(TurnDetection, FaqChoice, Abstaining, ReviewAnswers, WhichOne, R
                 routed = self._faq_route(index, scores, faq_fallback, view, snippets, detected)
                 if routed is not None:
                     return routed, None
-            below = self.config.param("abstain", "below")
-            if not ranked and below is not None and scores.max() < below:
-                return self._apology(index, entities, faq_fallback, view, snippets, plain_turn, tracker)
         chosen = self.selector.choose(scores, ranked=ranked)
-        if not ranked and (
-            self._unrelated(group.snippets[chosen], view)
-            or self._unknown_aspect(faq_fallback, view, snippets, group.snippets[chosen])
-            or self._absent_review_aspect(index, view, snippets, group, chosen)
-        ):
-            return self._apology(index, entities, faq_fallback, view, snippets, plain_turn, tracker)
-        turn = Turn(q_emb, turn_text, plain_turn, tracker)
+        turn = Turn(q_emb, turn_text)
         return self._respond(index, [snippets[j] for j in chosen], group.snippets[chosen], ranked, turn)
