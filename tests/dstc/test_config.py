@@ -29,14 +29,14 @@ from clarion.respond.lm import LmConfig
         (lambda: LmConfig(top_p=0), r"LmConfig.top_p must be float in \(0, 1\], got 0"),
         (lambda: LmConfig(batch=8.0), r"LmConfig.batch must be int in \[1, inf\), got 8.0"),
         (lambda: PipelineConfig(consensus_k=-3), r"PipelineConfig.consensus_k must be int in \[1, inf\), got -3"),
-        (
-            lambda: PipelineConfig().with_rules(faq_outranks_memory={"cosine": float("nan")}),
-            r"PipelineConfig.rules.faq_outranks_memory.cosine must be float in \[-1, 1\]",
-        ),
         (lambda: PipelineConfig(rules={"no_such_rule": {}}), "PipelineConfig.rules: no rule 'no_such_rule'; rules: "),
         (
-            lambda: PipelineConfig(rules={"faq_outranks_memory": {"above": 1}}),
-            r"PipelineConfig.rules.faq_outranks_memory has no parameter 'above'",
+            lambda: PipelineConfig(rules={"ask_entity": {"above": 1}}),
+            r"PipelineConfig.rules.ask_entity has no parameter 'above'",
+        ),
+        (
+            lambda: PipelineConfig().with_rules(faq_outranks_memory={"cosine": 0.6}),
+            r"^PipelineConfig.rules: rule 'faq_outranks_memory' was removed because its measured contribution",
         ),
         (
             lambda: PipelineConfig(rules={"abstain": {"below": 0.2}}),

@@ -138,11 +138,10 @@ _PARAM_FIELDS: dict[str, tuple[str, str]] = {
     "memory_elsewhere": ("faq_outranks_memory", "elsewhere"),
     "detail_penalty": ("detail_penalty", "penalty"),
 }
-_WITH_PARAMS = {rule for rule, _ in _PARAM_FIELDS.values()}
 LEGACY_FIELDS: dict[str, tuple[str, str | None]] = {
     **_PARAM_FIELDS,
     **{name: (name, None) for name, rule in RULES.items() if not rule.params},
-    **{name: (name, None) for name in sorted(REMOVED_RULES - _WITH_PARAMS)},
+    **{name: (name, None) for name in sorted(REMOVED_RULES.difference(_PARAM_FIELDS))},
 }
 """Format 1's field per rule -> (rule, parameter); a flag's parameter is None. A removed rule's name is still read
 (:func:`without_removed` then drops it, or refuses it switched on)."""
