@@ -142,7 +142,12 @@ def test_loading_an_encoder_draws_no_progress_bar_and_leaves_bars_as_they_were(c
 
     from clarion.retrieve.dense import _load
 
-    assert transformers_logging.is_progress_bar_enabled()
-    _load.__wrapped__(None)  # not the process's cached model: load it again
-    assert "Loading weights" not in capfd.readouterr().err
-    assert transformers_logging.is_progress_bar_enabled()  # training bars elsewhere are the caller's to keep
+    was = transformers_logging.is_progress_bar_enabled()  # an earlier test may have switched bars off
+    transformers_logging.enable_progress_bar()
+    try:
+        _load.__wrapped__(None)  # not the process's cached model: load it again
+        assert "Loading weights" not in capfd.readouterr().err
+        assert transformers_logging.is_progress_bar_enabled()  # training bars elsewhere are the caller's to keep
+    finally:
+        if not was:
+            transformers_logging.disable_progress_bar()
