@@ -4,7 +4,6 @@ too), FAQ answers in the template, and the closing questions learnt per domain."
 from __future__ import annotations
 
 from clarion.data.dstc import Snippet
-from clarion.respond.faq_answers import with_faq_answers
 from clarion.respond.follow_up import MIN_CLOSINGS, Closings
 from clarion.respond.names import display_name, respelled, swap_entity
 from clarion.respond.template import Selected, snippets_response, template_response
@@ -60,8 +59,6 @@ def test_an_faq_answer_without_a_full_stop_gets_one():
     faq = _faq("Are pets allowed?", "Pets are not allowed at Gamma Grill")
     names = {("restaurant", 1): "GAMMA GRILL"}
     assert snippets_response([faq], names) == "Pets are not allowed at Gamma Grill."
-    body = "Gamma Grill is lovely."
-    assert with_faq_answers(body, [(faq.body, "GAMMA GRILL")], 0.5) == f"{body} Pets are not allowed at Gamma Grill."
     assert snippets_response([_faq("Parking?", "Yes, there is parking!")], names) == "Yes, there is parking!"
 
 
@@ -87,9 +84,6 @@ def test_an_faq_answer_misspelling_its_place_writes_the_name_as_the_knowledge_do
     ):
         assert snippets_response([_faq("BYOB?", body, entity_id=2)], names) == said
     assert respelled("Kohimoor does not deliver.", "KOHINOOR") == "Kohinoor does not deliver."
-    assert with_faq_answers("It is lovely.", [("Kohimoor does not deliver.", "KOHINOOR")], 0.5) == (
-        "It is lovely. Kohinoor does not deliver."
-    )
     for text, name in (
         ("Frankie and Benny's has high chairs.", "FRANKIE AND BENNYS"),  # a possessive
         ("Anatolian food is served at Anatolia.", "ANATOLIA"),  # a longer form of a one-word name

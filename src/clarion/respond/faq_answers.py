@@ -1,14 +1,11 @@
-"""A borrowed body's yes/no opener that does not answer the turn, and an FAQ's answer added to a body lacking it."""
+"""A borrowed body's yes/no opener that does not answer the turn."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from functools import lru_cache
 
-from clarion.respond.names import display_name, swap_entity
-from clarion.respond.template import as_sentence
-from clarion.text import _SENTENCE_END, content_words
+from clarion.text import _SENTENCE_END
 
 _OPEN_QUESTION = re.compile(r"^\W*(?:how|what|which|where|when|who|whom|whose|why)(?:'s|'re|\b)", re.IGNORECASE)
 
@@ -71,17 +68,3 @@ def without_polar_opener(body: str) -> str:
         return body
     rest = body[match.end() :]
     return rest[:1].upper() + rest[1:]
-
-
-def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: float) -> str:
-    """``body`` followed by each FAQ answer, ``(answer, entity name)``, of which it holds less than ``cover`` of the
-    content words (the entity's name written as the responses write it): a coordinated question's other part ("Do
-    they have a pool and a gym?") gets its FAQ's answer (rule ``coordinated_faqs``)."""
-    have, parts = content_words(body), [body]
-    for answer, entity in faqs:  # swap_entity writes a misspelt name right (respelled) as it cuts or rewrites it
-        plain = swap_entity(answer, entity, "") if entity else answer  # the name is no content
-        words = content_words(plain)
-        if words and len(words & have) / len(words) < cover:
-            parts.append(as_sentence(swap_entity(answer, entity, display_name(entity)) if entity else answer))
-            have |= words
-    return " ".join(parts)

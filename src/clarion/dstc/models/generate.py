@@ -21,7 +21,6 @@ from clarion.respond.faq_answers import (  # noqa: F401
     _POLAR_WORD,
     antonyms,
     asks_open,
-    with_faq_answers,
     without_polar_opener,
     yes_to_the_opposite,
 )
