@@ -1,12 +1,13 @@
-"""Readers of every ClariQ file and the TREC formats, and their one-line errors on bad input."""
+"""Readers of the ClariQ files: labels, topics, the question bank, multi-turn runs, conversations and eval
+tables (pickle or JSON), the ``ClariQ`` data set (splits, cuts, fingerprints), and their exact errors."""
 
 from __future__ import annotations
 
 import json
-import os
 import pickle
 
 import pytest
+from reader_files import LABEL_HEADER, error_of, write_file
 
 from clarion.data.clariq import (
     ClariQ,
@@ -18,10 +19,8 @@ from clarion.data.clariq import (
     read_question_bank,
     read_topics,
 )
-from clarion.data.io import _umask, as_path, check_output, check_output_dir, read_json
-from clarion.data.safe_pickle import load_pickle
-from clarion.data.trec import RunRow, read_qrels, read_run, read_run_rows, write_qrels, write_run
-from clarion.errors import DataError, InputError, check_unicode
+from clarion.data.trec import RunRow, read_qrels
+from clarion.errors import DataError
 
 
 def test_real_clariq_files(clariq_dir):
@@ -38,123 +37,10 @@ def test_real_clariq_files(clariq_dir):
     assert set(read_eval_json(clariq_dir / "sample_runs" / "dev_bm25.eval")) >= {"MRR100", "NDCG1"}
 
 
-def test_trec_round_trip(tmp_path):
-    run = {"q1": {"a": 0.5, "b": 2.0}, "q2": {"c": 1.0}}
-    write_run(tmp_path / "run", run, run_id="x")
-    assert read_run(tmp_path / "run") == run
-    lines = (tmp_path / "run").read_text().splitlines()
-    assert lines[0].split()[:3] == ["q1", "Q0", "b"]
-    write_qrels(tmp_path / "qrel", {"q": {"a": 2}})
-    assert read_qrels(tmp_path / "qrel") == {"q": {"a": 2}}
-
-
-def test_strict_run_has_no_tied_scores_and_keeps_the_order(tmp_path):
-    run = {"q": {"b": 1.0, "a": 1.0, "c": 1.0000001, "d": 0.5}}
-    write_run(tmp_path / "loose", run, run_id="x")
-    write_run(tmp_path / "strict", run, run_id="x", strict=True)
-    loose = [line.split() for line in (tmp_path / "loose").read_text().splitlines()]
-    strict = [line.split() for line in (tmp_path / "strict").read_text().splitlines()]
-    assert [row[2] for row in strict] == [row[2] for row in loose] == ["c", "a", "b", "d"]
-    assert len({row[4] for row in loose}) == 2
-    assert [row[4] for row in strict] == ["1.000000", "0.999999", "0.999998", "0.500000"]
-
-
-def _write(tmp_path, name, text):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
-LABEL_HEADER = (
-    "topic_id\tinitial_request\ttopic_desc\tclarification_need\tfacet_id\tfacet_desc\tquestion_id\tquestion\tanswer\n"
-)
-
-
-@pytest.mark.parametrize(
-    ("reader", "text", "message", "line"),
-    [
-        (read_labels, "topic_id\tinitial_request\n1\tx\n", "missing column", 1),
-        (read_labels, LABEL_HEADER + "1\tx\td\t2\tF1\tf\tQ1\tq\n", "expected 9 fields, found 8", 2),
-        (read_labels, LABEL_HEADER + "1\tx\td\tnine\tF1\tf\tQ1\tq\ta\n", "clarification_need must be 1-4", 2),
-        (read_labels, LABEL_HEADER, "no data rows", None),
-        (read_topics, "topic_id\tinitial_request\n1\t \n", "empty initial_request", 2),
-        (read_topics, "topic_id\tinitial_request\n1\ta\nx 2\tb\n", "topic_id must be one word", 3),
-        (read_topics, "topic_id\tinitial_request\n1\ta\n1\tb\n", "topic 1 repeated with another", 3),
-        (
-            read_labels,
-            LABEL_HEADER + "1\tx\td\t2\tF1\tf\tQ1\tq\ta\n1\tx\td\t3\tF1\tf\tQ2\tq\ta\n",
-            "topic 1 repeated with another clarification_need",
-            3,
-        ),
-        (read_labels, LABEL_HEADER + "1\tx\td\t2\tF1\tf\t\tq\ta\n", "empty question_id", 2),
-        (read_labels, LABEL_HEADER + "1\tx\td\t2\tF 1\tf\tQ1\tq\ta\n", "facet_id must be one word", 2),
-        (read_topics, "topic_id\tinitial_request\nT\x001\ta\n", "topic_id must not hold control characters", 2),
-        (
-            read_topics,
-            "topic_id\tinitial_request\t\n1\tTell me about iron\n",
-            r"expected 3 fields, found 2 \(the header's column 3 has no name: a stray tab\?\)",
-            2,
-        ),
-        (read_question_bank, "question_id\tquestion\nQ 1\ta\n", "question_id must be one word", 2),
-        (read_question_bank, "question_id\tquestion\nQ1\ta\nQ1\tb\n", "duplicate question_id", 3),
-        (read_run_rows, "1 Q0 Q1 0 1.0 r\n1 Q0 Q2 1 high r\n", "score is not a number", 2),
-        (read_run_rows, "1 Q0 Q1 0 1.0\n", "expected 6 fields", 1),
-        (read_run_rows, "1 Q0 Q1 0 nan r\n", "not finite", 1),
-        (read_qrels, "1 0 d\n", "expected 4 fields", 1),
-        (read_qrels, "1 0 d x\n", "relevance is not a number", 1),
-        (read_multi_turn_run, "1 0 unquoted 0 1 r\n", "expected: context_id", 1),
-        (read_eval_json, '{"MRR100": {"F1": "high"}}', "not a number", None),
-        (read_eval_json, '{"MRR100": \n [1, 2}', "invalid JSON", 2),
-    ],
-)
-def test_malformed_input_names_file_and_line(tmp_path, reader, text, message, line):
-    path = _write(tmp_path, "input.txt", text)
-    with pytest.raises(DataError, match=message) as err:
-        reader(path)
-    assert str(path) in str(err.value)
-    assert err.value.line == line
-    assert "\n" not in str(err.value)
-
-
 def test_a_byte_order_mark_is_not_part_of_the_first_column(tmp_path):
     path = tmp_path / "topics.tsv"
     path.write_bytes("topic_id\tinitial_request\n1\tTell me about iron\n".encode("utf-8-sig"))
     assert [t.id for t in read_topics(path)] == ["1"]
-
-
-@pytest.mark.parametrize("reader", [read_labels, read_run_rows, read_qrels, read_topics, read_eval_json])
-def test_empty_and_missing_files(tmp_path, reader):
-    with pytest.raises(DataError, match="empty"):
-        reader(_write(tmp_path, "empty", "  \n"))
-    with pytest.raises(DataError, match="no such file"):
-        reader(tmp_path / "absent")
-    with pytest.raises(DataError, match="directory"):
-        reader(tmp_path)
-
-
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
-def test_unreadable_file(tmp_path):
-    path = _write(tmp_path, "secret", "1 0 d 1\n")
-    path.chmod(0)
-    with pytest.raises(DataError, match="permission denied"):
-        read_qrels(path)
-
-
-class Evil:
-    def __reduce__(self):
-        return (os.system, ("echo pwned",))
-
-
-def test_restricted_unpickler(tmp_path):
-    table = {"MRR100": {"F1": {"Q1": {"no_answer": 0.1, "with_answer": 0.2}, "MIN": {"with_answer": 0.0}}}}
-    (tmp_path / "ok.pkl").write_bytes(pickle.dumps(table))
-    assert read_eval_table(tmp_path / "ok.pkl") == table
-    (tmp_path / "evil.pkl").write_bytes(pickle.dumps(Evil()))
-    with pytest.raises(DataError, match="refused to load posix.system|refused to load os.system"):
-        load_pickle(tmp_path / "evil.pkl")
-    (tmp_path / "bad.pkl").write_bytes(b"not a pickle")
-    with pytest.raises(DataError, match="pickle"):
-        load_pickle(tmp_path / "bad.pkl")
 
 
 @pytest.mark.parametrize(
@@ -187,22 +73,6 @@ def test_conversations(tmp_path):
     (tmp_path / "bad.pkl").write_bytes(pickle.dumps(conv))
     with pytest.raises(DataError, match="conversation_context"):
         read_conversations(tmp_path / "bad.pkl")
-
-
-def test_writer_leaves_nothing_on_error(tmp_path):
-    with pytest.raises(DataError):
-        write_run(tmp_path / "run", {"q": {"a": 1.0}}, run_id="two words")
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_writer_refuses_a_directory_and_writes_readable_files(tmp_path):
-    (tmp_path / "out").mkdir()
-    with pytest.raises(DataError, match="is a directory, expected a file to write"):
-        write_run(tmp_path / "out", {"q": {"a": 1.0}})
-    assert list((tmp_path / "out").iterdir()) == [] and len(list(tmp_path.iterdir())) == 1
-    write_run(tmp_path / "deep" / "run", {"q": {"a": 1.0}})
-    mode = (tmp_path / "deep" / "run").stat().st_mode & 0o777
-    assert mode == 0o666 & ~_umask()  # what open() would give, not mkstemp's private 0600
 
 
 def test_fingerprint_covers_the_label_files_read(tmp_path):
@@ -255,102 +125,20 @@ def test_labels_restricted_to_some_topics_leave_the_others_known_and_unlabelled(
         data.restricted_to("train", ["1", "9"])
 
 
-def test_deeply_nested_json_is_a_data_error(tmp_path):
-    path = tmp_path / "deep.json"
-    path.write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(DataError, match="deep.json: invalid JSON: nested too deeply"):
-        read_json(path)
-
-
-def test_a_lone_surrogate_escape_in_json_is_a_data_error_naming_its_line(tmp_path):
-    path = tmp_path / "logs.json"
-    path.write_text('[\n  {"text": "ok \\ud83d\\ude00"},\n  {"text": "bad \\ud800 here"}\n]')
-    with pytest.raises(DataError, match=r"logs.json:3: not valid Unicode text: a lone surrogate escape \\ud800"):
-        read_json(path)
-    path.write_text('["\\ude00"]')  # the second half alone
-    with pytest.raises(DataError, match="lone surrogate"):
-        read_json(path)
-    path.write_text('["\\\\ud800", "\\ud83d\\ude00"]')  # an escaped backslash is text; a pair is one character
-    assert read_json(path) == ["\\ud800", "\U0001f600"]
-
-
-def test_check_output_probes_without_creating_anything(tmp_path):
-    out = check_output(tmp_path / "new" / "sub" / "out.json")
-    assert out.name == "out.json" and list(tmp_path.iterdir()) == []  # parents are made when writing
-    (tmp_path / "file").write_text("x")
-    with pytest.raises(DataError, match="is not a directory"):
-        check_output(tmp_path / "file" / "sub" / "out.json")
-    with pytest.raises(DataError, match="is a file, expected a directory"):
-        check_output_dir(tmp_path / "file")
-    assert check_output_dir(tmp_path / "model") == tmp_path / "model" and not (tmp_path / "model").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
-
-
-@pytest.mark.parametrize("value", [5, None, ["a"]])
-def test_as_path_rejects_non_paths(value):
-    with pytest.raises(InputError, match="model_dir must be a path"):
-        as_path(value, "model_dir")
-
-
-def test_lone_surrogates_are_input_errors():
-    assert check_unicode("café ☕", "request") == "café ☕"
-    with pytest.raises(InputError, match="request is not valid Unicode text"):
-        check_unicode("obama \ud800", "request")
-    with pytest.raises(InputError, match=r"character 3; the byte 0xe9 there is not UTF-8\)$"):
-        check_unicode(b"caf\xe9".decode("utf-8", "surrogateescape"), "request")  # how argv holds a Latin-1 byte
-
-
-# Pinned by mutation testing: every field of a run row, the exact errors (file, line, field), and the ClariQ
-# readers' optional columns, JSON detection and shape errors.
-
-
-def _error(reader, path) -> str:
-    with pytest.raises(DataError) as err:
-        reader(path)
-    return str(err.value)
-
-
-def test_run_rows_keep_every_field(tmp_path):
-    path = _write(tmp_path, "r.run", "q1 Q0 d1 0 2.5 sys\nq1 Q0 d2 1 -1 sys\n")
-    rows = read_run_rows(path)
-    assert rows == [RunRow("q1", "d1", 0, 2.5, "sys", 1), RunRow("q1", "d2", 1, -1.0, "sys", 2)]
-    assert [type(row.rank) for row in rows] == [int, int]
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("q1 Q0 d1 0 1.0 r\nq1 Q0 d2 x 0.5 r\n", "2: rank is not a number: 'x'"),
-        ("q1 Q0 d1 1.5 1.0 r\n", "1: rank is not a number: '1.5'"),
-    ],
-)
-def test_a_bad_rank_names_file_line_and_field(tmp_path, text, message):
-    path = _write(tmp_path, "r.run", text)
-    assert _error(read_run_rows, path) == f"{path}:{message}"
-
-
-def test_contradicting_qrels_name_the_file(tmp_path):
-    path = _write(tmp_path, "q.qrel", "q1 0 d1 1\nq1 0 d1 0\n")
-    assert _error(read_qrels, path) == f"{path}:2: query q1, doc d1: relevance 0 contradicts 1 on line 1"
-
-
-def test_strictly_decreasing_keeps_scores_already_a_step_apart():
-    from clarion.data.trec import strictly_decreasing
-
-    # 0.999998 is two steps (1e-6) below 1.0: kept; the tie after it goes one step down
-    assert strictly_decreasing([1.0, 0.999998, 0.999998]) == [1.0, 0.999998, 0.999997]
+# Pinned by mutation testing: the ClariQ readers' optional columns, JSON detection and shape errors, and the
+# exact errors (file, line, field).
 
 
 def test_labels_optional_columns_and_the_spaced_request_header(tmp_path):
     bare = "topic_id\tinitial request\tclarification_need\tfacet_id\tquestion_id\n1\tapple\t2\tF1\tQ1\n"
-    labels = read_labels(_write(tmp_path, "bare.tsv", bare))
+    labels = read_labels(write_file(tmp_path, "bare.tsv", bare))
     assert labels.requests == {"1": "apple"}  # "initial request" with a space, as in test.tsv
     no_text = ({"Q1": ""}, {"F1": ""}, {"1": ""}, {("F1", "Q1"): ""})
     assert (labels.question_text, labels.facet_desc, labels.topic_desc, labels.answers) == no_text
-    empty = read_labels(_write(tmp_path, "empty.tsv", LABEL_HEADER + "1\tapple\t\t2\tF1\t\tQ1\t\t\n"))
+    empty = read_labels(write_file(tmp_path, "empty.tsv", LABEL_HEADER + "1\tapple\t\t2\tF1\t\tQ1\t\t\n"))
     assert (empty.question_text, empty.facet_desc, empty.topic_desc, empty.answers) == no_text
     full = read_labels(
-        _write(tmp_path, "full.tsv", LABEL_HEADER + "1\tapple\tThe fruit\t2\tF1\tfruit\tQ1\tthe fruit?\tyes\n")
+        write_file(tmp_path, "full.tsv", LABEL_HEADER + "1\tapple\tThe fruit\t2\tF1\tfruit\tQ1\tthe fruit?\tyes\n")
     )
     assert (full.question_text, full.facet_desc, full.topic_desc, full.answers) == (
         {"Q1": "the fruit?"},
@@ -371,13 +159,13 @@ def test_labels_optional_columns_and_the_spaced_request_header(tmp_path):
     ],
 )
 def test_label_errors_name_file_and_line(tmp_path, rows, message):
-    path = _write(tmp_path, "labels.tsv", LABEL_HEADER + rows)
-    assert _error(read_labels, path) == f"{path}:{message}"
+    path = write_file(tmp_path, "labels.tsv", LABEL_HEADER + rows)
+    assert error_of(read_labels, path) == f"{path}:{message}"
 
 
 def test_question_bank_needs_both_columns(tmp_path):
-    path = _write(tmp_path, "bank.tsv", "question_id\tq\nQ1\tx\n")
-    assert _error(read_question_bank, path) == f"{path}:1: missing column(s) question; found columns: question_id, q"
+    path = write_file(tmp_path, "bank.tsv", "question_id\tq\nQ1\tx\n")
+    assert error_of(read_question_bank, path) == f"{path}:1: missing column(s) question; found columns: question_id, q"
 
 
 @pytest.mark.parametrize(
@@ -390,12 +178,12 @@ def test_question_bank_needs_both_columns(tmp_path):
     ],
 )
 def test_eval_json_shape_errors_name_the_file(tmp_path, text, message):
-    path = _write(tmp_path, "run.eval", text)
-    assert _error(read_eval_json, path) == f"{path}: {message}"
+    path = write_file(tmp_path, "run.eval", text)
+    assert error_of(read_eval_json, path) == f"{path}: {message}"
 
 
 def test_multi_turn_rows_keep_every_field(tmp_path):
-    path = _write(tmp_path, "mt.run", '7 0 "are you asking about dogs" 0 2.5 sys\n')
+    path = write_file(tmp_path, "mt.run", '7 0 "are you asking about dogs" 0 2.5 sys\n')
     assert read_multi_turn_run(path) == [RunRow("7", "are you asking about dogs", 0, 2.5, "sys", 1)]
 
 
@@ -409,8 +197,8 @@ def test_multi_turn_rows_keep_every_field(tmp_path):
     ],
 )
 def test_multi_turn_errors_name_file_line_and_field(tmp_path, text, message):
-    path = _write(tmp_path, "mt.run", text)
-    assert _error(read_multi_turn_run, path) == f"{path}:1: {message}"
+    path = write_file(tmp_path, "mt.run", text)
+    assert error_of(read_multi_turn_run, path) == f"{path}:1: {message}"
 
 
 def test_a_table_is_json_when_it_opens_like_json_after_a_bom_and_blanks(tmp_path):
@@ -422,10 +210,10 @@ def test_a_table_is_json_when_it_opens_like_json_after_a_bom_and_blanks(tmp_path
     path = tmp_path / "conv.data"
     path.write_bytes(b"\xef\xbb\xbf\n  " + json.dumps(conv).encode())
     assert read_conversations(path) == {"c7": conv[0], "2": conv[2]}  # keyed by context_id, else by position
-    path = _write(tmp_path, "conv.json", '"just text"')  # a .json name is JSON whatever it holds
-    assert _error(read_conversations, path) == f"{path}: expected a non-empty dict {{context_id: conversation}}"
+    path = write_file(tmp_path, "conv.json", '"just text"')  # a .json name is JSON whatever it holds
+    assert error_of(read_conversations, path) == f"{path}: expected a non-empty dict {{context_id: conversation}}"
     (tmp_path / "folder").mkdir()  # unreadable: the pickle loader names the problem
-    assert _error(read_conversations, tmp_path / "folder") == f"{tmp_path / 'folder'}: cannot read: Is a directory"
+    assert error_of(read_conversations, tmp_path / "folder") == f"{tmp_path / 'folder'}: cannot read: Is a directory"
 
 
 @pytest.mark.parametrize(
@@ -445,8 +233,8 @@ def test_a_table_is_json_when_it_opens_like_json_after_a_bom_and_blanks(tmp_path
     ],
 )
 def test_conversation_errors_name_the_file(tmp_path, text, message):
-    path = _write(tmp_path, "conv.json", text)
-    assert _error(read_conversations, path) == f"{path}: {message}"
+    path = write_file(tmp_path, "conv.json", text)
+    assert error_of(read_conversations, path) == f"{path}: {message}"
 
 
 @pytest.mark.parametrize(
@@ -465,8 +253,8 @@ def test_conversation_errors_name_the_file(tmp_path, text, message):
     ],
 )
 def test_eval_table_errors_name_the_file(tmp_path, text, message):
-    path = _write(tmp_path, "table.json", text)
-    assert _error(read_eval_table, path) == f"{path}: {message}"
+    path = write_file(tmp_path, "table.json", text)
+    assert error_of(read_eval_table, path) == f"{path}: {message}"
 
 
 def _small_clariq(root):
