@@ -187,7 +187,7 @@ def _where(path_items) -> str:
 # ------------------------------------------------------------------------------------------ fast checks
 # jsonschema takes ~1 s per DSTC11 file. Each check below is *stricter* than its schema (exact Python types, no
 # 1.0-for-1), so True proves the data valid and jsonschema is skipped; False only means "let jsonschema decide
-# and word the error". tests/dstc/test_io.py checks that every bad-input case fails its fast check.
+# and word the error". tests/dstc/test_io_bad_input.py checks that every bad-input case fails its fast check.
 
 _DIGITS_RE = re.compile(r"[0-9]+")
 
