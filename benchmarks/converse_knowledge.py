@@ -124,11 +124,15 @@ def main() -> None:
         show_scores("engine", score(refs, [as_prediction(decisions[i], keys, dev.format) for i in part], meteor=False))
         show_scores("Grounder", score(refs, [own[i].to_json(dev.format) for i in part], meteor=False))
     show_counts("gold not knowledge-seeking", Counter(kind(decisions[i]) for i in other), len(other))
+    asked = [dev.contexts[i].last_user_text for i in other if kind(decisions[i]) == "clariq"]
+    named = sum(bool(grounder.prepared.tracker.mentions(text)) for text in asked)
+    print(f"  ClariQ questions on a turn naming a knowledge-base entity: {named} of {len(asked)}")
     for what, part in (("clariq", other), ("clariq", seeking), ("which_place", seeking), ("which_place", other)):
         rows = [(dev.contexts[i].last_user_text, decisions[i].text) for i in part if kind(decisions[i]) == what]
         gold = "knowledge-seeking" if part is seeking else "not knowledge-seeking"
         show_examples(f"{what} questions on gold {gold} turns", rows, args.examples)
-    print(f"engine: median {statistics.median(per_turn):.1f} ms per turn (batches of {args.batch}), {len(per_turn)} batches")
+    median = statistics.median(per_turn)
+    print(f"engine: median {median:.1f} ms per turn over {len(per_turn)} batches of {args.batch}")
 
 
 if __name__ == "__main__":
