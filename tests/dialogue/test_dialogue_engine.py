@@ -141,8 +141,10 @@ def test_knowledge_which_place_is_clarify_and_answer_has_sources(make_assistant)
     grounded = assistant.reply(turns("Is there wifi at the Ashley Hotel?"))
     assert grounded.action == "answer" and grounded.sources[0]["id"] == "hotel/1/4"
     assert grounded.sources[0]["text"] == "Is there wifi? Yes, free wifi."
-    other = assistant.reply(turns("Tell me about hip roof design."))  # not knowledge-seeking: the ClariQ policy
-    assert other.action == "clarify" and other.question_id == "Q1"
+    other = assistant.reply(turns("Tell me about hip roof design."))  # not knowledge-seeking: the host's turn
+    assert other.action == "answer" and other.question_id is None and other.scores["handoff"] is True
+    assert other.text == "Searching for: Tell me about hip roof design." and not other.sources
+    assert make_assistant().reply(turns("Tell me about hip roof design.")).question_id == "Q1"  # no knowledge: asked
 
 
 @pytest.mark.parametrize(

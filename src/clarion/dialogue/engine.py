@@ -196,6 +196,11 @@ class Assistant:
         read.scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(read.p, 4)}
 
     def _may_ask(self, read: _Read) -> bool:
+        """Whether a bank question may be asked: not with a knowledge base, whose only clarifying question is the
+        Grounder's "which place do you mean?" (a turn it finds not knowledge-seeking is the host's dialogue manager's:
+        on DSTC11 dev, ClariQ's web-search questions asked there rarely fit: ``benchmarks/converse_knowledge.py``)."""
+        if getattr(self.answerer, "reads_turns", False):
+            return False
         return read.grounded is None and read.p > self.cost and len(read.state.exchanges) < policy.MAX_QUESTIONS
 
     def _decide(self, read: _Read, proposals: dict[str, list]) -> Decision:
@@ -210,6 +215,8 @@ class Assistant:
         if grounded is None and self.answerer is not None and not getattr(self.answerer, "reads_turns", False):
             grounded = self.answerer((), understood.query)
         answer = grounded or query_answer(understood.query)
+        if grounded is None and getattr(self.answerer, "reads_turns", False):
+            scores = scores | {"handoff": True}  # not knowledge-seeking: the host's dialogue manager's turn
         return Decision(
             "answer", answer.text, understood.query, read.need, sources=answer.sources, scores=scores | answer.scores
         )
