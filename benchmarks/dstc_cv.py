@@ -105,9 +105,11 @@ def print_scores(refs: list[dict], hyps: list[dict], meteor: bool) -> dict:
     return scores
 
 
-def compare(refs: list[dict], hyps: list[dict], base: list[dict], resamples: int, turns: list[str], show: int) -> None:
+def compare(
+    refs: list[dict], hyps: list[dict], base: list[dict], resamples: int, turns: list[str], show: int, meteor=False
+) -> None:
     """Changed turns (the first ``show`` printed: the user's turn, the base's and this run's response, the gold) and
-    paired bootstrap differences (variant - base) over the turns."""
+    paired bootstrap differences (variant - base) over the turns (with ``meteor``, METEOR's too)."""
     from clarion.evaluate.dstc11 import bleu_statistic, rouge_turns, selected_keys
     from clarion.evaluate.result import bootstrap
 
@@ -137,6 +139,8 @@ def compare(refs: list[dict], hyps: list[dict], base: list[dict], resamples: int
     for key in a:
         d = np.asarray(a[key]) - np.asarray(b[key])
         out.append((key, bootstrap(n, lambda r, d=d: d[r].mean(axis=-1), resamples, vectorised=True)))
+    if meteor:
+        out.append(("meteor", paired_meteor(new, old, gold, resamples)))
     for key, interval in out:
         print(f"  {key}: {interval.value:+.4f} (95% {interval.low:+.4f} to {interval.high:+.4f})")
 
@@ -156,6 +160,18 @@ def compare(refs: list[dict], hyps: list[dict], base: list[dict], resamples: int
     print(f"  selection f1: {interval.value:+.4f} (95% {interval.low:+.4f} to {interval.high:+.4f})")
 
 
+def paired_meteor(new: list[str], old: list[str], gold: list[str], resamples: int):
+    """The paired bootstrap interval of corpus METEOR, ``new`` - ``old`` against ``gold``: one jar aligns every turn
+    of both once; each resample re-aggregates the same turns of each
+    (:func:`~clarion.evaluate.dstc11.meteor_statistic`)."""
+    from clarion.evaluate.dstc11 import meteor_statistic
+    from clarion.evaluate.result import bootstrap
+
+    n = len(new)
+    with meteor_statistic(new + old, gold + gold) as statistic:
+        return bootstrap(n, lambda rows: statistic(list(rows)) - statistic([i + n for i in rows]), resamples)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="{}", help="JSON object of PipelineConfig overrides")
@@ -163,7 +179,11 @@ def main() -> None:
     parser.add_argument("--out", help="where to write the out-of-fold predictions (JSON)")
     parser.add_argument("--pred", help="score these out-of-fold predictions (an earlier --out) instead of running")
     parser.add_argument("--compare", default=None, help="an earlier run's --out to pair with")
-    parser.add_argument("--meteor", action="store_true", help="also run the METEOR 1.5 jar (Java)")
+    parser.add_argument(
+        "--meteor",
+        action="store_true",
+        help="also METEOR 1.5 (Java); with --compare, paired",
+    )
     parser.add_argument("--resamples", type=int, default=1000, help="--compare: bootstrap resamples")
     parser.add_argument("--show", type=int, default=0, metavar="N", help="--compare: print the first N changed turns")
     args = parser.parse_args()
@@ -205,7 +225,7 @@ def main() -> None:
     if args.compare:
         with open(args.compare, encoding="utf-8") as handle:
             base = json.load(handle)
-        compare(refs, hyps, base, args.resamples, [c.last_user_text for c in scored.contexts], args.show)
+        compare(refs, hyps, base, args.resamples, [c.last_user_text for c in scored.contexts], args.show, args.meteor)
 
 
 if __name__ == "__main__":

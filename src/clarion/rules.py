@@ -54,6 +54,16 @@ def _rule(name, stage, summary, params=None, bounds=None, **kwargs) -> None:
 
 # --- entity: which place the turn is about --------------------------------------------------------------------------
 _rule("ask_entity", "dialogue", 'no place named in the dialogue: ask "which one do you mean?", select nothing')
+# --- responding: what the answer says ------------------------------------------------------------------------------
+_rule("entity_follow_up", "respond", '"... either of them?" when the selection spans several places')
+_rule(
+    "relevance_gate",
+    "respond",
+    "no exact-set answer: a body `margin` less on the turn than the best only votes",
+    {"margin": 0.1},
+    {"margin": Bound("float", 0, 2)},
+    training=True,
+)
 
 
 REMOVED_RULES = frozenset(
@@ -80,10 +90,8 @@ REMOVED_RULES = frozenset(
         "last_resort_faq",
         "overlap_pool",
         "faq_cover",
-        "entity_follow_up",
         "comparisons",
         "faithful",
-        "relevance_gate",
         "relevance_exact",
         "detail_penalty",
         "faq_agreement",

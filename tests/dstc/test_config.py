@@ -43,8 +43,8 @@ from clarion.respond.lm import LmConfig
             r"^PipelineConfig.rules: rule 'abstain' was removed because its measured contribution was within the noise",
         ),
         (
-            lambda: PipelineConfig().with_rules(relevance_gate={}),
-            r"^PipelineConfig.rules: rule 'relevance_gate' was removed because its measured contribution",
+            lambda: PipelineConfig().with_rules(relevance_exact={}),
+            r"^PipelineConfig.rules: rule 'relevance_exact' was removed because its measured contribution",
         ),
         (lambda: PipelineConfig(max_contexts=0), r"PipelineConfig.max_contexts must be int in \[1, inf\) or None"),
         (lambda: PipelineConfig(generator="gpt"), "PipelineConfig.generator must be one of template, neighbour"),
@@ -59,7 +59,7 @@ def test_bad_values_are_refused_naming_the_field(make, message):
 def test_optional_steps_switch_off_with_none_and_names_become_members():
     config = PipelineConfig().with_rules(ask_entity=None, abstain=None, downsides=None)  # removed rules: no-ops
     assert not config.uses("ask_entity") and PipelineConfig().uses("ask_entity")  # the original unchanged
-    assert PipelineConfig().with_rules(abstain=None, relevance_gate=None) == PipelineConfig()
+    assert PipelineConfig().with_rules(abstain=None, relevance_exact=None) == PipelineConfig()
     assert PipelineConfig(generator="lm").generator is Generator.lm
     assert SelectConfig(model="logreg").model is SelectModel.logreg
     tiny_lm = replace(PipelineConfig.tiny(), generator=Generator.lm)  # to_json keeps lm settings for lm only

@@ -56,7 +56,8 @@ def test_prediction_settings_refuse_what_training_fixed():
     without = PipelineConfig().with_rules(ask_entity=None)
     assert prediction_config(without, ["ask_entity=true"]).uses("ask_entity")
     assert prediction_config(without, ["rules.ask_entity=true"]).uses("ask_entity")
-    for setting in ("detect.C=1", "select.n_estimators=5", "dense=false", 'generator="lm"'):
+    settings = ("detect.C=1", "select.n_estimators=5", "dense=false", 'generator="lm"', "relevance_gate=0.2")
+    for setting in (*settings, "rules.relevance_gate=null"):
         with pytest.raises(InputError, match="fixed when the model is trained"):
             prediction_config(PipelineConfig(), [setting])
 
@@ -64,7 +65,7 @@ def test_prediction_settings_refuse_what_training_fixed():
 OFF = ("rules.downsides=null", "rules.abstain=false", "detail_penalty=0", "abstain_below=null", "faq_cover=0")
 
 
-@pytest.mark.parametrize("setting", [*OFF, "relevance_gate=null", "rules.relevance_gate=null", "dish_answers=false"])
+@pytest.mark.parametrize("setting", [*OFF, "relevance_exact=null", "rules.relevance_exact=null", "dish_answers=false"])
 def test_a_removed_rule_switched_off_is_accepted_and_changes_nothing(setting):
     assert prediction_config(PipelineConfig(), [setting]) == PipelineConfig()
     assert with_overrides(PipelineConfig(), parse_settings([setting])) == PipelineConfig()
@@ -77,7 +78,7 @@ def test_a_removed_rule_switched_off_is_accepted_and_changes_nothing(setting):
         ("rules.abstain.below=0.2", "abstain"),
         ("detail_penalty=0.3", "detail_penalty"),
         ("abstain_below=0.1", "abstain"),
-        ("entity_follow_up=true", "entity_follow_up"),
+        ("comparisons=true", "comparisons"),
     ],
 )
 def test_a_removed_rule_switched_on_is_a_one_line_error_naming_it(setting, rule):

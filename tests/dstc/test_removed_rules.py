@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
-from clarion.dstc.models.modeldir import ARRAYS, STATE, load_model, save_model
+from clarion.dstc.models.modeldir import STATE, load_model, save_model
 from clarion.dstc.models.options import prediction_config, with_overrides
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.errors import InputError
@@ -94,7 +93,7 @@ def test_a_saved_model_whose_config_lists_removed_rules_loads_and_predicts_as_be
 
 
 RESPOND = {"abstain", "abstain_unrelated", "unknown_aspect", "review_floor", "last_resort_faq", "overlap_pool"}
-RESPOND |= {"faq_cover", "entity_follow_up", "comparisons", "faithful", "relevance_gate", "relevance_exact"}
+RESPOND |= {"faq_cover", "comparisons", "faithful", "relevance_exact"}
 RESPOND |= {"detail_penalty", "faq_agreement", "denials_said", "aspect_words", "dish_answers", "downsides", "upsides"}
 
 
@@ -106,20 +105,16 @@ def test_the_removed_respond_rules_are_listed_and_no_longer_registered():
 def test_a_model_saved_with_removed_rules_loads_without_them(tiny_model, synthetic, tmp_path):
     directory = save_model(tiny_model, tmp_path / "m", "fp")
     state = json.loads((directory / STATE).read_text())
-    state["config"]["rules"].update({"downsides": {}, "abstain": {"below": 0.1}, "relevance_gate": {"margin": 0.1}})
+    state["config"]["rules"].update({"downsides": {}, "abstain": {"below": 0.1}, "relevance_exact": {"margin": 0.1}})
     state["bank"]["entity_names"] = [["hotel", 1, "ALPHA LODGE"]]  # what older models kept for comparisons
     (directory / STATE).write_text(json.dumps(state))
-    with np.load(directory / ARRAYS) as npz:
-        arrays = {k: npz[k] for k in npz.files}
-    bodies = np.zeros((len(tiny_model.bank.responses), 384), np.float32)  # the relevance gate's embedded bodies
-    np.savez(directory / ARRAYS, **arrays, bank_body=bodies)
     again = load_model(directory)
     assert again.config.rules == tiny_model.config.rules
     assert again.predict(synthetic) == tiny_model.predict(synthetic)
 
 
 def test_a_format_1_configuration_listing_removed_rules_reads_without_them():
-    old = {"detail_penalty": 0.2, "downsides": True, "abstain_below": 0.1, "relevance_gate": 0.1, "ask_entity": True}
+    old = {"detail_penalty": 0.2, "downsides": True, "abstain_below": 0.1, "relevance_exact": 0.1, "ask_entity": True}
     assert PipelineConfig.from_json(old).rules == {"ask_entity": {}}
     current = PipelineConfig.from_json({"format": 2, "rules": {"ask_entity": {}, "faq_cover": {"cover": 0.5}}})
     assert current.rules == {"ask_entity": {}}

@@ -29,7 +29,7 @@ class FaqChoice:
         (:func:`~clarion.respond.follow_up.follow_up_for`)."""
         keys, closings = [faq.key], self.bank.closings
         body = snippets_response([faq], index.knowledge.entity_names)
-        follow_up = follow_up_for(keys, closings)
+        follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"), closings)
         return Label(True, tuple(keys), closed(body, follow_up, closings))
 
     def _faq_route(

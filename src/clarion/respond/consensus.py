@@ -7,6 +7,16 @@
   questions cut off, the MBR body chosen (without a yes/no opener that does not answer the turn,
   :mod:`clarion.respond.faq_answers`), and the domain's closing question appended (:mod:`clarion.respond.follow_up`).
 - ``lm``: the fine-tuned SmolLM2's candidates chosen by MBR against themselves and the consensus pool.
+
+Options of :func:`consensus_pool` (rules ``relevance_gate`` and ``relevance_exact``; None: off; both need the bank's
+``body_emb``):
+
+``relevance``: when no training turn answered exactly ``keys``, a body whose cosine to the turn (``query_emb``) is more
+than this below the best choosable body's votes but cannot be chosen. Such a pool gathers answers about the same
+knowledge, and its MBR centre can be about another aspect of it ("the portion sizes" for "Is the food authentic?").
+
+``exact_relevance``: when training turns answered exactly ``keys``, their bodies stay choosable and any other body
+whose cosine to the turn is more than this below the best of theirs votes but cannot be chosen.
 """
 
 from __future__ import annotations
@@ -43,6 +53,7 @@ class NeighbourBank:
     knowledge_emb: np.ndarray  # (n, 384), mean of the gold snippets' embeddings
     keys: list[frozenset] = field(default_factory=list)  # gold snippet keys per turn (empty: unknown)
     closings: Closings = field(default_factory=Closings)  # the closing questions learnt from ``responses``
+    body_emb: np.ndarray | None = None  # (n, 384): each response's body, names cut (:func:`body_texts`; None: none)
     _by_keys: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -50,9 +61,9 @@ class NeighbourBank:
         n = len(self.responses)
         if len(self.names) != n or (self.keys and len(self.keys) != n):
             raise ValueError(f"neighbour bank: {n} responses but {len(self.names)} names and {len(self.keys)} key sets")
-        for label in ("query_emb", "knowledge_emb"):
+        for label in ("query_emb", "knowledge_emb", "body_emb"):
             rows = getattr(self, label)
-            if rows.ndim != 2 or rows.shape[0] != n:
+            if rows is not None and (rows.ndim != 2 or rows.shape[0] != n):
                 raise ValueError(f"neighbour bank: {label} has shape {rows.shape}, expected {n} rows")
 
     def same_knowledge(self, keys: Sequence[tuple]) -> list[int]:
@@ -93,14 +104,20 @@ def consensus_pool(
     keys: Sequence[tuple] = (),
     k: int = 30,
     exact_weight: float = 3.0,
+    relevance: float | None = None,
+    exact_relevance: float | None = None,
 ) -> Pool:
     """The ``consensus`` pool: the ``k`` nearest training turns and every turn whose gold snippet set is exactly
     ``keys`` (weight ``exact_weight``), their bodies with this turn's entity ``name``. A training answer still votes
     but cannot be chosen when it is about another domain than the selected ``keys`` (a hotel answer, "the rooms
     provide good value", for a restaurant) or, when ``keys`` are about one entity, about several (a comparison, which
-    names the other entity: "The portions at Efes ..., but views are mixed on the portion sizes at X")."""
-    pool, weights = _members(bank, query_emb, knowledge_emb, keys, k, exact_weight)
+    names the other entity: "The portions at Efes ..., but views are mixed on the portion sizes at X").
+    ``relevance``, ``exact_relevance``: see the module docstring."""
+    pool, weights, same = _members(bank, query_emb, knowledge_emb, keys, k, exact_weight)
     ok = _fitting(bank, pool, keys)
+    gate = exact_relevance if same else relevance  # the yardstick: the exact-set bodies, else every choosable one
+    if gate is not None and bank.body_emb is not None and sum(ok) > 1:
+        ok = _relevant(bank, pool, ok, query_emb, set(same), gate)
     bodies = [split_follow_up(swap_entity(bank.responses[i], bank.names[i], name))[0] for i in pool]
     order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
     return Pool([bodies[j] for j in order], [weights[j] for j in order], max(sum(ok), 1))
@@ -108,16 +125,17 @@ def consensus_pool(
 
 def _members(bank, query_emb, knowledge_emb, keys, k, exact_weight):
     """The pool's training turns and their weights: the ``k`` nearest and every turn answering exactly ``keys``
-    (weight ``exact_weight``)."""
+    (weight ``exact_weight``); and the exact ones."""
     pool = bank.nearest(query_emb, knowledge_emb, 1.0, k)
     weights = [1.0] * len(pool)
-    for i in bank.same_knowledge(keys):
+    same = bank.same_knowledge(keys)
+    for i in same:
         if i in pool:
             weights[pool.index(i)] = exact_weight
         else:
             pool.append(i)
             weights.append(exact_weight)
-    return pool, weights
+    return pool, weights, same
 
 
 def _fitting(bank, pool, keys) -> list[bool]:
@@ -129,6 +147,23 @@ def _fitting(bank, pool, keys) -> list[bool]:
         {key[0] for key in bank.keys[i]} == domains and (not single or len(key_entities(bank.keys[i])) <= 1)
         for i in pool
     ]
+
+
+def _relevant(bank, pool, ok, query_emb, exact: set, gate: float) -> list[bool]:
+    """``ok`` without the bodies more than ``gate`` (cosine to the turn) below the best exact-set body, or the best
+    choosable one when there is no exact set."""
+    fits = bank.body_emb[pool] @ query_emb
+    yardstick = [float(fits[j]) for j in range(len(pool)) if ok[j] and (not exact or pool[j] in exact)]
+    if not yardstick:
+        return ok
+    best = max(yardstick)
+    return [ok[j] and (pool[j] in exact or float(fits[j]) >= best - gate) for j in range(len(pool))]
+
+
+def body_texts(responses: Sequence[str], tracker) -> list[str]:
+    """Each response's body (:func:`split_follow_up`) with entity names cut (``tracker.strip_names``): what the
+    bank's ``body_emb`` embeds, so that a body is compared with a turn by what it says, not whom it names."""
+    return [tracker.strip_names(split_follow_up(response)[0]) for response in responses]
 
 
 def consensus_response(

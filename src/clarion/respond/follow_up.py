@@ -21,6 +21,14 @@ FOLLOW_UP_OTHER = "Do you have any other questions?"
 :data:`GENERAL`)."""
 
 
+FOLLOW_UP_TWO = "Would you like to know more about either of them?"
+
+
+FOLLOW_UP_MANY = "Would you like to know more about any of them?"
+"""General closing questions when the selected snippets are about two / more entities (a comparison: there is no
+one place to book; rule ``entity_follow_up``)."""
+
+
 MIN_CLOSINGS = 5
 """Closed training responses a domain needs for a closing question of its own (else :attr:`Closings.default`)."""
 
@@ -53,8 +61,13 @@ class Closings:
         by_domain = {d: consensus_question(qs) for d, qs in sorted(questions.items()) if len(qs) >= MIN_CLOSINGS}
         return cls(by_domain, consensus_question(every))
 
-    def for_keys(self, keys: Sequence[tuple]) -> str:
-        """The closing question for a response about ``keys``: the first key's domain's."""
+    def for_keys(self, keys: Sequence[tuple], by_entities: bool = False) -> str:
+        """The closing question for a response about ``keys``: the first key's domain's; with ``by_entities``,
+        :data:`FOLLOW_UP_TWO` / :data:`FOLLOW_UP_MANY` when the keys span two / more entities."""
+        if by_entities:
+            entities = len(key_entities(keys))
+            if entities > 1:
+                return FOLLOW_UP_TWO if entities == 2 else FOLLOW_UP_MANY
         return self.by_domain.get(keys[0][0], self.default) if keys else self.default
 
     def offers(self) -> frozenset[str]:
@@ -101,9 +114,9 @@ def split_follow_up(response: str) -> tuple[str, str | None]:
     return response.strip(), None
 
 
-def follow_up_for(keys: Sequence[tuple], closings: Closings = GENERAL) -> str:
+def follow_up_for(keys: Sequence[tuple], by_entities: bool = False, closings: Closings = GENERAL) -> str:
     """:meth:`Closings.for_keys` of ``closings`` (a model's: ``NeighbourBank.closings``)."""
-    return closings.for_keys(keys)
+    return closings.for_keys(keys, by_entities)
 
 
 def closed(body: str, follow_up: str, closings: Closings = GENERAL) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 
 from clarion.data.dstc import Label
 from clarion.respond.consensus import Generator, consensus_choice, consensus_pool, neighbour_response
+from clarion.respond.follow_up import follow_up_for
 from clarion.respond.names import display_name
 from clarion.respond.pool import Pool, mean_embedding
 from clarion.respond.template import snippets_response
@@ -46,7 +47,7 @@ def _neighbour(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Poo
 
 
 def _pool(model, index, picked, chosen_emb, turn: Turn) -> Pool:
-    """The consensus pool of borrowed bodies for the selection."""
+    """The consensus pool of borrowed bodies for the selection (rule ``relevance_gate``)."""
     config = model.config
     top = picked[0]
     return consensus_pool(
@@ -57,6 +58,7 @@ def _pool(model, index, picked, chosen_emb, turn: Turn) -> Pool:
         [s.key for s in picked],
         config.consensus_k,
         config.exact_weight,
+        config.param("relevance_gate", "margin"),
     )
 
 
@@ -66,10 +68,11 @@ def _lm(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Pool | Non
 
 
 def _consensus(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Pool | None]:
-    """The MBR body of the consensus pool and the closing question."""
-    keys = [s.key for s in picked]
+    """The MBR body of the consensus pool and the closing question (rule ``entity_follow_up``)."""
+    keys, closings = [s.key for s in picked], model.bank.closings
     evidence = _pool(model, index, picked, chosen_emb, turn)
-    response = consensus_choice(evidence, keys, turn=turn.text or None, closings=model.bank.closings)
+    follow_up = follow_up_for(keys, model.config.uses("entity_follow_up"), closings)
+    response = consensus_choice(evidence, keys, follow_up, turn=turn.text or None, closings=closings)
     return Label(True, tuple(keys), response), None
 
 

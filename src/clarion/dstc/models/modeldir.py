@@ -70,6 +70,8 @@ def save_model(
         "bank_query": model.bank.query_emb,
         "bank_knowledge": model.bank.knowledge_emb,
     }
+    if model.bank.body_emb is not None:
+        arrays["bank_body"] = model.bank.body_emb
     if model.faq_negatives is not None:
         arrays["faq_negatives"] = model.faq_negatives
     if model.faq_negatives_stripped is not None:
@@ -125,6 +127,7 @@ def load_model(directory: str | Path) -> DstcModel:
             arrays["bank_knowledge"],
             [frozenset(tuple(k) for k in keys) for keys in state["bank"].get("keys", [])],
             Closings.from_json(state["bank"]["closings"]),
+            arrays.get("bank_body"),  # absent in models trained without the relevance gate
         )
         return DstcModel(
             PipelineConfig.from_json(state["config"]),

@@ -3,7 +3,8 @@
 ``clarion dstc predict`` and ``respond`` take them (``--set``) for the fields a trained model reads only when it
 predicts (:func:`prediction_config`: "rules.ask_entity=null" turns a rule off without retraining,
 "rules.ask_entity=true" turns it back on); ``clarion dstc train`` and the benchmarks take any field, nested ones
-dotted ("detect.entity_faq_cosine=0.5"), and train with them. A rule's earlier field name is still read ("ask_entity=false").
+dotted ("detect.entity_faq_cosine=0.5"), and train with them. A rule's earlier field name is still read
+("ask_entity=false").
 A removed rule (:data:`clarion.rules.REMOVED_RULES`) switched off ("rules.downsides=null", "abstain_below=null",
 "detail_penalty=0") is accepted and does nothing; switched on, or given a parameter, it is an InputError.
 """

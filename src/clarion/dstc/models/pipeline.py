@@ -216,7 +216,7 @@ class DstcModel(TurnDetection, FaqChoice, WhichOne, Responding):
                 pool = pools[i]
                 keys = out[i].knowledge
                 closings = self.bank.closings
-                follow_up = follow_up_for(keys, closings)
+                follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"), closings)
                 response = lm_consensus_response(
                     candidates, pool.bodies, pool.weights, keys, weight, follow_up, closings
                 )

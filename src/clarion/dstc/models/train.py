@@ -24,7 +24,7 @@ from clarion.dstc.models.pipeline import (
 )
 from clarion.errors import InputError
 from clarion.rerank.snippets_fit import fit_selector
-from clarion.respond.consensus import Generator, NeighbourBank
+from clarion.respond.consensus import Generator, NeighbourBank, body_texts
 from clarion.respond.follow_up import Closings
 from clarion.respond.lm import LmGenerator, lm_prompt
 from clarion.respond.names import display_name
@@ -33,8 +33,9 @@ from clarion.retrieve.knowledge import KnowledgeIndex
 from clarion.store import Progress, no_progress
 
 
-def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
-    """The neighbour bank of the knowledge-seeking turns, with the closing questions learnt from their responses."""
+def _bank(dataset, knowledge_turns, index, q_emb, body_tracker=None) -> NeighbourBank:
+    """The neighbour bank of the knowledge-seeking turns, with the closing questions learnt from their responses;
+    with ``body_tracker``, their bodies embedded as well (``NeighbourBank.body_emb``, for rule ``relevance_gate``)."""
     responses, names, k_embs = [], [], []
     for i in knowledge_turns:
         label = dataset.labels[i]
@@ -51,7 +52,12 @@ def _bank(dataset, knowledge_turns, index, q_emb) -> NeighbourBank:
     q = q_emb[knowledge_turns] if knowledge_turns else np.zeros((0, q_emb.shape[1]), np.float32)
     keys = [frozenset(tuple(k) for k in dataset.labels[i].knowledge) for i in knowledge_turns]
     k_emb = np.asarray(k_embs, dtype=np.float32).reshape(-1, q_emb.shape[1])
-    return NeighbourBank(responses, names, q, k_emb, keys, Closings.learn(responses, keys))
+    bodies = None
+    if body_tracker is not None and responses:
+        from clarion.retrieve.dense import encode_cached
+
+        bodies = encode_cached(body_texts(responses, body_tracker), name="dstc-bodies")
+    return NeighbourBank(responses, names, q, k_emb, keys, Closings.learn(responses, keys), bodies)
 
 
 def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Progress = no_progress):
@@ -84,7 +90,8 @@ def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Prog
     if config.select.strip_names:  # ... without entity names (the entity is tracked from the dialogue)
         sel_emb = embed_without_names(texts, q_emb, tracker, config.dense)
         sel_tfidf = vectorizer.transform([tracker.strip_names(t) for t in texts])
-    bank = _bank(dataset, knowledge_turns, index, sel_emb)
+    relevance = config.uses("relevance_gate") and config.generator in (Generator.consensus, Generator.lm)
+    bank = _bank(dataset, knowledge_turns, index, sel_emb, tracker if relevance and config.dense else None)
     selector, cal_f1 = fit_selector(dataset, knowledge_turns, index, sel_emb, sel_tfidf, config.select, bank, progress)
     info = {"calibration_selection_f1": round(cal_f1, 4), "selection_threshold": selector.threshold}
     lm = None

@@ -1,0 +1,97 @@
+"""The response rules that earned their place (docs/rules.md): ``relevance_gate`` (a borrowed body far from the
+turn only votes when no training turn answered exactly the selection) and ``entity_follow_up`` (a selection about
+several places closes with "... either of them?")."""
+
+from __future__ import annotations
+
+import numpy as np
+from dstc_synthetic import write_synthetic
+
+from clarion.data.dstc import load_dataset
+from clarion.dialogue.entities import EntityTracker
+from clarion.dstc.models.modeldir import load_model, save_model
+from clarion.dstc.models.pipeline import PipelineConfig
+from clarion.dstc.models.train import train
+from clarion.respond.consensus import NeighbourBank, body_texts, consensus_choice, consensus_pool, lm_consensus_response
+from clarion.respond.follow_up import FOLLOW_UP_MANY, FOLLOW_UP_OTHER, FOLLOW_UP_TWO, Closings, follow_up_for
+
+CLOSINGS = Closings(
+    {"hotel": "Would you like to book a room?", "restaurant": "Would you like to make a reservation?"},
+    "Would you like to make a reservation?",
+)
+
+
+def _aspect_bank() -> NeighbourBank:
+    """Three portion answers and one about authentic food, each about its own snippet set; unit-vector bodies."""
+    responses = [
+        "Alpha Grill has mixed views on its portion sizes.",
+        "Views on the portions at Alpha Grill are mixed.",
+        "The portion sizes at Alpha Grill are mixed, guests say.",
+        "Guests say the food at Alpha Grill is authentic.",
+    ]
+    keys = [frozenset({("restaurant", 1, 0, i)}) for i in range(4)]
+    emb = np.eye(4, 384, dtype=np.float32)
+    bank = NeighbourBank(responses, ["ALPHA GRILL"] * 4, emb, emb, keys, closings=CLOSINGS)
+    bank.body_emb = np.eye(4, 384, dtype=np.float32)[[0, 0, 0, 1]]  # the portion bodies alike, the food one apart
+    return bank
+
+
+def test_the_relevance_gate_keeps_the_bodies_about_the_turn_choosable():
+    bank = _aspect_bank()
+    turn = np.zeros(384, dtype=np.float32)
+    turn[1] = 1.0  # "is the food authentic?": the food body's direction
+    knowledge = bank.knowledge_emb.sum(axis=0) / 2.0
+    novel = [("restaurant", 1, 0, 0), ("restaurant", 1, 0, 3)]  # no training turn answered exactly these
+    off = consensus_pool(bank, turn, knowledge, "Gamma Grill", novel, k=4)
+    assert off.choosable == 4 and "portion" in consensus_choice(off, novel)  # the MBR centre: the portions
+    on = consensus_pool(bank, turn, knowledge, "Gamma Grill", novel, k=4, relevance=0.1)
+    assert on.choosable == 1 and on.bodies[0] == "Guests say the food at Gamma Grill is authentic."
+    assert sorted(on.bodies) == sorted(off.bodies) and sorted(on.weights) == sorted(off.weights)  # all still vote
+    assert consensus_choice(on, novel).startswith("Guests say the food at Gamma Grill is authentic.")
+    assert consensus_pool(bank, turn, knowledge, "Gamma Grill", novel, k=4, relevance=1.5).choosable == 4  # wide
+    # an exact-set answer exists: the pool is about the right knowledge by construction, the gate stays off
+    exact = [("restaurant", 1, 0, 0)]
+    assert consensus_pool(bank, turn, knowledge, "Gamma Grill", exact, k=4, relevance=0.1).choosable == 4
+    bank.body_emb = None  # a model trained without the gate: nothing to compare
+    assert consensus_pool(bank, turn, knowledge, "Gamma Grill", novel, k=4, relevance=0.1).choosable == 4
+
+
+def test_the_relevance_gate_is_on_by_default_and_off_for_older_models():
+    assert PipelineConfig().param("relevance_gate", "margin") == 0.1
+    assert PipelineConfig.from_json({}).param("relevance_gate", "margin") is None
+
+
+def test_training_embeds_the_bank_bodies_without_names(tmp_path):
+    from clarion.retrieve.dense import encode
+
+    data = load_dataset(write_synthetic(tmp_path / "syn"))
+    config = PipelineConfig.tiny()
+    assert train(data, config)[0].bank.body_emb is None  # no MiniLM in the tiny setting
+    config.dense = True
+    model, _ = train(data, config)
+    tracker = EntityTracker.from_names(data.knowledge.entity_names)
+    texts = body_texts(model.bank.responses, tracker)
+    assert texts[0] == "Guests say is quiet." and not any("alpha" in text.lower() for text in texts)
+    assert np.allclose(model.bank.body_emb, encode(texts), atol=1e-5)
+    save_model(model, tmp_path / "m", "fp")
+    assert np.array_equal(load_model(tmp_path / "m").bank.body_emb, model.bank.body_emb)
+    config.set_rule("relevance_gate", None)
+    assert train(data, config)[0].bank.body_emb is None
+
+
+def test_a_selection_about_several_entities_asks_which_one_to_know_more_about():
+    one = [("hotel", 2, 1), ("hotel", 2, 0, 3)]  # an FAQ and a review of one hotel
+    two = [("restaurant", 1, 0, 2), ("restaurant", 4, 0, 1)]
+    three = [*two, ("restaurant", 7, 2)]
+    assert follow_up_for(one, by_entities=True, closings=CLOSINGS) == CLOSINGS.by_domain["hotel"]
+    assert follow_up_for(two, by_entities=True, closings=CLOSINGS) == FOLLOW_UP_TWO
+    assert follow_up_for(three, by_entities=True, closings=CLOSINGS) == FOLLOW_UP_MANY
+    assert follow_up_for(two, closings=CLOSINGS) == CLOSINGS.by_domain["restaurant"]  # off: the domain's question
+    assert follow_up_for([], by_entities=True, closings=CLOSINGS) == CLOSINGS.default
+    assert follow_up_for(two) == FOLLOW_UP_OTHER  # no closings learnt: the general question
+    bank = _aspect_bank()
+    pool = consensus_pool(bank, bank.query_emb[0], bank.query_emb[0], "Gamma House", two, k=1)
+    assert consensus_choice(pool, two, follow_up_for(two, True)).endswith(" " + FOLLOW_UP_TWO)
+    assert lm_consensus_response(["It is quiet."], [], [], two, 1.0, FOLLOW_UP_TWO) == f"It is quiet. {FOLLOW_UP_TWO}"
+    assert PipelineConfig().uses("entity_follow_up") is True
+    assert PipelineConfig.from_json({}).uses("entity_follow_up") is False  # models trained before it
