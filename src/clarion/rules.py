@@ -56,6 +56,7 @@ def _rule(name, stage, summary, params=None, bounds=None, **kwargs) -> None:
 _rule("ask_entity", "dialogue", 'no place named in the dialogue: ask "which one do you mean?", select nothing')
 # --- responding: what the answer says ------------------------------------------------------------------------------
 _rule("entity_follow_up", "respond", '"... either of them?" when the selection spans several places')
+_rule("comparisons", "respond", "a selection about several places is answered by a comparison, names swapped")
 _rule(
     "relevance_gate",
     "respond",
@@ -90,7 +91,6 @@ REMOVED_RULES = frozenset(
         "last_resort_faq",
         "overlap_pool",
         "faq_cover",
-        "comparisons",
         "faithful",
         "relevance_exact",
         "detail_penalty",

@@ -78,7 +78,7 @@ def test_a_removed_rule_switched_off_is_accepted_and_changes_nothing(setting):
         ("rules.abstain.below=0.2", "abstain"),
         ("detail_penalty=0.3", "detail_penalty"),
         ("abstain_below=0.1", "abstain"),
-        ("comparisons=true", "comparisons"),
+        ("faithful=true", "faithful"),
     ],
 )
 def test_a_removed_rule_switched_on_is_a_one_line_error_naming_it(setting, rule):

@@ -93,7 +93,7 @@ def test_a_saved_model_whose_config_lists_removed_rules_loads_and_predicts_as_be
 
 
 RESPOND = {"abstain", "abstain_unrelated", "unknown_aspect", "review_floor", "last_resort_faq", "overlap_pool"}
-RESPOND |= {"faq_cover", "comparisons", "faithful", "relevance_exact"}
+RESPOND |= {"faq_cover", "faithful", "relevance_exact"}
 RESPOND |= {"detail_penalty", "faq_agreement", "denials_said", "aspect_words", "dish_answers", "downsides", "upsides"}
 
 
@@ -106,7 +106,6 @@ def test_a_model_saved_with_removed_rules_loads_without_them(tiny_model, synthet
     directory = save_model(tiny_model, tmp_path / "m", "fp")
     state = json.loads((directory / STATE).read_text())
     state["config"]["rules"].update({"downsides": {}, "abstain": {"below": 0.1}, "relevance_exact": {"margin": 0.1}})
-    state["bank"]["entity_names"] = [["hotel", 1, "ALPHA LODGE"]]  # what older models kept for comparisons
     (directory / STATE).write_text(json.dumps(state))
     again = load_model(directory)
     assert again.config.rules == tiny_model.config.rules

@@ -1,6 +1,7 @@
 """The response rules that earned their place (docs/rules.md): ``relevance_gate`` (a borrowed body far from the
-turn only votes when no training turn answered exactly the selection) and ``entity_follow_up`` (a selection about
-several places closes with "... either of them?")."""
+turn only votes when no training turn answered exactly the selection), ``entity_follow_up`` (a selection about
+several places closes with "... either of them?") and ``comparisons`` (such a selection is answered by a
+training comparison, its places renamed)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
 from clarion.respond.consensus import NeighbourBank, body_texts, consensus_choice, consensus_pool, lm_consensus_response
 from clarion.respond.follow_up import FOLLOW_UP_MANY, FOLLOW_UP_OTHER, FOLLOW_UP_TWO, Closings, follow_up_for
+from clarion.respond.names import entity_renames, swap_entities
 
 CLOSINGS = Closings(
     {"hotel": "Would you like to book a room?", "restaurant": "Would you like to make a reservation?"},
@@ -95,3 +97,67 @@ def test_a_selection_about_several_entities_asks_which_one_to_know_more_about():
     assert lm_consensus_response(["It is quiet."], [], [], two, 1.0, FOLLOW_UP_TWO) == f"It is quiet. {FOLLOW_UP_TWO}"
     assert PipelineConfig().uses("entity_follow_up") is True
     assert PipelineConfig.from_json({}).uses("entity_follow_up") is False  # models trained before it
+
+
+def test_swap_entities_renames_several_names_at_once():
+    text = "The Golden Curry is busier than Curry Garden, says a guest of the Golden Curry."
+    # the new names cross the old ones: placeholders keep "Curry Garden" from being swapped back
+    swapped = swap_entities(text, [("THE GOLDEN CURRY", "Curry Garden"), ("CURRY GARDEN", "The Golden Curry")])
+    assert swapped == "Curry Garden is busier than the Golden Curry, says a guest of Curry Garden."
+    assert swap_entities(text, []) == text
+    assert swap_entities(text, [(None, "Alpha")]) == text  # an unknown old name changes nothing
+
+
+def test_entity_renames_keep_shared_entities_and_pair_the_others_in_order():
+    old = {("hotel", 1): "ALPHA HOTEL", ("hotel", 4): "DELTA LODGE", ("hotel", 5): "EPSILON INN"}
+    new = {("hotel", 1): "ALPHA HOTEL", ("hotel", 7): "GAMMA HOUSE", ("hotel", 8): "THE ETA"}
+    assert entity_renames([("hotel", 1), ("hotel", 4)], [("hotel", 7), ("hotel", 1)], old, new) == [
+        ("DELTA LODGE", "Gamma House")
+    ]
+    assert entity_renames([("hotel", 4), ("hotel", 5)], [("hotel", 7), ("hotel", 8)], old, new) == [
+        ("DELTA LODGE", "Gamma House"),
+        ("EPSILON INN", "The Eta"),
+    ]
+    # more trained entities than free selected ones: the rest keep their names
+    assert entity_renames([("hotel", 1), ("hotel", 4), ("hotel", 5)], [("hotel", 1), ("hotel", 7)], old, new) == [
+        ("DELTA LODGE", "Gamma House")
+    ]
+
+
+def test_a_selection_about_several_entities_is_answered_by_a_comparison():
+    responses = [
+        "Alpha Hotel has quiet rooms.",
+        "Alpha Hotel has quiet rooms, they say.",
+        "The rooms at Delta Lodge are quiet, and the rooms at Alpha Hotel are noisy.",
+    ]
+    keys = [frozenset({("hotel", 1, 0, 0)})] * 2 + [frozenset({("hotel", 1, 0, 0), ("hotel", 4, 0, 0)})]
+    emb = np.eye(3, 384, dtype=np.float32)
+    bank = NeighbourBank(responses, ["ALPHA HOTEL"] * 3, emb, emb, keys, closings=CLOSINGS)
+    bank.entity_names = {("hotel", 1): "ALPHA HOTEL", ("hotel", 4): "DELTA LODGE"}
+    names = {("hotel", 7): "GAMMA HOUSE", ("hotel", 8): "BETA INN"}
+    query = bank.query_emb.sum(axis=0) / np.sqrt(3)
+    two = [("hotel", 7, 0, 0), ("hotel", 8, 0, 1)]
+    pool = consensus_pool(bank, query, query, "Gamma House", two, k=3, entity_names=names)
+    assert pool.choosable == 1  # only the comparison may answer; the one-entity answers vote
+    # trained entities in key order (Alpha Hotel, Delta Lodge) paired with the selected ones in selection order
+    assert pool.bodies[0] == "The rooms at Beta Inn are quiet, and the rooms at Gamma House are noisy."
+    assert consensus_choice(pool, two).startswith(pool.bodies[0])
+    # off (models trained before it), or a bank without entity names: one name swapped, any answer choosable
+    assert consensus_pool(bank, query, query, "Gamma House", two, k=3).choosable == 3
+    bank.entity_names = {}
+    assert consensus_pool(bank, query, query, "Gamma House", two, k=3, entity_names=names).choosable == 3
+    # one selected entity: unchanged, the comparison only votes
+    assert consensus_pool(bank, query, query, "Gamma House", two[:1], k=3, entity_names=names).choosable == 2
+    assert PipelineConfig().uses("comparisons") is True
+    assert PipelineConfig.from_json({}).uses("comparisons") is False
+
+
+def test_bank_entity_names_survive_save_and_load(tmp_path):
+    data = load_dataset(write_synthetic(tmp_path / "syn"))
+    model, _ = train(data, PipelineConfig.tiny())
+    save_model(model, tmp_path / "m", "fp")
+    again = load_model(tmp_path / "m")
+    assert again.bank.entity_names == model.bank.entity_names
+    entities = {key[:2] for keys in model.bank.keys for key in keys}
+    assert set(model.bank.entity_names) == entities and all(model.bank.entity_names.values())
+    assert again.predict(data) == model.predict(data)

@@ -17,11 +17,16 @@ knowledge, and its MBR centre can be about another aspect of it ("the portion si
 
 ``exact_relevance``: when training turns answered exactly ``keys``, their bodies stay choosable and any other body
 whose cosine to the turn is more than this below the best of theirs votes but cannot be chosen.
+
+``entity_names`` ((domain, entity id) -> name of the selected entities; rule ``comparisons``; None: off): when
+``keys`` span several entities, a comparison answer has every entity renamed (:func:`entity_renames`, with the bank's
+``entity_names``), and only comparisons may be chosen when the pool holds one (a one-entity answer leaves out the
+other entities).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -30,7 +35,7 @@ import numpy as np
 from clarion.data.dstc import key_entities
 from clarion.respond.faq_answers import asks_open, without_polar_opener, yes_to_the_opposite
 from clarion.respond.follow_up import GENERAL, Closings, closed, follow_up_for, split_follow_up, with_follow_up
-from clarion.respond.names import swap_entity
+from clarion.respond.names import entity_renames, respelled, swap_entities, swap_entity
 from clarion.respond.pool import Pool, mbr_choice, mbr_expected, mbr_weighted
 
 
@@ -54,6 +59,7 @@ class NeighbourBank:
     keys: list[frozenset] = field(default_factory=list)  # gold snippet keys per turn (empty: unknown)
     closings: Closings = field(default_factory=Closings)  # the closing questions learnt from ``responses``
     body_emb: np.ndarray | None = None  # (n, 384): each response's body, names cut (:func:`body_texts`; None: none)
+    entity_names: dict = field(default_factory=dict)  # (domain, entity id) -> name, for every entity of ``keys``
     _by_keys: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -106,19 +112,26 @@ def consensus_pool(
     exact_weight: float = 3.0,
     relevance: float | None = None,
     exact_relevance: float | None = None,
+    entity_names: Mapping | None = None,
 ) -> Pool:
     """The ``consensus`` pool: the ``k`` nearest training turns and every turn whose gold snippet set is exactly
     ``keys`` (weight ``exact_weight``), their bodies with this turn's entity ``name``. A training answer still votes
     but cannot be chosen when it is about another domain than the selected ``keys`` (a hotel answer, "the rooms
     provide good value", for a restaurant) or, when ``keys`` are about one entity, about several (a comparison, which
     names the other entity: "The portions at Efes ..., but views are mixed on the portion sizes at X").
-    ``relevance``, ``exact_relevance``: see the module docstring."""
+    ``relevance``, ``exact_relevance``, ``entity_names``: see the module docstring."""
     pool, weights, same = _members(bank, query_emb, knowledge_emb, keys, k, exact_weight)
-    ok = _fitting(bank, pool, keys)
+    selected = key_entities(keys)
+    trained = [sorted(key_entities(bank.keys[i]), key=str) if bank.keys else [] for i in pool]
+    compare = entity_names is not None and len(selected) > 1 and bool(bank.entity_names)
+    ok = _fitting(bank, pool, keys, trained, compare)
     gate = exact_relevance if same else relevance  # the yardstick: the exact-set bodies, else every choosable one
     if gate is not None and bank.body_emb is not None and sum(ok) > 1:
         ok = _relevant(bank, pool, ok, query_emb, set(same), gate)
-    bodies = [split_follow_up(swap_entity(bank.responses[i], bank.names[i], name))[0] for i in pool]
+    bodies = [
+        split_follow_up(_renamed(bank, i, trained[j], selected, name, entity_names if compare else None))[0]
+        for j, i in enumerate(pool)
+    ]
     order = [j for j in range(len(pool)) if ok[j]] + [j for j in range(len(pool)) if not ok[j]]
     return Pool([bodies[j] for j in order], [weights[j] for j in order], max(sum(ok), 1))
 
@@ -138,15 +151,28 @@ def _members(bank, query_emb, knowledge_emb, keys, k, exact_weight):
     return pool, weights, same
 
 
-def _fitting(bank, pool, keys) -> list[bool]:
-    """Which members may be chosen: about the selection's domains, one place for one place."""
+def _fitting(bank, pool, keys, trained, compare: bool) -> list[bool]:
+    """Which members may be chosen: about the selection's domains, one place for one place; with ``compare``,
+    comparisons only when the pool holds one."""
     if not (keys and bank.keys):
         return [True] * len(pool)
     domains, single = {key[0] for key in keys}, len(key_entities(keys)) == 1
-    return [
-        {key[0] for key in bank.keys[i]} == domains and (not single or len(key_entities(bank.keys[i])) <= 1)
-        for i in pool
+    ok = [
+        {key[0] for key in bank.keys[i]} == domains and (not single or len(trained[j]) <= 1) for j, i in enumerate(pool)
     ]
+    comparisons = [ok[j] and len(trained[j]) > 1 for j in range(len(pool))]
+    return comparisons if compare and any(comparisons) else ok
+
+
+def _renamed(bank, i, trained, selected, name, entity_names) -> str:
+    """Training response ``i`` about this turn's places: a comparison (with ``entity_names``, the selected places'
+    names) has every place renamed, a shared place keeping its name spelt right; any other answer gets ``name``."""
+    if entity_names is None or len(trained) <= 1:
+        return swap_entity(bank.responses[i], bank.names[i], name)
+    text = swap_entities(bank.responses[i], entity_renames(trained, selected, bank.entity_names, entity_names))
+    for entity in (e for e in trained if e in selected):
+        text = respelled(text, bank.entity_names.get(entity))
+    return text
 
 
 def _relevant(bank, pool, ok, query_emb, exact: set, gate: float) -> list[bool]:

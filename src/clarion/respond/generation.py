@@ -47,7 +47,7 @@ def _neighbour(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Poo
 
 
 def _pool(model, index, picked, chosen_emb, turn: Turn) -> Pool:
-    """The consensus pool of borrowed bodies for the selection (rule ``relevance_gate``)."""
+    """The consensus pool of borrowed bodies for the selection (rules ``relevance_gate``, ``comparisons``)."""
     config = model.config
     top = picked[0]
     return consensus_pool(
@@ -59,6 +59,7 @@ def _pool(model, index, picked, chosen_emb, turn: Turn) -> Pool:
         config.consensus_k,
         config.exact_weight,
         config.param("relevance_gate", "margin"),
+        entity_names=index.knowledge.entity_names if config.uses("comparisons") else None,
     )
 
 

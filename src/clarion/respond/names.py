@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -178,3 +179,28 @@ def _write_name(response: str, pattern: str, new_name: str) -> str:
         return new_name if not before or before[-1] in ".!?" else inner
 
     return re.sub(pattern, name_at, response, flags=re.IGNORECASE)
+
+
+def swap_entities(response: str, renames: Sequence[tuple[str | None, str]]) -> str:
+    """:func:`swap_entity` for several ``(old name, new name)`` pairs at once (through placeholders, so that a new
+    name that is also an old one is not swapped twice)."""
+    for i, (old, _) in enumerate(renames):
+        response = swap_entity(response, old, f"\x00{i}\x00")
+    for i, (_, new) in enumerate(renames):
+        response = _write_name(response, f"\x00{i}\x00", new)
+    return response
+
+
+def entity_renames(
+    trained: Sequence[tuple], selected: Sequence[tuple], old_names: Mapping, new_names: Mapping
+) -> list[tuple[str | None, str]]:
+    """How a comparison answer about the ``trained`` entities ((domain, entity id), in key order) is rewritten for
+    the ``selected`` ones: an entity in both keeps its name, the others are paired in order; ``(old name, new
+    name)`` pairs, names from ``old_names`` / ``new_names`` (the new ones written as the responses write them)."""
+    free = [e for e in selected if e not in trained]
+    renames = []
+    for entity in trained:
+        if entity not in selected and free:
+            new = free.pop(0)
+            renames.append((old_names.get(entity), display_name(new_names.get(new))))
+    return renames

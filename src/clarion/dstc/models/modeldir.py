@@ -86,6 +86,7 @@ def save_model(
             "responses": model.bank.responses,
             "names": model.bank.names,
             "keys": [sorted(keys, key=str) for keys in model.bank.keys],
+            "entity_names": [[*entity, name] for entity, name in sorted(model.bank.entity_names.items(), key=str)],
             "closings": model.bank.closings.to_json(),
         },
     }
@@ -128,6 +129,7 @@ def load_model(directory: str | Path) -> DstcModel:
             [frozenset(tuple(k) for k in keys) for keys in state["bank"].get("keys", [])],
             Closings.from_json(state["bank"]["closings"]),
             arrays.get("bank_body"),  # absent in models trained without the relevance gate
+            {(d, e): name for d, e, name in state["bank"].get("entity_names", [])},  # absent in older models
         )
         return DstcModel(
             PipelineConfig.from_json(state["config"]),

@@ -51,13 +51,15 @@ def _bank(dataset, knowledge_turns, index, q_emb, body_tracker=None) -> Neighbou
         k_embs.append(mean_embedding(rows, q_emb.shape[1]))
     q = q_emb[knowledge_turns] if knowledge_turns else np.zeros((0, q_emb.shape[1]), np.float32)
     keys = [frozenset(tuple(k) for k in dataset.labels[i].knowledge) for i in knowledge_turns]
+    entities = key_entities(key for turn_keys in keys for key in turn_keys)
+    entity_names = {e: dataset.knowledge.entity_names[e] for e in entities if e in dataset.knowledge.entity_names}
     k_emb = np.asarray(k_embs, dtype=np.float32).reshape(-1, q_emb.shape[1])
     bodies = None
     if body_tracker is not None and responses:
         from clarion.retrieve.dense import encode_cached
 
         bodies = encode_cached(body_texts(responses, body_tracker), name="dstc-bodies")
-    return NeighbourBank(responses, names, q, k_emb, keys, Closings.learn(responses, keys), bodies)
+    return NeighbourBank(responses, names, q, k_emb, keys, Closings.learn(responses, keys), bodies, entity_names)
 
 
 def train(dataset: Dataset, config: PipelineConfig | None = None, progress: Progress = no_progress):
