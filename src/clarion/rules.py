@@ -58,6 +58,13 @@ _rule("ask_entity", "dialogue", 'no place named in the dialogue: ask "which one 
 _rule("entity_follow_up", "respond", '"... either of them?" when the selection spans several places')
 _rule("comparisons", "respond", "a selection about several places is answered by a comparison, names swapped")
 _rule(
+    "faq_cover",
+    "respond",
+    "add a selected FAQ's answer when the chosen body holds less than `cover` of its words",
+    {"cover": 0.5},
+    {"cover": Bound("float", 0, 1)},
+)
+_rule(
     "relevance_gate",
     "respond",
     "no exact-set answer: a body `margin` less on the turn than the best only votes",
@@ -90,7 +97,6 @@ REMOVED_RULES = frozenset(
         "review_floor",
         "last_resort_faq",
         "overlap_pool",
-        "faq_cover",
         "faithful",
         "relevance_exact",
         "detail_penalty",

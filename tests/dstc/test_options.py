@@ -62,7 +62,7 @@ def test_prediction_settings_refuse_what_training_fixed():
             prediction_config(PipelineConfig(), [setting])
 
 
-OFF = ("rules.downsides=null", "rules.abstain=false", "detail_penalty=0", "abstain_below=null", "faq_cover=0")
+OFF = ("rules.downsides=null", "rules.abstain=false", "detail_penalty=0", "abstain_below=null")
 
 
 @pytest.mark.parametrize("setting", [*OFF, "relevance_exact=null", "rules.relevance_exact=null", "dish_answers=false"])

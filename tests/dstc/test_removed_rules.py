@@ -93,7 +93,7 @@ def test_a_saved_model_whose_config_lists_removed_rules_loads_and_predicts_as_be
 
 
 RESPOND = {"abstain", "abstain_unrelated", "unknown_aspect", "review_floor", "last_resort_faq", "overlap_pool"}
-RESPOND |= {"faq_cover", "faithful", "relevance_exact"}
+RESPOND |= {"faithful", "relevance_exact"}
 RESPOND |= {"detail_penalty", "faq_agreement", "denials_said", "aspect_words", "dish_answers", "downsides", "upsides"}
 
 
@@ -115,5 +115,5 @@ def test_a_model_saved_with_removed_rules_loads_without_them(tiny_model, synthet
 def test_a_format_1_configuration_listing_removed_rules_reads_without_them():
     old = {"detail_penalty": 0.2, "downsides": True, "abstain_below": 0.1, "relevance_exact": 0.1, "ask_entity": True}
     assert PipelineConfig.from_json(old).rules == {"ask_entity": {}}
-    current = PipelineConfig.from_json({"format": 2, "rules": {"ask_entity": {}, "faq_cover": {"cover": 0.5}}})
+    current = PipelineConfig.from_json({"format": 2, "rules": {"ask_entity": {}, "relevance_exact": {"margin": 0.1}}})
     assert current.rules == {"ask_entity": {}}

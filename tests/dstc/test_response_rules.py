@@ -1,21 +1,23 @@
 """The response rules that earned their place (docs/rules.md): ``relevance_gate`` (a borrowed body far from the
 turn only votes when no training turn answered exactly the selection), ``entity_follow_up`` (a selection about
-several places closes with "... either of them?") and ``comparisons`` (such a selection is answered by a
-training comparison, its places renamed)."""
+several places closes with "... either of them?"), ``comparisons`` (such a selection is answered by a training
+comparison, its places renamed) and ``faq_cover`` (a selected FAQ's answer the chosen body lacks is added)."""
 
 from __future__ import annotations
 
 import numpy as np
 from dstc_synthetic import write_synthetic
 
-from clarion.data.dstc import load_dataset
+from clarion.data.dstc import Snippet, load_dataset
 from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
 from clarion.respond.consensus import NeighbourBank, body_texts, consensus_choice, consensus_pool, lm_consensus_response
+from clarion.respond.faq_answers import faq_answers, with_faq_answers
 from clarion.respond.follow_up import FOLLOW_UP_MANY, FOLLOW_UP_OTHER, FOLLOW_UP_TWO, Closings, follow_up_for
 from clarion.respond.names import entity_renames, swap_entities
+from clarion.respond.pool import Pool
 
 CLOSINGS = Closings(
     {"hotel": "Would you like to book a room?", "restaurant": "Would you like to make a reservation?"},
@@ -161,3 +163,45 @@ def test_bank_entity_names_survive_save_and_load(tmp_path):
     entities = {key[:2] for keys in model.bank.keys for key in keys}
     assert set(model.bank.entity_names) == entities and all(model.bank.entity_names.values())
     assert again.predict(data) == model.predict(data)
+
+
+def test_a_selected_faq_answer_the_body_misses_is_added():
+    body = "Meghna is in a mall, so the view is mostly the parking lot."
+    seating = ("The MEGHNA does have outdoor seating.", "MEGHNA")
+    parking = ("Free parking is available at the mall next to Meghna.", "MEGHNA")
+    # content stems, the name cut: {doe, outdoor, seat}: none in the body -> added, the name as responses write it
+    assert with_faq_answers(body, [seating], 0.5) == f"{body} Meghna does have outdoor seating."
+    # {free, park, avail, mall}: 2 of 4 in the body -> left out
+    assert with_faq_answers(body, [parking], 0.5) == body
+    assert with_faq_answers(body, [parking], 0.7).endswith("next to Meghna.")
+    # an added answer's words count as covered for the next one
+    again = ("Yes, Meghna has outdoor seating.", "MEGHNA")
+    assert with_faq_answers(body, [seating, again], 0.5) == f"{body} Meghna does have outdoor seating."
+    assert with_faq_answers(body, [], 0.5) == body
+    # word forms are one stem: "alcoholic" holds "alcohol"
+    grafton = "Yes, Grafton Hotel Restaurant serves alcoholic beverages such as wine and beer."
+    alcohol = ("Grafton Hotel Restaurant does serve alcohol.", "GRAFTON HOTEL RESTAURANT")
+    assert with_faq_answers(grafton, [alcohol], 0.5) == grafton
+    # an answer about several places: an added answer that does not name its place says whose
+    both = "The wifi at Meghna is fast, while that at Gamma Grill is slow."
+    free = ("Free parking is available.", "MEGHNA")
+    assert with_faq_answers(both, [free], 0.5, several=True) == f"{both} Meghna: Free parking is available."
+    assert with_faq_answers(both, [free], 0.5) == f"{both} Free parking is available."
+    faq = Snippet("restaurant", 1, 3, None, "faq", "Outdoor seating?", seating[0], "MEGHNA")
+    review = Snippet("restaurant", 1, 0, 2, "review", "", "The view was nice.", "MEGHNA")
+    assert faq_answers([review, faq]) == [seating]
+
+
+def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():
+    both = "The wifi at Meghna is fast, while that at Gamma Grill is slow."
+    pool, free = Pool([both], [1.0], 1), [("Free parking is available.", "MEGHNA")]
+    two, one = [("restaurant", 1, 0, 2), ("restaurant", 4, 0, 1)], [("restaurant", 1, 0, 2)]
+    assert consensus_choice(pool, two, "", None, CLOSINGS, free, 0.5) == f"{both} Meghna: Free parking is available."
+    assert consensus_choice(pool, one, "", None, CLOSINGS, free, 0.5) == f"{both} Free parking is available."
+    closing = CLOSINGS.by_domain["restaurant"]
+    assert (
+        consensus_choice(pool, one, None, None, CLOSINGS, free, 0.5) == f"{both} Free parking is available. {closing}"
+    )
+    assert consensus_choice(pool, one, None, None, CLOSINGS, free) == f"{both} {closing}"  # off: the body alone
+    assert PipelineConfig().param("faq_cover", "cover") == 0.5
+    assert PipelineConfig.from_json({}).param("faq_cover", "cover") is None  # models trained before it

@@ -33,7 +33,7 @@ from enum import Enum
 import numpy as np
 
 from clarion.data.dstc import key_entities
-from clarion.respond.faq_answers import asks_open, without_polar_opener, yes_to_the_opposite
+from clarion.respond.faq_answers import asks_open, with_faq_answers, without_polar_opener, yes_to_the_opposite
 from clarion.respond.follow_up import GENERAL, Closings, closed, follow_up_for, split_follow_up, with_follow_up
 from clarion.respond.names import entity_renames, respelled, swap_entities, swap_entity
 from clarion.respond.pool import Pool, mbr_choice, mbr_expected, mbr_weighted
@@ -221,16 +221,22 @@ def consensus_choice(
     follow_up: str | None = None,
     turn: str | None = None,
     closings: Closings = GENERAL,
+    faqs: Sequence[tuple[str, str | None]] = (),
+    faq_cover: float | None = None,
 ) -> str:
     """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
-    :func:`consensus_response`). A ``turn`` that asks an open question, or a "Yes" to the opposite of what it asks
-    (:func:`yes_to_the_opposite`), gets the body without its yes/no opener (:func:`without_polar_opener`).
+    :func:`consensus_response`); with ``faq_cover`` (rule ``faq_cover``), the selected ``faqs`` it misses are added
+    before the question (:func:`~clarion.respond.faq_answers.with_faq_answers`). A ``turn`` that asks an open
+    question, or a "Yes" to the opposite of what it asks (:func:`yes_to_the_opposite`), gets the body without its
+    yes/no opener (:func:`without_polar_opener`).
     ``closings``: the model's closing questions (:class:`~clarion.respond.follow_up.Closings`)."""
     choosable = max(pool.choosable, 1)
     expected = mbr_expected(pool.bodies, pool.weights) if len(pool.bodies) > 1 else np.zeros(1)
     body = pool.bodies[int(np.argmax(expected[:choosable]))]
     if turn is not None and (asks_open(turn) or yes_to_the_opposite(turn, body)):
         body = without_polar_opener(body)
+    if faq_cover is not None:
+        body = with_faq_answers(body, faqs, faq_cover, len(key_entities(keys)) > 1)
     if follow_up is None:
         follow_up = follow_up_for(keys, closings=closings)
     return closed(body, follow_up, closings)

@@ -1,11 +1,14 @@
-"""A borrowed body's yes/no opener that does not answer the turn."""
+"""A borrowed body's yes/no opener that does not answer the turn, and an FAQ's answer added to a body lacking it."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
-from clarion.text import _SENTENCE_END
+from clarion.respond.names import _whose, display_name, swap_entity
+from clarion.respond.template import as_sentence
+from clarion.text import _SENTENCE_END, content_words
 
 _OPEN_QUESTION = re.compile(r"^\W*(?:how|what|which|where|when|who|whom|whose|why)(?:'s|'re|\b)", re.IGNORECASE)
 
@@ -68,3 +71,28 @@ def without_polar_opener(body: str) -> str:
         return body
     rest = body[match.end() :]
     return rest[:1].upper() + rest[1:]
+
+
+def faq_answers(snippets: Sequence) -> list[tuple[str, str | None]]:
+    """``(answer, entity name)`` of the FAQs among ``snippets`` (:class:`~clarion.data.dstc.Snippet`), for
+    :func:`with_faq_answers`."""
+    return [(s.body, s.entity_name) for s in snippets if s.doc_type == "faq"]
+
+
+def with_faq_answers(body: str, faqs: Sequence[tuple[str, str | None]], cover: float, several: bool = False) -> str:
+    """``body`` followed by each selected FAQ answer, ``(answer, entity name)``, of which it holds less than
+    ``cover`` of the content words (the entity's name written as the responses write it; rule ``faq_cover``). A
+    training answer chosen by consensus can be about the reviews of the same aspect and leave out the fact the
+    selected FAQ states ("the view is a parking lot" for "do they have outdoor seating?").
+
+    With ``several`` (the answer is about several places), an added answer that does not name its place says whose,
+    as :func:`~clarion.respond.template.snippets_response` does."""
+    have, parts = content_words(body), [body]
+    for answer, entity in faqs:  # swap_entity writes a misspelt name right (respelled) as it cuts or rewrites it
+        plain = swap_entity(answer, entity, "") if entity else answer  # the name is no content
+        words = content_words(plain)
+        if words and len(words & have) / len(words) < cover:
+            said = as_sentence(swap_entity(answer, entity, display_name(entity)) if entity else answer)
+            parts.append(_whose(said, display_name(entity)) if several and entity else said)
+            have |= words
+    return " ".join(parts)

@@ -15,6 +15,7 @@ import numpy as np
 
 from clarion.data.dstc import Label
 from clarion.respond.consensus import Generator, consensus_choice, consensus_pool, neighbour_response
+from clarion.respond.faq_answers import faq_answers
 from clarion.respond.follow_up import follow_up_for
 from clarion.respond.names import display_name
 from clarion.respond.pool import Pool, mean_embedding
@@ -69,11 +70,13 @@ def _lm(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Pool | Non
 
 
 def _consensus(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Pool | None]:
-    """The MBR body of the consensus pool and the closing question (rule ``entity_follow_up``)."""
+    """The MBR body of the consensus pool, the selected FAQs' answers it lacks (rule ``faq_cover``), and the closing
+    question (rule ``entity_follow_up``)."""
     keys, closings = [s.key for s in picked], model.bank.closings
     evidence = _pool(model, index, picked, chosen_emb, turn)
     follow_up = follow_up_for(keys, model.config.uses("entity_follow_up"), closings)
-    response = consensus_choice(evidence, keys, follow_up, turn=turn.text or None, closings=closings)
+    faqs, cover = faq_answers(picked), model.config.param("faq_cover", "cover")
+    response = consensus_choice(evidence, keys, follow_up, turn.text or None, closings, faqs, cover)
     return Label(True, tuple(keys), response), None
 
 

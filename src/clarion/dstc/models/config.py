@@ -145,7 +145,7 @@ LEGACY_FIELDS: dict[str, tuple[str, str | None]] = {
 }
 """Format 1's field per rule -> (rule, parameter); a flag's parameter is None. A removed rule's name is still read
 (:func:`without_removed` then drops it, or refuses it switched on)."""
-NEUTRAL_FIELDS = {"abstain_below": 0, "faq_cover": 0, "detail_penalty": 0}
+NEUTRAL_FIELDS = {"abstain_below": 0, "detail_penalty": 0}
 """Format 1 fields of removed rules whose value 0 made the rule do nothing: set to 0, the rule is off."""
 REMOVED_FIELDS = frozenset({"name_article"})
 """Format 1 fields of rules that no longer exist (they named one dataset's wording); ignored when read."""
