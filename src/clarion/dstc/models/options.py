@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from clarion.dstc.models.config import REMOVED_FIELDS, PipelineConfig, legacy_rules, without_removed
+from clarion.dstc.models.config import REMOVED_FIELDS, PipelineConfig, legacy_rules
 from clarion.errors import ClarionError, InputError
 from clarion.rules import REMOVED_RULES, RULES, removed
 
@@ -59,7 +59,7 @@ def with_overrides(config: PipelineConfig, overrides: dict, option: str = "--set
         overrides = {**overrides, "rules": {**legacy, **overrides.get("rules", {})}}
     for key, value in overrides.items():
         if key == "rules" and isinstance(value, dict):
-            fields["rules"] = _merged_rules(fields["rules"], without_removed(value, option), option)
+            fields["rules"] = _merged_rules(fields["rules"], value, option)
             continue
         if key not in fields:
             raise InputError(f"{option}: PipelineConfig has no field {key!r}")
