@@ -16,7 +16,9 @@ test requests are for the train+dev model):
   pipeline, not snapped (the whole bank for all but the descriptions equal to a known request), and the default
   (snapped when close enough, the rest over the whole bank) at several thresholds; and of the topics' own
   requests; then all of them over the whole bank (``whole_bank``) with several foreign-word penalties
-  (``FOREIGN``) and propagation weights (``PROPAGATE``).
+  (``FOREIGN``) and propagation weights (``PROPAGATE``);
+- how often a question offered over the whole bank is relevant, by its score (each description's ten best
+  questions): where a question is as likely relevant as not, which sets ``FIT``.
 
     python benchmarks/clariq_rewordings.py
 """
@@ -94,6 +96,31 @@ def routes(ranker, labels, topics, descs, embeddings, thresholds) -> None:
         show(name, [insert_no_question(pairs, ranker.no_question_at)[:30] for pairs in ranked], topics, labels)
 
 
+BANDS = (0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9)
+
+
+def fit_bands(ranker, labels, topics, descs, embeddings) -> None:
+    """The share of relevant questions among each description's ten best over the whole bank, by score band."""
+    import numpy as np
+
+    from clarion.clariq.constants import NO_QUESTION
+
+    scores, relevant, best = [], [], []
+    for topic, pairs in zip(topics, ranker.whole_bank(descs, embeddings), strict=True):
+        ten = [p for p in pairs if p[0] != NO_QUESTION][:10]
+        best.append(ten[0][1])
+        for qid, score in ten:
+            scores.append(score)
+            relevant.append(qid in labels.questions[topic])
+    scores, relevant = np.asarray(scores), np.asarray(relevant, dtype=float)
+    print(f"  lowest best-question score over the whole bank: {min(best):.3f}")
+    print("  whole-bank questions (ten best per description) by score: band, questions, share relevant")
+    for low, high in zip((-np.inf, *BANDS), (*BANDS, np.inf), strict=True):
+        band = (scores >= low) & (scores < high)
+        share = f"{relevant[band].mean():.3f}" if band.any() else "-"
+        print(f"  [{low:5.2f}, {high:5.2f})  {band.sum():5d}  {share}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
@@ -119,6 +146,7 @@ def main() -> None:
         print(f"\n{split}: {len(topics)} topic descriptions; ", end="")
         snapping(ranker, labels, topics, embeddings, thresholds)
         routes(ranker, labels, topics, descs, embeddings, thresholds)
+        fit_bands(ranker, labels, topics, descs, embeddings)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,22 @@ EVERYDAY_MORE = [
 ]
 """A second handful, written before the engine's ``specific_question`` rule was measured on them: seven clear
 requests and three ambiguous ones (the last three)."""
+EVERYDAY_THIRD = [
+    "Remind me to call mum at six.",
+    "Play some jazz music.",
+    "How do I boil an egg?",
+    "Turn off the living room lights.",
+    "What is 15 percent of 80?",
+    "How do I change a flat tyre on a bike?",
+    "Spell the word necessary.",
+    "Add milk to my shopping list.",
+    "Tell me about Java.",
+    "I need a new phone.",
+    "Show me something about bass.",
+    "rockets",
+]
+"""A third handful, written before the fit threshold (``FIT``) was raised to 0.6 and measured on them: eight
+commands, how-to and one-fact requests, then four ambiguous ones (the last four)."""
 
 
 def main() -> None:
@@ -102,6 +118,7 @@ def main() -> None:
     out["ask_rate_by_need"] = ask_rates(engine, dev)
     out["everyday"] = {r: engine.reply([{"role": "user", "text": r}]).action for r in EVERYDAY}
     out["everyday_more"] = {r: engine.reply([{"role": "user", "text": r}]).action for r in EVERYDAY_MORE}
+    out["everyday_third"] = {r: engine.reply([{"role": "user", "text": r}]).action for r in EVERYDAY_THIRD}
     report(out, start, args.out)
 
 
@@ -136,6 +153,7 @@ def print_tables(out: dict) -> None:
         print("ask rate by need level (topics, share asked):", out["ask_rate_by_need"])
         print("everyday requests:", out["everyday"])
         print("more everyday requests:", out["everyday_more"])
+        print("a third handful:", out["everyday_third"])
 
 
 if __name__ == "__main__":

@@ -175,3 +175,22 @@ def test_specific_question_is_answered_however_unclear_the_need_model_thinks(mak
 
     rules = {k: v for k, v in policy.RULES.items() if k != "specific_question"}
     assert policy.p_unclear({1: 0.0, 2: 1.0}, policy.Readings(), rules, "Who designed the Sydney Opera House?") == 1.0
+
+
+def test_a_request_no_bank_question_fits_is_answered_however_unclear(bow_rewriter):
+    """A command from outside ClariQ ("Set a timer for ten minutes."): the ranker offers no question scoring at
+    least FIT, so the engine answers instead of asking an ill-fitting one; it asks for fitting proposals."""
+    from clarion.dialogue.choose import QuestionChooser
+    from dialogue_fakes import BANK, FakeClarifier, bow_encode
+
+    class NothingFits(FakeClarifier):
+        def rank(self, request, k=30, fitting=False):
+            self.fitting = fitting
+            return [] if fitting else super().rank(request, k)
+
+    clarifier = NothingFits(p_clear=0.0)
+    chooser = QuestionChooser(list(BANK), bow_encode(list(BANK.values())))
+    decision = Assistant(clarifier, bow_rewriter, chooser, cost=0.5).reply(turns("Set a timer for ten minutes."))
+    assert clarifier.fitting is True
+    assert decision.action == "answer" and decision.question_id is None and decision.scores["p_unclear"] > 0.5
+    assert decision.query == "Set a timer for ten minutes."
