@@ -49,7 +49,7 @@ def test_answers_flip_the_query(bow_rewriter):
     refused, chosen_refused, _ = bow_rewriter.rewrite(request, question, "no, I just want pictures of one")
     accepted, _, _ = bow_rewriter.rewrite(request, question, "yes")
     assert "pictures" in refused and "pictures" not in accepted
-    assert refused.startswith(request) and accepted.startswith(request)
+    assert "hip roof design" in refused and "hip roof design" in accepted  # the topic is kept, its frame may go
     throat, _, _ = bow_rewriter.rewrite(
         "lump in throat", "would you like to know how to fix a lump in the throat", "yes, what the remedies are"
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from clarion.dialogue.state import State
-from clarion.dialogue.understand import CANDIDATES, tokens
+from clarion.dialogue.understand import CANDIDATES, TOPIC_PARTS, tokens
 
 Chained = tuple[str, list[str], list[int], dict[str, float]]
 
@@ -36,9 +36,9 @@ def iterate(rewriter, state: State) -> Chained:
 
 
 def _added(rewriter, request: str, question: str, answer: str, name: str) -> str:
-    """What candidate ``name`` adds to the request (its parts other than P)."""
+    """What candidate ``name`` adds to the request (its parts other than the request's)."""
     parts = rewriter.features.parts(request, question, answer)
-    return " ".join(p for p in (parts[k] for k in CANDIDATES[name] if k != "P") if p)
+    return " ".join(p for p in (parts[k] for k in CANDIDATES[name] if k not in TOPIC_PARTS) if p)
 
 
 def from_request(rewriter, state: State) -> Chained:

@@ -21,8 +21,12 @@ import numpy as np
 from clarion.clariq.constants import NO_QUESTION, check_splits
 from clarion.data.clariq import ClariQ, ClariqLabels
 from clarion.dialogue.understand import CANDIDATES, Features, Rewriter, Vocabulary, tokens
+from clarion.errors import DataError
 
 TASK, NAME = "dialogue", "rewriter"
+FORMAT = 2
+"""The candidates' and features' version, part of the saved model's key: 2 added the request-content candidates
+(``Pc``); a rewriter saved with another format is retrained, not loaded."""
 
 
 @dataclass(frozen=True)
@@ -186,7 +190,8 @@ def cross_validate(ex: Examples, config: RewriterConfig, folds: int = 5) -> dict
 
 def vocabulary_for(data: ClariQ, labels: ClariqLabels) -> Vocabulary:
     bank = [t for q, t in data.bank.items() if q != NO_QUESTION and t.strip()]
-    return Vocabulary.learn(bank, [a for a in labels.answers.values() if a.strip()])
+    answers = [a for a in labels.answers.values() if a.strip()]
+    return Vocabulary.learn(bank, answers, requests=[r for r in labels.requests.values() if r.strip()])
 
 
 def train_rewriter(data: ClariQ, splits: Sequence[str], config: RewriterConfig, encode: Callable | None = None):
@@ -228,13 +233,24 @@ def load(directory: str | Path) -> Rewriter:
     meta = read_meta(directory)
     vocabulary = Vocabulary(**read_json(directory / "vocabulary.json"))
     booster = booster_from_text(read_text(directory / "rewriter.txt"), str(directory / "rewriter.txt"))
+    expected = len(Features(vocabulary).names)
+    if booster.num_feature() != expected:
+        raise DataError(
+            directory / "rewriter.txt",
+            f"an answer-understanding model with {booster.num_feature()} features, this version reads {expected}: "
+            "delete the directory to retrain it",
+        )
     return Rewriter(vocabulary, booster, meta.get("metrics", {}))
 
 
 def rewriter_dir(data: ClariQ, splits: Sequence[str], config: RewriterConfig) -> Path:
     from clarion.store import model_dir
 
-    return model_dir(TASK, NAME, asdict(config) | {"splits": list(splits)}, data.fingerprint(splits))
+    return model_dir(TASK, NAME, _key(splits, config), data.fingerprint(splits))
+
+
+def _key(splits: Sequence[str], config: RewriterConfig) -> dict:
+    return asdict(config) | {"splits": list(splits), "format": FORMAT}
 
 
 def load_or_train(data: ClariQ, splits: Sequence[str], config: RewriterConfig | None = None) -> Rewriter:
@@ -250,5 +266,5 @@ def load_or_train(data: ClariQ, splits: Sequence[str], config: RewriterConfig | 
         rewriter = train_rewriter(data, splits, config)
         with writing(directory) as out:
             save(rewriter, out)
-            write_meta(out, asdict(config) | {"splits": list(splits)}, data.fingerprint(splits), rewriter.meta)
+            write_meta(out, _key(splits, config), data.fingerprint(splits), rewriter.meta)
     return load(directory)

@@ -38,10 +38,22 @@ CANDIDATES = {
     "P+Ac+Ac": ("P", "Ac", "Ac"),
     "Qc+A": ("Qc", "A"),
     "P+A+Ac": ("P", "A", "Ac"),
+    "Pc+A": ("Pc", "A"),
+    "Pc+A+A": ("Pc", "A", "A"),
+    "Pc+Ac": ("Pc", "Ac"),
+    "Pc+Ac+Ac": ("Pc", "Ac", "Ac"),
+    "Pc+Q+A": ("Pc", "Q", "A"),
+    "Pc+Qc+Ac": ("Pc", "Qc", "Ac"),
+    "Pc+A+Ac": ("Pc", "A", "Ac"),
 }
-"""Candidate rewrites by name: the parts joined, in order (``Qc``/``Ac``: the question's/answer's content words)."""
+"""Candidate rewrites by name: the parts joined, in order (``Pc``/``Qc``/``Ac``: the query's, question's and
+answer's content words: the query without the words most requests are phrased with, "tell me about", "I'm looking
+for information on", learned from the requests)."""
 
-AFFIRMING = frozenset({"P+Q+A", "P+Qc+Ac", "P+Qc", "P+Q"})
+TOPIC_PARTS = ("P", "Pc")
+"""The parts that carry the query so far (the topic)."""
+
+AFFIRMING = frozenset({"P+Q+A", "P+Qc+Ac", "P+Qc", "P+Q", "Pc+Q+A", "Pc+Qc+Ac"})
 """Candidates keeping the question's content: choosing one reads the answer as accepting the question."""
 
 
@@ -63,9 +75,13 @@ class Vocabulary:
     """The most frequent answer words (each a presence feature)."""
     question_first: list[str] = field(default_factory=list)
     """The most frequent first words of questions (yes/no questions against wh-questions)."""
+    request_frame: list[str] = field(default_factory=list)
+    """Words in many requests ("tell", "me", "about", "information", "looking"): a request's frame, not its topic."""
 
     @classmethod
-    def learn(cls, questions: Sequence[str], answers: Sequence[str], share: float = 0.03) -> Vocabulary:
+    def learn(
+        cls, questions: Sequence[str], answers: Sequence[str], share: float = 0.03, requests: Sequence[str] = ()
+    ) -> Vocabulary:
         def frequent(texts, limit=None, cut=share):
             df: dict[str, int] = {}
             for text in texts:
@@ -83,6 +99,7 @@ class Vocabulary:
             first=frequent(firsts, 25, 0.0),
             common=frequent(answers, 40, 0.0),
             question_first=frequent(qfirsts, 12, 0.0),
+            request_frame=frequent(requests) if requests else [],
         )
 
 
@@ -96,8 +113,9 @@ class Features:
     def __init__(self, vocabulary: Vocabulary):
         self.v = vocabulary
         self._frame, self._filler = set(vocabulary.frame), set(vocabulary.filler)
+        self._request_frame = set(vocabulary.request_frame)
         self.names = (
-            ["candidate", "c_request", "c_question", "c_question_content", "c_answer", "c_answer_content", "c_added"]
+            ["candidate", "c_request", "c_request_content", "c_question", "c_question_content", "c_answer", "c_answer_content", "c_added"]
             + [f"first={w}" for w in vocabulary.first]
             + ["first=other"]
             + [f"has={w}" for w in vocabulary.common]
@@ -109,6 +127,7 @@ class Features:
         q, a = tokens(question), tokens(answer)
         return {
             "P": query.strip(),
+            "Pc": " ".join(_content(tokens(query), self._request_frame)),
             "Q": " ".join(q),
             "A": " ".join(a),
             "Qc": " ".join(_content(q, self._frame)),
@@ -142,7 +161,7 @@ class Features:
         before = len(tokens(query))
         rows = []
         for i, (name, keys) in enumerate(CANDIDATES.items()):
-            made_of = [float(keys.count(k)) for k in ("P", "Q", "Qc", "A", "Ac")]
+            made_of = [float(keys.count(k)) for k in ("P", "Pc", "Q", "Qc", "A", "Ac")]
             rows.append([float(i), *made_of, float(len(tokens(texts[name])) - before), *base])
         return np.array(rows, dtype=np.float64)
 
@@ -172,9 +191,11 @@ class Rewriter:
 
     @staticmethod
     def keeps_topic(parts: dict[str, str], name: str) -> bool:
-        """Whether candidate ``name`` may be chosen: one leaving out the query so far ("A", "Qc+A") only when the
-        answer has content words of its own (``Ac``), so a bare "no" or "I don't know" never deletes the topic."""
-        return "P" in CANDIDATES[name] or bool(parts["Ac"])
+        """Whether candidate ``name`` may be chosen: one leaving out the query so far ("A", "Qc+A"), or keeping only
+        its content words when it has none, only when the answer has content words of its own (``Ac``), so a bare
+        "no" or "I don't know" never deletes the topic."""
+        keys = CANDIDATES[name]
+        return "P" in keys or ("Pc" in keys and bool(parts["Pc"])) or bool(parts["Ac"])
 
 
 def baseline_query(request: str, answers: Sequence[str]) -> str:
