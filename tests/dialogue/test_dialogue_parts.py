@@ -132,3 +132,42 @@ def test_bare_no_keeps_the_topic(bow_rewriter):
     for answer in ("no", "No.", "nope", "i dont know"):
         query, _, _ = bow_rewriter.rewrite(request, question, answer)
         assert "hip roof design" in query.lower(), (answer, query)
+
+
+def test_request_frame_is_learned_from_requests_and_left_out_of_pc():
+    from clarion.dialogue.understand import Features, Vocabulary
+
+    requests = [f"Tell me about {topic}." for topic in ("hip roofs", "dinosaurs", "the moon", "jaguars")]
+    vocabulary = Vocabulary.learn(["do you want pictures"], ["yes"], share=0.5, requests=requests)
+    assert {"tell", "me", "about"} <= set(vocabulary.request_frame) and "dinosaurs" not in vocabulary.request_frame
+    parts = Features(vocabulary).parts("Tell me about hip roof design.", "do you want pictures", "no, just one")
+    assert parts["P"] == "Tell me about hip roof design." and parts["Pc"] == "hip roof design"
+    assert Vocabulary.learn(["q"], ["a"]).request_frame == []  # no requests given: Pc is the whole query
+
+
+def test_a_content_only_candidate_keeps_the_topic_only_when_there_is_content():
+    from clarion.dialogue.understand import Rewriter
+
+    assert Rewriter.keeps_topic({"Pc": "hip roof", "Ac": ""}, "Pc+A")
+    assert not Rewriter.keeps_topic({"Pc": "", "Ac": ""}, "Pc+A")  # a request all frame words, a bare "no"
+    assert Rewriter.keeps_topic({"Pc": "", "Ac": "pictures"}, "Pc+A")
+    assert Rewriter.keeps_topic({"Pc": "", "Ac": ""}, "P+A")
+
+
+def test_a_rewriter_of_another_feature_set_is_refused_in_one_line(bow_rewriter, tmp_path):
+    import json
+
+    from clarion.dialogue.training import load, save
+    from clarion.store import write_meta
+
+    save(bow_rewriter, tmp_path)
+    write_meta(tmp_path, {}, "data", {})
+    assert load(tmp_path).rewrite("hip roof", "do you want pictures", "yes") == bow_rewriter.rewrite(
+        "hip roof", "do you want pictures", "yes"
+    )
+    vocabulary = json.loads((tmp_path / "vocabulary.json").read_text())
+    vocabulary["common"].append("another")  # one feature more than the saved model was trained with
+    (tmp_path / "vocabulary.json").write_text(json.dumps(vocabulary))
+    with pytest.raises(DataError, match="rewriter.txt: an answer-understanding model with") as err:
+        load(tmp_path)
+    assert "\n" not in str(err.value)
