@@ -30,7 +30,7 @@ DEFAULT_COST = 0.5
 MAX_QUESTIONS = 3
 SETTLED_LEFT = 0.2
 """Share of ``p_unclear`` left after an answer that settles something: on ClariQ train (out of fold), a settling
-answer leaves the facet unranked first 0.153 of the time, over a mean P(need >= 2) of 0.871 (0.18)
+answer leaves the facet unranked first 0.132 of the time, over a mean P(need >= 2) of 0.871 (0.15)
 (``benchmarks/converse_policy_cv.py``)."""
 
 CLOSING_WORDS = frozenset(

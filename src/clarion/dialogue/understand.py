@@ -4,14 +4,15 @@ After the system asks "are you interested in more than one hip roof design?" and
 pictures of one", the need is no longer "hip roof design" plus the question: the question was turned down and the
 answer says what is wanted. The :class:`Rewriter` writes a few candidate queries from the query so far (``P``), the
 question (``Q``) and the answer (``A``) — ``P + A`` (the organisers' baseline), ``P + Q + A``, the question's and
-the answer's content words only, ``P`` alone, ... (:data:`CANDIDATES`) — and a LightGBM model (LambdaRank by
+the answer's content words only, the query's content words without the frame most requests share ("tell me about",
+``Pc``), ``P`` alone, ... (:data:`CANDIDATES`) — and a LightGBM model (LambdaRank by
 default) orders them from features of the answer (its first word, which of the frequent answer words it holds:
 affirmation, denial, "just", "only"; how much new content it brings; how much of the question it repeats) and of the
 question. It is trained on ClariQ train, where each row pairs a hidden facet with an answer a person wrote to one
 question: a candidate's relevance is the reciprocal rank of the row's facet among all train facets by the packaged
 MiniLM's cosine (:mod:`clarion.dialogue.training`). Scoring needs no encoder, so a turn costs microseconds; the
-vocabularies (question frame words, answer filler words, frequent answer words) are learned from the bank and the
-answers, never written by hand. A candidate leaving out the query so far is chosen only when the answer has content
+vocabularies (request frame words, question frame words, answer filler words, frequent answer words) are learned
+from the requests, the bank and the answers, never written by hand. A candidate leaving out the query so far is chosen only when the answer has content
 words of its own (:meth:`Rewriter.keeps_topic`).
 """
 
