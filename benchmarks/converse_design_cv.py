@@ -1,10 +1,11 @@
 """How the answer-understanding model is applied over several turns, chosen on ClariQ train by cross-validation.
 
-    python benchmarks/converse_design_cv.py [LATER]   # LATER: RewriterConfig.later, examples at turns 2-3
+    python benchmarks/converse_design_cv.py [--later N] [--score-encoder all-mpnet-base-v2]
 
 Out of fold by topic (5 folds): a rewriter trained on the other folds' rows reads each held-out facet's recorded
 conversation (its topic's questions in a seeded order, its own answers); ``query`` is scored by facet MRR among all
-train facets (packaged MiniLM) at turns 0-3, for each way of chaining the rewrites, beside the organisers' baseline.
+train facets (packaged MiniLM, or ``--score-encoder``: the other packaged encoder, which no target was computed with)
+at turns 0-3, for each way of chaining the rewrites, beside the organisers' baseline.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    import sys
+    import argparse
 
     from clarion.data.clariq import ClariQ
     from clarion.dialogue.chaining import CHAINING
@@ -35,8 +36,11 @@ def main() -> None:
     from clarion.dialogue.understand import Rewriter, baseline_query
     from clarion.retrieve.dense import encode_cached
 
-    later = int(sys.argv[1]) if len(sys.argv) > 1 else 0
-    data, config = ClariQ.load(), RewriterConfig(later=later)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--later", type=int, default=0, help="RewriterConfig.later: examples at turns 2-3.")
+    parser.add_argument("--score-encoder", default=None, help="Packaged encoder scoring the queries (default MiniLM).")
+    args = parser.parse_args()
+    data, config = ClariQ.load(), RewriterConfig(later=args.later)
     labels = merged_labels(data, ("train",))
     vocabulary = vocabulary_for(data, labels)
     enc = lambda texts: encode_cached(list(texts), name="dialogue-rewrites")  # noqa: E731
@@ -44,7 +48,8 @@ def main() -> None:
     topics = sorted(labels.requests)
     fold_of = {t: i % 5 for i, t in enumerate(random.Random(config.seed).sample(topics, len(topics)))}
     traces: dict[str, list] = {name: [] for name in CHAINING} | {"baseline": []}
-    score = lambda texts: encode_cached(list(texts), name="converse-design")  # noqa: E731
+    name = "converse-design" + (f"-{args.score_encoder}" if args.score_encoder else "")
+    score = lambda texts: encode_cached(list(texts), name=name, encoder=args.score_encoder)  # noqa: E731
     for k in range(5):
         keep = np.array([fold_of[g] != k for g in ex.groups])
         rewriter = Rewriter(vocabulary, fit(ex, config, keep))
