@@ -116,7 +116,16 @@ class Features:
         self._frame, self._filler = set(vocabulary.frame), set(vocabulary.filler)
         self._request_frame = set(vocabulary.request_frame)
         self.names = (
-            ["candidate", "c_request", "c_request_content", "c_question", "c_question_content", "c_answer", "c_answer_content", "c_added"]
+            [
+                "candidate",
+                "c_request",
+                "c_request_content",
+                "c_question",
+                "c_question_content",
+                "c_answer",
+                "c_answer_content",
+                "c_added",
+            ]
             + [f"first={w}" for w in vocabulary.first]
             + ["first=other"]
             + [f"has={w}" for w in vocabulary.common]
