@@ -116,9 +116,8 @@ def main() -> None:
     out["simulated_mrr"] = {name: facet_mrr(traces, dev, enc) for name, traces in sims.items()}
     out["turns_used"] = {name: sum(len(t.asked) for t in ts) / len(ts) for name, ts in sims.items()}
     out["ask_rate_by_need"] = ask_rates(engine, dev)
-    out["everyday"] = {r: engine.reply([{"role": "user", "text": r}]).action for r in EVERYDAY}
-    out["everyday_more"] = {r: engine.reply([{"role": "user", "text": r}]).action for r in EVERYDAY_MORE}
-    out["everyday_third"] = {r: engine.reply([{"role": "user", "text": r}]).action for r in EVERYDAY_THIRD}
+    for key, requests in (("everyday", EVERYDAY), ("everyday_more", EVERYDAY_MORE), ("everyday_third", EVERYDAY_THIRD)):
+        out[key] = {r: engine.reply([{"role": "user", "text": r}]).action for r in requests}
     report(out, start, args.out)
 
 

@@ -233,14 +233,14 @@ def load(directory: str | Path) -> Rewriter:
     meta = read_meta(directory)
     vocabulary = Vocabulary(**read_json(directory / "vocabulary.json"))
     booster = booster_from_text(read_text(directory / "rewriter.txt"), str(directory / "rewriter.txt"))
-    expected = len(Features(vocabulary).names)
-    if booster.num_feature() != expected:
+    rewriter = Rewriter(vocabulary, booster, meta.get("metrics", {}))
+    if booster.num_feature() != len(rewriter.features.names):
         raise DataError(
             directory / "rewriter.txt",
-            f"an answer-understanding model with {booster.num_feature()} features, this version reads {expected}: "
-            "delete the directory to retrain it",
+            f"an answer-understanding model with {booster.num_feature()} features, this version reads "
+            f"{len(rewriter.features.names)}: delete the directory to retrain it",
         )
-    return Rewriter(vocabulary, booster, meta.get("metrics", {}))
+    return rewriter
 
 
 def rewriter_dir(data: ClariQ, splits: Sequence[str], config: RewriterConfig) -> Path:
