@@ -180,8 +180,9 @@ def test_specific_question_is_answered_however_unclear_the_need_model_thinks(mak
 def test_a_request_no_bank_question_fits_is_answered_however_unclear(bow_rewriter):
     """A command from outside ClariQ ("Set a timer for ten minutes."): the ranker offers no question scoring at
     least FIT, so the engine answers instead of asking an ill-fitting one; it asks for fitting proposals."""
-    from clarion.dialogue.choose import QuestionChooser
     from dialogue_fakes import BANK, FakeClarifier, bow_encode
+
+    from clarion.dialogue.choose import QuestionChooser
 
     class NothingFits(FakeClarifier):
         def rank(self, request, k=30, fitting=False):

@@ -12,8 +12,8 @@ question. It is trained on ClariQ train, where each row pairs a hidden facet wit
 question: a candidate's relevance is the reciprocal rank of the row's facet among all train facets by the packaged
 MiniLM's cosine (:mod:`clarion.dialogue.training`). Scoring needs no encoder, so a turn costs microseconds; the
 vocabularies (request frame words, question frame words, answer filler words, frequent answer words) are learned
-from the requests, the bank and the answers, never written by hand. A candidate leaving out the query so far is chosen only when the answer has content
-words of its own (:meth:`Rewriter.keeps_topic`).
+from the requests, the bank and the answers, never written by hand. A candidate leaving out the query so far is
+chosen only when the answer has content words of its own (:meth:`Rewriter.keeps_topic`).
 """
 
 from __future__ import annotations
@@ -50,6 +50,17 @@ CANDIDATES = {
 """Candidate rewrites by name: the parts joined, in order (``Pc``/``Qc``/``Ac``: the query's, question's and
 answer's content words: the query without the words most requests are phrased with, "tell me about", "I'm looking
 for information on", learned from the requests)."""
+
+PARTS = {
+    "P": "request",
+    "Pc": "request_content",
+    "Q": "question",
+    "Qc": "question_content",
+    "A": "answer",
+    "Ac": "answer_content",
+}
+"""The parts candidates are made of, by their name in the feature columns (``c_<name>``: how often a candidate
+holds the part)."""
 
 TOPIC_PARTS = ("P", "Pc")
 """The parts that carry the query so far (the topic)."""
@@ -100,7 +111,7 @@ class Vocabulary:
             first=frequent(firsts, 25, 0.0),
             common=frequent(answers, 40, 0.0),
             question_first=frequent(qfirsts, 12, 0.0),
-            request_frame=frequent(requests) if requests else [],
+            request_frame=frequent(requests),
         )
 
 
@@ -116,16 +127,7 @@ class Features:
         self._frame, self._filler = set(vocabulary.frame), set(vocabulary.filler)
         self._request_frame = set(vocabulary.request_frame)
         self.names = (
-            [
-                "candidate",
-                "c_request",
-                "c_request_content",
-                "c_question",
-                "c_question_content",
-                "c_answer",
-                "c_answer_content",
-                "c_added",
-            ]
+            ["candidate", *(f"c_{name}" for name in PARTS.values()), "c_added"]
             + [f"first={w}" for w in vocabulary.first]
             + ["first=other"]
             + [f"has={w}" for w in vocabulary.common]
@@ -171,7 +173,7 @@ class Features:
         before = len(tokens(query))
         rows = []
         for i, (name, keys) in enumerate(CANDIDATES.items()):
-            made_of = [float(keys.count(k)) for k in ("P", "Pc", "Q", "Qc", "A", "Ac")]
+            made_of = [float(keys.count(k)) for k in PARTS]
             rows.append([float(i), *made_of, float(len(tokens(texts[name])) - before), *base])
         return np.array(rows, dtype=np.float64)
 
