@@ -103,7 +103,7 @@ def fit_bands(ranker, labels, topics, descs, embeddings) -> None:
     """The share of relevant questions among each description's ten best over the whole bank, by score band."""
     import numpy as np
 
-    from clarion.clariq.constants import NO_QUESTION
+    from clarion.data.clariq_constants import NO_QUESTION
 
     scores, relevant, best = [], [], []
     for topic, pairs in zip(topics, ranker.whole_bank(descs, embeddings), strict=True):

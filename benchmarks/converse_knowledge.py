@@ -62,13 +62,13 @@ def run_engine(assistant, contexts, batch: int) -> tuple[list, list[float]]:
 def load(model, limit: int | None):
     """(dev dataset, assistant, grounder): the engine built as ``Assistant.load(knowledge=...)`` builds it."""
     from clarion.data.dstc import load_dataset
+    from clarion.data.dstc_split import split_dataset
     from clarion.data.location import dataset_dir
     from clarion.dialogue.answer import KnowledgeAnswerer
     from clarion.dialogue.engine import Assistant
     from clarion.dialogue.loading import load_parts
     from clarion.dstc.assistant import Grounder
     from clarion.dstc.models.default import DEFAULT_DATASET
-    from clarion.dstc.split import split_dataset
 
     dev = split_dataset(load_dataset(dataset_dir(DEFAULT_DATASET), labels=True), "dev")
     if limit:

@@ -1,6 +1,6 @@
 """Train cross-validation of the DSTC pipeline: every train-split turn predicted by a model that never saw its dialogue.
 
-The dstc11_track5 train split's dialogues go into ``--folds`` folds (``clarion.dstc.split.dialogue_folds``, as in
+The dstc11_track5 train split's dialogues go into ``--folds`` folds (``clarion.data.dstc_split.dialogue_folds``, as in
 ``benchmarks/dstc_generate.py --part oof``); each fold is predicted (detection, entity, snippets, response) by a model
 trained on the other folds with the default configuration and the ``--config`` overrides. The out-of-fold
 predictions are written to ``--out`` (the track's labels format, one object per train-split turn) and scored with the
@@ -52,8 +52,8 @@ def configured(overrides: dict):
 def out_of_fold(data, config, folds: int, only: list[int] | None = None) -> list:
     """One prediction per context of ``data``, each from the model trained on the other folds (``only``: the
     contexts of those folds alone, in order)."""
+    from clarion.data.dstc_split import dialogue_folds
     from clarion.dstc.models.train import train
-    from clarion.dstc.split import dialogue_folds
 
     fold = np.array(dialogue_folds(data.contexts, folds))
     predictions: list = [None] * len(data.contexts)
@@ -69,7 +69,7 @@ def out_of_fold(data, config, folds: int, only: list[int] | None = None) -> list
 
 def in_folds(data, folds: int, only: list[int]) -> list[int]:
     """The indices of ``data``'s contexts in the folds ``only`` (of ``folds`` dialogue folds), in order."""
-    from clarion.dstc.split import dialogue_folds
+    from clarion.data.dstc_split import dialogue_folds
 
     fold = np.array(dialogue_folds(data.contexts, folds))
     return [int(i) for i in np.flatnonzero(np.isin(fold, only))]
@@ -202,8 +202,8 @@ def main() -> None:
     from threadpoolctl import threadpool_limits
 
     from clarion.data.dstc import Format, load_dataset, predictions_to_json, write_predictions
+    from clarion.data.dstc_split import split_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.split import split_dataset
 
     data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
     scored = data if args.fold is None else data.subset(in_folds(data, args.folds, args.fold))

@@ -59,10 +59,10 @@ def score(hyps, refs, meteor: bool, weight: float = 1.0) -> dict[str, float]:
 
 def val_part(model, meteor: bool) -> None:
     from clarion.data.dstc import load_dataset
+    from clarion.data.dstc_split import dialogue_ids, split_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.split import dialogue_ids, split_dataset
+    from clarion.ground.names import display_name
     from clarion.respond.consensus import NeighbourBank
-    from clarion.respond.names import display_name
 
     train = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
     turns = [i for i, lab in enumerate(train.labels) if lab.target and lab.knowledge]
@@ -93,10 +93,10 @@ def val_part(model, meteor: bool) -> None:
 
 def oof_part(meteor: bool, folds: int = 5) -> None:
     from clarion.data.dstc import load_dataset
+    from clarion.data.dstc_split import dialogue_folds, split_dataset
     from clarion.data.location import dataset_dir
     from clarion.dstc.models.default import default_config
     from clarion.dstc.models.train import train
-    from clarion.dstc.split import dialogue_folds, split_dataset
     from clarion.respond.consensus import Generator
 
     data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
@@ -123,8 +123,8 @@ def oof_part(meteor: bool, folds: int = 5) -> None:
 
 def dev_part(model, meteor: bool, resamples: int = 0) -> None:
     from clarion.data.dstc import load_dataset
+    from clarion.data.dstc_split import split_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.split import split_dataset
     from clarion.respond.consensus import Generator
 
     dev = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "dev")

@@ -39,8 +39,8 @@ def main() -> None:
     import torch
 
     from clarion.data.dstc import load_dataset
+    from clarion.data.dstc_split import split_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.split import split_dataset
     from clarion.respond.lm import base_model
 
     torch.set_num_threads(args.threads)

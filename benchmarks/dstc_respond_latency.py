@@ -38,10 +38,10 @@ def main() -> None:
     import torch
 
     from clarion.data.dstc import load_dataset
+    from clarion.data.dstc_split import split_dataset
     from clarion.data.location import dataset_dir
     from clarion.dstc.assistant import Grounder
     from clarion.dstc.models.default import DEFAULT_DATASET
-    from clarion.dstc.split import split_dataset
 
     torch.set_num_threads(args.threads)
     dev = split_dataset(load_dataset(dataset_dir(DEFAULT_DATASET), labels=False), "dev")

@@ -1,6 +1,6 @@
 """What each named rule is worth: train cross-validation with the rule switched off, one rule at a time.
 
-The dstc11_track5 train split's dialogues go into ``--folds`` folds (``clarion.dstc.split.dialogue_folds``, as in
+The dstc11_track5 train split's dialogues go into ``--folds`` folds (``clarion.data.dstc_split.dialogue_folds``, as in
 ``benchmarks/dstc_cv.py``). Each fold's model is trained once, on the other folds, with the default configuration;
 the held-out fold is then predicted by that model as it is (the base) and once per rule of ``--rules`` with that rule
 switched off. A prediction-time rule acts only when the model predicts, so this equals retraining without the rule, at
@@ -156,8 +156,8 @@ def main() -> None:
     from dstc_cv import configured
 
     from clarion.data.dstc import Format, load_dataset, predictions_to_json
+    from clarion.data.dstc_split import dialogue_folds, split_dataset
     from clarion.data.location import dataset_dir
-    from clarion.dstc.split import dialogue_folds, split_dataset
 
     config = configured({})
     rules = args.rules if args.rules is not None else list(config.rules)

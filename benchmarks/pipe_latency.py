@@ -66,9 +66,9 @@ def main() -> None:
     args = parser.parse_args()
     from clarion.data.clariq import ClariQ
     from clarion.data.dstc import load_dataset
+    from clarion.data.dstc_split import split_dataset
     from clarion.data.location import dataset_dir
     from clarion.dstc.models.default import DEFAULT_DATASET
-    from clarion.dstc.split import split_dataset
 
     n = args.requests + 1
     requests = [t.request for t in ClariQ.load().topics("dev")]

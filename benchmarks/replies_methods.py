@@ -20,7 +20,7 @@ def scores_by_source(ranker, rows) -> dict[str, float]:
     """Mean NDCG x 100,000 over all contexts and over each source's."""
     from clarion.data.replies_convert import source_of
     from clarion.evaluate.replies import SCALE, per_context
-    from clarion.respond.replies.ranker import groups_of, ranked_ids
+    from clarion.replies.ranker import groups_of, ranked_ids
 
     ids, groups = groups_of(rows)
     scores = ranker.score_groups(groups, cached=True)
@@ -51,8 +51,8 @@ def main() -> None:
 
     torch.set_num_threads(1)
     from clarion.data.replies import read_replies
-    from clarion.respond.replies.methods import method_class
-    from clarion.respond.replies.ranker import ReplyRanker, groups_of
+    from clarion.replies.methods import method_class
+    from clarion.replies.ranker import ReplyRanker, groups_of
 
     _, train = groups_of(read_replies(args.data / "train.tsv"))
     parts = {p: read_replies(args.data / f"{p}.tsv") for p in args.parts}

@@ -30,8 +30,8 @@ def main() -> None:
 
     from clarion.data.location import dataset_dir
     from clarion.data.replies_convert import convert
-    from clarion.respond.replies import ReplyRanker
-    from clarion.respond.replies.ranker import groups_of
+    from clarion.replies import ReplyRanker
+    from clarion.replies.ranker import groups_of
 
     torch.set_num_threads(args.threads)
     converted = convert(dataset_dir("replies"))

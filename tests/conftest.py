@@ -13,6 +13,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from clarion.data.location import data_dir  # noqa: E402
 
+pytest_plugins = ["dstc_files"]
+
 
 def _data_missing(message: str) -> None:
     """Skip a test whose dataset is absent, except in CI, which has ../shared beside the checkout: a skip there

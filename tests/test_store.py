@@ -45,8 +45,8 @@ def test_a_cache_that_cannot_hold_models_is_refused_before_any_training(tmp_path
 
 
 def test_fingerprinting_a_missing_data_file_names_it(tmp_path):
+    from clarion.data.io import fingerprint_files
     from clarion.errors import DataError
-    from clarion.store import fingerprint_files
 
     with pytest.raises(DataError, match=r"labels.json: no such file"):
         fingerprint_files([tmp_path / "labels.json"])

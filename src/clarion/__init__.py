@@ -26,7 +26,7 @@ _LAZY = {
     "two_step": "clarion.fuse.two_step:two_step",
     "alpha_ensemble": "clarion.fuse.alpha:alpha_ensemble",
     "ranx_fuse": "clarion.fuse.standard:ranx_fuse",
-    "ReplyRanker": "clarion.respond.replies:ReplyRanker",
+    "ReplyRanker": "clarion.replies:ReplyRanker",
 }
 
 __all__ = [

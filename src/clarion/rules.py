@@ -1,15 +1,19 @@
-"""Named heuristic rules: what each does, its parameters, registered by name.
+"""Named heuristic rules: what each does, its parameters, registered by name in one registry.
 
-A rule is a heuristic the knowledge-grounded pipeline may apply on top of its trained stages (detection, snippet
-selection, response generation). Every rule has a name, the stage it acts in, one sentence saying what it does and
-its parameters with their defaults. A model's configuration lists the rules it uses (``PipelineConfig.rules``: rule
-name -> parameters); a rule absent from that mapping is off. ``docs/rules.md`` has each rule's measured contribution
-(train cross-validation with the rule switched off) and how to add one.
+A rule is a heuristic a task applies on top of its trained models. Two tasks have rules: ``dstc``, the
+knowledge-grounded pipeline (acting in its detection, snippet selection or response stages), and ``converse``, the
+conversation engine's policy (:mod:`clarion.dialogue.policy`). Every rule has a name, its task, the stage it acts
+in, one sentence saying what it does and its parameters with their defaults. Whoever applies a task's rules holds
+the switched-on ones as a mapping (rule name -> parameters: ``PipelineConfig.rules`` for ``dstc``, the engine's
+``rules`` for ``converse``); a rule absent from it is off. ``docs/rules.md`` has each rule's measured contribution
+(the rule switched off) and how to add one.
 
->>> RULES["ask_entity"].stage
-'dialogue'
+>>> RULES["ask_entity"].stage, RULES["closing"].task
+('dialogue', 'converse')
 >>> resolved({"ask_entity": True})
 {'ask_entity': {}}
+>>> list(default_rules("converse"))
+['closing', 'settled', 'specific_question']
 """
 
 from __future__ import annotations
@@ -20,12 +24,15 @@ from dataclasses import dataclass, field
 from clarion.bounds import Bound
 from clarion.errors import InputError
 
+TASKS = ("dstc", "converse")
+"""The tasks that have rules: the DSTC pipeline and the conversation engine's policy."""
+
 
 @dataclass(frozen=True)
 class Rule:
-    """A named heuristic: the ``stage`` it acts in, what it does, its parameters (name -> default) and their bounds;
-    ``default``: whether the default configuration uses it; ``training``: whether training reads it (switching it
-    needs a new model)."""
+    """A named heuristic of ``task`` (:data:`TASKS`): the ``stage`` it acts in, what it does, its parameters (name ->
+    default) and their bounds; ``default``: whether the default configuration uses it; ``training``: whether
+    training reads it (switching it needs a new model)."""
 
     name: str
     stage: str
@@ -34,16 +41,19 @@ class Rule:
     bounds: Mapping[str, Bound] = field(default_factory=dict)
     default: bool = True
     training: bool = False
+    task: str = "dstc"
 
 
 RULES: dict[str, Rule] = {}
-"""Every rule by name, in the order the docs list them."""
+"""Every rule of every task by name, in the order the docs list them."""
 
 
 def register(rule: Rule) -> Rule:
-    """Add ``rule`` to :data:`RULES` (a name registered twice is a programming error)."""
+    """Add ``rule`` to :data:`RULES` (a name registered twice, or an unknown task, is a programming error)."""
     if rule.name in RULES:
         raise ValueError(f"rule {rule.name!r} registered twice")
+    if rule.task not in TASKS:
+        raise ValueError(f"rule {rule.name!r}: no task {rule.task!r} ({', '.join(TASKS)})")
     RULES[rule.name] = rule
     return rule
 
@@ -52,9 +62,9 @@ def _rule(name, stage, summary, params=None, bounds=None, **kwargs) -> None:
     register(Rule(name, stage, summary, dict(params or {}), dict(bounds or {}), **kwargs))
 
 
-# --- entity: which place the turn is about --------------------------------------------------------------------------
+# --- dstc, entity: which place the turn is about --------------------------------------------------------------------
 _rule("ask_entity", "dialogue", 'no place named in the dialogue: ask "which one do you mean?", select nothing')
-# --- responding: what the answer says ------------------------------------------------------------------------------
+# --- dstc, responding: what the answer says ------------------------------------------------------------------------
 _rule("entity_follow_up", "respond", '"... either of them?" when the selection spans several places')
 _rule("comparisons", "respond", "a selection about several places is answered by a comparison, names swapped")
 _rule(
@@ -72,74 +82,51 @@ _rule(
     {"margin": Bound("float", 0, 2)},
     training=True,
 )
-
-
-REMOVED_RULES = frozenset(
-    {
-        "review_cues",
-        "aspect_requests",
-        "coordinated_detection",
-        "follow_ups",
-        "preference_apart",
-        "rule_needs_place",
-        "faq_outranks_memory",
-        "unsure_outranking",
-        "outrank_by_question",
-        "accessibility_apart",
-        "age_apart",
-        "stay_ends_apart",
-        "faq_every_place",
-        "coordinated_faqs",
-        "aspect_anchors",
-        "abstain",
-        "abstain_unrelated",
-        "unknown_aspect",
-        "review_floor",
-        "last_resort_faq",
-        "overlap_pool",
-        "faithful",
-        "relevance_exact",
-        "detail_penalty",
-        "faq_agreement",
-        "denials_said",
-        "aspect_words",
-        "dish_answers",
-        "downsides",
-        "upsides",
-    }
+# --- converse, policy: clarify, answer or stop (clarion.dialogue.policy) -------------------------------------------
+_rule("closing", "policy", 'a turn that only closes the conversation ("thanks, bye") is a stop', task="converse")
+_rule(
+    "settled",
+    "policy",
+    "an answer that accepts the question or brings words of its own leaves `SETTLED_LEFT` of `p_unclear`",
+    task="converse",
 )
-"""Rules clarion no longer has: their measured contribution was within the noise (docs/rules.md). A configuration
-switching one off is accepted (a no-op); switching one on is an :class:`~clarion.errors.InputError`
-(:func:`removed`)."""
+_rule(
+    "specific_question",
+    "policy",
+    'a question after one fact ("Who wrote Pride and Prejudice?") is clear: `p_unclear` is 0',
+    task="converse",
+)
 
 
-def removed(name: str, owner: str = "PipelineConfig.rules") -> InputError:
-    """The one-line error for a configuration that switches on (or sets a parameter of) the removed rule ``name``."""
-    return InputError(
-        f"{owner}: rule {name!r} was removed because its measured contribution was within the noise (docs/rules.md)"
-    )
+def rules_of(task: str) -> dict[str, Rule]:
+    """The rules of ``task`` (:data:`TASKS`) by name, in the registry's order."""
+    if task not in TASKS:
+        raise ValueError(f"no task {task!r} ({', '.join(TASKS)})")
+    return {name: rule for name, rule in RULES.items() if rule.task == task}
 
 
-def default_rules() -> dict[str, dict]:
-    """The rules the default configuration uses, each with its default parameters."""
-    return {name: dict(rule.params) for name, rule in RULES.items() if rule.default}
+def default_rules(task: str = "dstc") -> dict[str, dict]:
+    """The rules of ``task`` the default configuration uses, each with its default parameters."""
+    return {name: dict(rule.params) for name, rule in rules_of(task).items() if rule.default}
 
 
-def resolved(rules: Mapping[str, Mapping | None | bool], owner: str = "PipelineConfig.rules") -> dict[str, dict]:
+def resolved(
+    rules: Mapping[str, Mapping | None | bool], owner: str = "PipelineConfig.rules", task: str = "dstc"
+) -> dict[str, dict]:
     """``rules`` (name -> parameters; ``{}``, ``True`` or a partial mapping take the defaults, ``None`` or ``False``
-    drop the rule) checked against :data:`RULES`, each with every parameter filled in. An unknown rule or parameter,
-    or a value outside its bound, is an :class:`~clarion.errors.InputError` naming it and the allowed names."""
+    drop the rule) checked against the rules of ``task``, each with every parameter filled in. An unknown rule (or
+    another task's) or parameter, or a value outside its bound, is an :class:`~clarion.errors.InputError` naming it
+    and the allowed names."""
     if not isinstance(rules, Mapping):
         raise InputError(f"{owner} must map rule names to parameters, got {rules!r}")
+    known = rules_of(task)
     out: dict[str, dict] = {}
     for name, given in rules.items():
+        rule = known.get(name)
+        if rule is None:
+            raise InputError(f"{owner}: no rule {name!r}; rules: {', '.join(known)}")
         if given is None or given is False:
             continue
-        rule = RULES.get(name)
-        if rule is None and name in REMOVED_RULES:
-            raise removed(name, owner)
-        if rule is None:
-            raise InputError(f"{owner}: no rule {name!r}; rules: {', '.join(RULES)}")
         given = {} if given is True else given
         if not isinstance(given, Mapping):
             raise InputError(f"{owner}.{name} takes parameters ({', '.join(rule.params) or 'none'}), got {given!r}")
@@ -150,4 +137,4 @@ def resolved(rules: Mapping[str, Mapping | None | bool], owner: str = "PipelineC
         for key, bound in rule.bounds.items():
             bound.check(f"{owner}.{name}.{key}", params[key], exact=True)
         out[name] = params
-    return {name: out[name] for name in RULES if name in out}  # one order: the registry's
+    return {name: out[name] for name in known if name in out}  # one order: the registry's

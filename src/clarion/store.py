@@ -13,18 +13,16 @@ time. A directory is complete only once ``meta.json`` exists
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from clarion.data.io import read_bytes, read_json, write_json
+from clarion.data.io import fingerprint_config, read_json, write_json
 from clarion.data.location import cache_dir
 from clarion.errors import DataError, ModelError
 
@@ -54,20 +52,6 @@ def load_or_train(directory: str | Path, train: Callable[[Path], object], announ
             print(announce, file=sys.stderr, flush=True)
         train(directory)
     return directory
-
-
-def fingerprint_files(paths: Iterable[str | Path]) -> str:
-    """A short sha256 over the names and bytes of ``paths`` (the training data)."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(p) for p in paths):
-        digest.update(path.name.encode())
-        digest.update(read_bytes(path))  # unreadable: a one-line DataError naming the file
-    return digest.hexdigest()[:16]
-
-
-def fingerprint_config(config: Mapping[str, Any]) -> str:
-    """A short sha256 of a JSON-serialisable config."""
-    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
 def writable_cache() -> Path:

@@ -1,24 +1,115 @@
-"""The shared vocabulary: runs, qrels and ranked candidates.
+"""The shared vocabulary: dialogue turns, knowledge snippets, runs, qrels and ranked candidates.
 
 Runs and qrels are plain nested dicts so that every scorer and fusion takes and returns plain data:
 
 - ``Run``:   query id -> candidate id -> score (higher is better)
 - ``Qrels``: query id -> candidate id -> graded relevance (int, > 0 is relevant)
 
-:class:`Candidate` is what user-facing APIs return (an id, its text and its score).
+:class:`Candidate` is what user-facing APIs return (an id, its text and its score). A :class:`Turn` is one turn of a
+dialogue (who spoke and what was said), a :class:`Snippet` one selectable piece of a knowledge base (an FAQ or a review
+sentence); a :class:`Decision` is what the conversation engine says to a user turn.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
 from clarion.bounds import FINITE
 from clarion.errors import InputError
 
 Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
+EntityId = int | str
+Key = tuple  # (domain, entity_id, doc_id) or (domain, entity_id, doc_id, sent_id)
+
+USER, SYSTEM = "user", "system"
+ROLES = (USER, SYSTEM)
+SPEAKERS = {"U": USER, "S": SYSTEM}
+"""The speaker codes of DSTC's ``logs.json``, as roles."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One dialogue turn: ``role`` is ``"user"`` or ``"system"``; ``nbest`` holds ASR hypotheses ``(text, score)`` for
+    spoken user turns (DSTC10), empty otherwise."""
+
+    role: str
+    text: str
+    nbest: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def is_user(self) -> bool:
+        return self.role == USER
+
+
+Action = Literal["clarify", "answer", "stop"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The conversation engine's decision for the last user turn (:class:`clarion.dialogue.Assistant`)."""
+
+    action: Action
+    text: str
+    """What the system says ('' only for ``stop``)."""
+    query: str
+    """The user's need as understood so far, as one standalone search query."""
+    need: int | None = None
+    """The need model's label for the request (1 clear ... 4 very ambiguous), None when not estimated."""
+    question_id: str | None = None
+    """The bank question asked (``clarify``), else None."""
+    sources: list[dict] = field(default_factory=list)
+    """What the answer rests on: ``{"id", "title", "text"}`` per document or knowledge snippet."""
+    scores: dict = field(default_factory=dict)
+    """The numbers behind the decision."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """One selectable knowledge snippet: an FAQ (title/question + body/answer) or one review sentence."""
+
+    domain: str
+    entity_id: EntityId
+    doc_id: int
+    sent_id: int | None
+    doc_type: str | None
+    """``"faq"`` or ``"review"`` in DSTC11, ``None`` in DSTC9/10 (every snippet is an FAQ there)."""
+    title: str
+    """The FAQ question (DSTC9 ``title``); empty for a review sentence."""
+    body: str
+    """The FAQ answer (DSTC9 ``body``) or the review sentence."""
+    entity_name: str | None
+    traveler_type: str | None = None
+
+    @property
+    def key(self) -> Key:
+        return snippet_key(self.domain, self.entity_id, self.doc_id, self.sent_id)
+
+    @property
+    def text(self) -> str:
+        """Title and body joined by a space (the body alone for a review sentence)."""
+        return f"{self.title} {self.body}".strip()
+
+    def to_ref(self) -> dict[str, Any]:
+        """The ``knowledge`` item of a label or prediction that points at this snippet (DSTC11's has ``doc_type``)."""
+        ref: dict[str, Any] = {"domain": self.domain, "entity_id": self.entity_id}
+        if self.doc_type is not None:
+            ref["doc_type"] = "review" if self.sent_id is not None else "faq"
+        ref["doc_id"] = self.doc_id
+        if self.sent_id is not None:
+            ref["sent_id"] = self.sent_id
+        return ref
+
+
+def snippet_key(domain: str, entity_id: EntityId, doc_id: int, sent_id: int | None = None) -> Key:
+    """The stable key of a snippet: ``(domain, entity_id, doc_id[, sent_id])``."""
+    return (domain, entity_id, doc_id) if sent_id is None else (domain, entity_id, doc_id, sent_id)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from clarion.clariq.constants import MIN_DEPTH
 from clarion.clariq.ranker import QuestionRanker
 from clarion.clariq.ranker_config import RankerConfig
 from clarion.clariq.ranker_training import fit_ranker
+from clarion.data.clariq_constants import MIN_DEPTH
 
 
 @pytest.fixture(scope="session")

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from clarion.clariq import need as need_module
-from clarion.clariq.constants import MAX_REQUEST_CHARS, validate_requests
 from clarion.clariq.methods import DEFAULT_NEED_METHOD, need_method
 from clarion.clariq.need import NeedConfig, NeedModel, check_splits, need_model
+from clarion.data.clariq_constants import MAX_REQUEST_CHARS, validate_requests
 from clarion.errors import InputError, ModelError
 
 
@@ -196,12 +196,15 @@ def test_splits_come_in_one_order_so_one_model_serves_both_spellings():
     assert check_splits([" test", "train "]) == ("train", "test")
 
 
-def test_a_model_saved_before_classifier_headers_loads_the_same(model, dev_requests, tmp_path):
+def test_a_model_saved_before_classifier_headers_is_refused_with_one_line(model, tmp_path):
     import json
 
     directory = model.save(tmp_path / "need")
     state = json.loads((directory / "need.json").read_text())
     assert state.pop("classifier")["kind"] == model.config.classifier
     (directory / "need.json").write_text(json.dumps(state))
-    loaded = NeedModel.load(directory)
-    np.testing.assert_array_equal(loaded.predict_proba(dev_requests), model.predict_proba(dev_requests))
+    with pytest.raises(ModelError) as err:
+        NeedModel.load(directory)
+    assert str(err.value) == (
+        f"{directory}: saved by an older clarion (no classifier header); retrain it (clarion clariq train)"
+    )

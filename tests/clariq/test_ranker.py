@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from clarion.clariq.clarifier import Clarifier
-from clarion.clariq.constants import MIN_DEPTH, NO_QUESTION
 from clarion.clariq.ranker import QuestionRanker
 from clarion.clariq.ranker_config import RankerConfig
 from clarion.clariq.ranker_context import insert_no_question
 from clarion.clariq.ranker_route import FOREIGN, PROPAGATE, SNAP
 from clarion.clariq.ranker_training import assign_folds
+from clarion.data.clariq_constants import MIN_DEPTH, NO_QUESTION
 from clarion.errors import InputError
 from clarion.rerank.features import FORMS, question_form
 from clarion.retrieve.dense import MODEL_NAME, encode_queries

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from clarion.clariq.clarifier import Clarifier
-from clarion.clariq.constants import MAX_REQUEST_CHARS, NO_QUESTION, validate_request
 from clarion.clariq.ranker import QuestionRanker
 from clarion.clariq.ranker_config import RankerConfig
 from clarion.clariq.ranker_context import Context
 from clarion.clariq.ranker_io import ENCODER_DIR
+from clarion.data.clariq_constants import MAX_REQUEST_CHARS, NO_QUESTION, validate_request
 from clarion.errors import InputError, ModelError
 from clarion.retrieve.dense import MODEL_NAME, encoder_id, load_encoder
 from clarion.retrieve.finetune import FinetuneConfig, finetune, finetuned_id

@@ -345,9 +345,9 @@ def test_a_killed_command_cleans_up_and_says_so_in_one_line(signum, code, line):
     ],
 )
 def test_clarify_says_what_its_yes_or_no_rests_on(label, unclear, ask, threshold, line):
-    from clarion.cli.clariq import _verdict
+    from clarion.clariq.clarifier import verdict
 
-    assert _verdict(label, unclear, ask, threshold) == line
+    assert verdict(label, unclear, ask, threshold) == line
 
 
 def test_sigterm_swallowed_once_is_raised_again():

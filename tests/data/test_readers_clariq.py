@@ -278,7 +278,7 @@ def test_clariq_reads_each_split_once_and_needs_the_bank(tmp_path):
 
 
 def test_clariq_fingerprint_is_the_files_and_the_cut(tmp_path):
-    from clarion.store import fingerprint_config, fingerprint_files
+    from clarion.data.io import fingerprint_config, fingerprint_files
 
     _small_clariq(tmp_path)
     data = ClariQ(tmp_path)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from clarion.classifier import CLASSIFIERS, make_classifier
 from clarion.detect import ambiguity, form
-from clarion.detect.classify import CLASSIFIERS, decide, decision_weights, make_classifier
+from clarion.detect.classify import decide, decision_weights
 from clarion.detect.cv import f1, repeated_cv
 from clarion.detect.features import FeatureGroup, feature_names, parse_groups
 from clarion.errors import InputError

@@ -119,11 +119,11 @@ class FakeGrounder:
     """Grounder.respond for three kinds of turn (its public Reply type)."""
 
     def respond(self, dialogue):
-        from clarion.data.dstc import Snippet
         from clarion.dstc.assistant import Reply
+        from clarion.types import Snippet
 
         text = dialogue[-1]["text"].lower()
-        assert all(t["speaker"] in ("U", "S") for t in dialogue)
+        assert all(t["role"] in ("user", "system") for t in dialogue)
         if "wifi" in text and "ashley" not in text:
             return Reply(True, (), "Which hotel do you mean: Ashley Hotel or Acorn House?")
         if "wifi" in text:
@@ -165,7 +165,9 @@ def test_specific_question_rule(request_, clear):
     from clarion.dialogue import policy
 
     assert policy.specific_question(request_) is clear
-    assert ("specific_question" in policy.RULES) and policy.RULES["specific_question"] is policy.specific_question
+    from clarion.rules import RULES, rules_of
+
+    assert RULES["specific_question"].task == "converse" and "specific_question" in rules_of("converse")
 
 
 def test_specific_question_is_answered_however_unclear_the_need_model_thinks(make_assistant):
@@ -173,8 +175,32 @@ def test_specific_question_is_answered_however_unclear_the_need_model_thinks(mak
     assert decision.action == "answer" and decision.scores["p_unclear"] == 0.0
     from clarion.dialogue import policy
 
-    rules = {k: v for k, v in policy.RULES.items() if k != "specific_question"}
-    assert policy.p_unclear({1: 0.0, 2: 1.0}, policy.Readings(), rules, "Who designed the Sydney Opera House?") == 1.0
+    request = "Who designed the Sydney Opera House?"
+    assert policy.p_unclear({1: 0.0, 2: 1.0}, policy.Readings(), policy.ON, request) == 0.0
+    rules = {k: v for k, v in policy.ON.items() if k != "specific_question"}  # switched off: left out
+    assert policy.p_unclear({1: 0.0, 2: 1.0}, policy.Readings(), rules, request) == 1.0
+
+
+def test_the_engine_takes_its_policy_rules_by_name_and_refuses_an_unknown_one(bow_rewriter):
+    from dialogue_fakes import BANK, FakeClarifier, bow_encode
+
+    from clarion.dialogue import policy
+    from clarion.dialogue.choose import QuestionChooser
+
+    chooser = QuestionChooser(list(BANK), bow_encode(list(BANK.values())))
+
+    def engine(rules=None):
+        return Assistant(FakeClarifier(p_clear=0.1), bow_rewriter, chooser, cost=0.5, rules=rules)
+
+    assert engine().rules == policy.ON == {"closing": {}, "settled": {}, "specific_question": {}}
+    history = turns("Tell me about hip roof design.", "Are you interested in more than one hip roof design?")
+    closing = [*history, {"role": U, "text": "ok thanks, bye"}]
+    assert engine().reply(closing).action == "stop"
+    without = engine({"settled": {}, "specific_question": True, "closing": None})  # closing switched off
+    assert without.rules == {"settled": {}, "specific_question": {}} and without.reply(closing).action != "stop"
+    for bad in ({"ask_entity": {}}, {"downsides": None}):  # a DSTC rule; no rule at all
+        with pytest.raises(InputError, match=f"^rules: no rule '{next(iter(bad))}'; rules: closing, settled, "):
+            engine(bad)
 
 
 def test_a_request_no_bank_question_fits_is_answered_however_unclear(bow_rewriter):

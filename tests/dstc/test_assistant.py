@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from dstc_synthetic import write_synthetic
 
-from clarion.data.dstc import Turn
 from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, after_clarifying, as_turns
 from clarion.dstc.models.modeldir import save_model
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.errors import InputError, ModelError
+from clarion.types import Turn
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def grounder(tiny_model, synthetic):
 
 
 def dicts(context) -> list[dict]:
-    return [{"speaker": t.speaker, "text": t.text} for t in context.turns]
+    return [{"role": t.role, "text": t.text} for t in context.turns]
 
 
 def test_respond_answers_as_predict_does(grounder, synthetic):
@@ -79,9 +79,7 @@ def test_the_place_named_after_which_place_answers_the_question_asked_before_it(
 
 def test_a_question_about_no_named_place_gets_asked_which_place(grounder):
     dialogue = ["I want a hotel number 0 for quiet.", "There are several good choices.", "Is it quiet at night?"]
-    assert PipelineConfig().uses("ask_entity") and not PipelineConfig.from_json({}).uses(
-        "ask_entity"
-    )  # older models: as before
+    assert PipelineConfig().uses("ask_entity")
     reply = grounder.respond(dialogue)
     assert reply == Reply(True, (), "Which hotel or restaurant are you asking about?")
     config = grounder.model.config
@@ -114,8 +112,9 @@ def test_a_turn_only_the_faq_rule_flags_with_no_place_named_gets_asked_which_pla
 def test_string_turns_alternate_and_end_with_the_user(grounder, synthetic):
     context = synthetic.contexts[1]
     texts = [t.text for t in context.turns]
-    assert as_turns(texts) == tuple(Turn(s, t) for s, t in zip("USU", texts, strict=True))
-    assert as_turns(texts[1:]) == (Turn("S", texts[1]), Turn("U", texts[2]))
+    assert as_turns(texts) == tuple(Turn(r, t) for r, t in zip(("user", "system", "user"), texts, strict=True))
+    assert as_turns(texts[1:]) == (Turn("system", texts[1]), Turn("user", texts[2]))
+    assert as_turns([{"role": "user", "text": texts[0]}]) == as_turns([{"speaker": "U", "text": texts[0]}])
     assert grounder.respond(texts) == grounder.respond(dicts(context))
     assert grounder.respond(list(context.turns)) == grounder.respond(texts)
 
@@ -133,8 +132,8 @@ def test_string_turns_alternate_and_end_with_the_user(grounder, synthetic):
         (["x" * (MAX_TURN_CHARS + 1)], "more than 2,000"),
         (["Is there wifi \ud800 at the hotel?"], "turn 0: text is not valid Unicode"),
         (["Hello.", "Hi!", "?!"], "turn 2: the user's turn has no letter or digit"),
-        ([Turn("U", "Is it quiet?", nbest="abc")], "turn 0: nbest must be a list of"),
-        ([Turn("U", "Is it quiet?", nbest=((None, 1.0),))], "turn 0: nbest must be a list of"),
+        ([Turn("user", "Is it quiet?", nbest="abc")], "turn 0: nbest must be a list of"),
+        ([Turn("user", "Is it quiet?", nbest=((None, 1.0),))], "turn 0: nbest must be a list of"),
     ],
 )
 def test_bad_dialogues_are_refused_naming_the_turn(grounder, dialogue, message):
@@ -212,4 +211,3 @@ def test_naming_the_place_in_the_question_does_not_change_what_is_selected(groun
     named = grounder.respond([*opening, "Are the bathrooms at Alpha Lodge clean?"])
     assert len(seen) == 2 and all(np.array_equal(a, b) for a, b in zip(*seen, strict=True))
     assert plain.snippets and named == plain
-    assert not PipelineConfig.from_json({}).select.strip_names  # models trained before read the turn as written

@@ -9,7 +9,6 @@ from dstc_synthetic import write_synthetic
 from typer.testing import CliRunner
 
 from clarion.cli import app, main
-from clarion.rules import REMOVED_RULES
 
 
 @pytest.fixture(autouse=True)
@@ -152,27 +151,22 @@ def test_respond_and_predict_take_prediction_time_settings(data, tmp_path, capsy
     args = ["respond", "--model", str(model), "--knowledge", str(data), "--json"]
     dialogue = [*opening, "Are the bathrooms clean?"]
     plain = json.loads(run(*args, *dialogue).stdout)
-    assert json.loads(run(*args, "--set", "rules.follow_ups=null", *dialogue).stdout) == plain  # a removed rule, off
-    off = ["--set", "rules.downsides=null", "--set", "abstain_below=null"]  # removed rules switched off: no-ops
-    assert json.loads(run(*args, *off, *dialogue).stdout) == plain
-    line = fails(capsys, *args, "--set", "rules.downsides=true", *dialogue)
+    off = json.loads(run(*args, "--set", "rules.comparisons=null", "--set", "rules.faq_cover=false", *dialogue).stdout)
+    assert off["target"] is True and off["knowledge"] == plain["knowledge"]  # response rules: the selection stays
+    line = fails(capsys, *args, "--set", "rules.downsides=null", *dialogue)  # no such rule, on or off
     assert line == (
-        "error: --set: rule 'downsides' was removed because its measured contribution was within the noise "
-        "(docs/rules.md)"
+        "error: --set: no rule 'downsides'; rules: ask_entity, entity_follow_up, comparisons, faq_cover, relevance_gate"
     )
     pred, again = tmp_path / "pred.json", tmp_path / "again.json"
     run("predict", "--data", str(data), "--out", str(pred), "--model", str(model))
-    run("predict", "--data", str(data), "--out", str(again), "--model", str(model), "--set", "detail_penalty=0")
-    assert json.loads(again.read_text()) == json.loads(pred.read_text())
+    run("predict", "--data", str(data), "--out", str(again), "--model", str(model), "--set", "rules.ask_entity=true")
+    assert json.loads(again.read_text()) == json.loads(pred.read_text())  # on already: nothing changes
     line = fails(capsys, "respond", "--model", str(tmp_path / "none"), "--set", "dense=false", "Is it clean?")
     assert "--set: dense is fixed when the model is trained" in line  # before the model loads
     line = fails(capsys, "predict", "--data", str(data), "--out", str(pred), "--set", "ask_entity=yes")
     assert "the value is not JSON" in line
-    line = fails(capsys, "respond", "--model", str(model), "--set", "rules.follow_ups=true", *dialogue)
-    assert line == (
-        "error: --set: rule 'follow_ups' was removed because its measured contribution was within the noise "
-        "(docs/rules.md)"
-    )
+    line = fails(capsys, "respond", "--model", str(model), "--set", "follow_ups=true", *dialogue)
+    assert line == "error: --set: PipelineConfig has no field 'follow_ups'"
 
 
 def test_a_command_failing_before_its_work_prints_its_error_line_alone(tmp_path, capsys):
@@ -213,7 +207,7 @@ def test_respond_answers_dialogues_read_from_stdin_one_json_line_each(data, tmp_
     assert answers[1] == {"line": 2, "target": False, "knowledge": [], "response": None}
     assert answers[2]["error"].startswith("not JSON (Expecting value at character 0)")
     assert answers[3]["error"] == "expected a JSON array of turns, got a JSON dict"
-    assert answers[4]["error"] == "the last turn must be the user's (speaker 'U')"
+    assert answers[4]["error"] == "the last turn must be the user's"
     assert result.stderr.splitlines() == [f"error: <stdin>:{a['line']}: {a['error']}" for a in answers[2:5]]
     human = CliRunner().invoke(app, [*args, "-"], input=lines[0] + "\n")
     assert human.exit_code == 0 and "> Are the bathrooms clean?\n1. [ALPHA LODGE]" in human.stdout
@@ -221,18 +215,17 @@ def test_respond_answers_dialogues_read_from_stdin_one_json_line_each(data, tmp_
 
 def test_train_takes_settings_and_refuses_a_bad_one_before_training(data, tmp_path, capsys):
     model = tmp_path / "model"
-    settings = ["--set", "select.n_estimators=7", "--set", "rules.ask_entity=null", "--set", "rules.downsides=null"]
+    settings = ["--set", "select.n_estimators=7", "--set", "rules.ask_entity=null"]
     run("train", "--data", str(data), "--out", str(model), *settings)
     config = json.loads((model / "meta.json").read_text())["config"]
     assert config["select"]["n_estimators"] == 7 and "ask_entity" not in config["rules"]
-    assert not REMOVED_RULES.intersection(config["rules"])
     assert config["select"]["calibration_folds"] == 2  # the other fields as the default (tiny here) has them
     other = tmp_path / "other"
     for setting, words in (
         ("select.trees=5", "PipelineConfig.select has no field 'trees'"),
         ("select.n_estimators=0", "SelectConfig.n_estimators"),
-        ("abstain_below", "expected FIELD=VALUE"),
-        ("abstain_below=0.2", "rule 'abstain' was removed because its measured contribution was within the noise"),
+        ("rules.faq_cover", "expected FIELD=VALUE"),
+        ("rules.abstain.below=0.2", "no rule 'abstain'; rules: ask_entity,"),
     ):
         line = fails(capsys, "train", "--data", str(data), "--out", str(other), "--set", setting)
         assert line.startswith("error: --set") and words in line, line

@@ -35,16 +35,16 @@ from clarion.respond.lm import LmConfig
             r"PipelineConfig.rules.ask_entity has no parameter 'above'",
         ),
         (
-            lambda: PipelineConfig().with_rules(faq_outranks_memory={"cosine": 0.6}),
-            r"^PipelineConfig.rules: rule 'faq_outranks_memory' was removed because its measured contribution",
+            lambda: PipelineConfig().with_rules(downsides=None),
+            r"^PipelineConfig.rules: no rule 'downsides'; rules: ask_entity, entity_follow_up, comparisons, faq_cover, "
+            r"relevance_gate$",
         ),
+        (lambda: PipelineConfig(rules={"abstain": {"below": 0.2}}), r"^PipelineConfig.rules: no rule 'abstain'; "),
+        (lambda: PipelineConfig(rules={"relevance_exact": None}), r"^PipelineConfig.rules: no rule 'relevance_exact'"),
+        (lambda: PipelineConfig(rules={"closing": {}}), r"^PipelineConfig.rules: no rule 'closing'; "),  # converse's
         (
-            lambda: PipelineConfig(rules={"abstain": {"below": 0.2}}),
-            r"^PipelineConfig.rules: rule 'abstain' was removed because its measured contribution was within the noise",
-        ),
-        (
-            lambda: PipelineConfig().with_rules(relevance_exact={}),
-            r"^PipelineConfig.rules: rule 'relevance_exact' was removed because its measured contribution",
+            lambda: PipelineConfig.from_json({"rules": {"ask_entity": {}}}),
+            r"^PipelineConfig: configuration format 1, expected 2; retrain the model \(clarion dstc train\)$",
         ),
         (lambda: PipelineConfig(max_contexts=0), r"PipelineConfig.max_contexts must be int in \[1, inf\) or None"),
         (lambda: PipelineConfig(generator="gpt"), "PipelineConfig.generator must be one of template, neighbour"),
@@ -57,9 +57,9 @@ def test_bad_values_are_refused_naming_the_field(make, message):
 
 
 def test_optional_steps_switch_off_with_none_and_names_become_members():
-    config = PipelineConfig().with_rules(ask_entity=None, abstain=None, downsides=None)  # removed rules: no-ops
+    config = PipelineConfig().with_rules(ask_entity=None)
     assert not config.uses("ask_entity") and PipelineConfig().uses("ask_entity")  # the original unchanged
-    assert PipelineConfig().with_rules(abstain=None, relevance_exact=None) == PipelineConfig()
+    assert PipelineConfig().with_rules(faq_cover={"cover": 0.7}).param("faq_cover", "cover") == 0.7
     assert PipelineConfig(generator="lm").generator is Generator.lm
     assert SelectConfig(model="logreg").model is SelectModel.logreg
     tiny_lm = replace(PipelineConfig.tiny(), generator=Generator.lm)  # to_json keeps lm settings for lm only

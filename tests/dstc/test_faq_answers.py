@@ -83,7 +83,6 @@ def test_faq_only_knowledge_is_ranked_by_the_cosine(dense_model, tiny, tmp_path)
         assert pred.target and hotel == [faqs[j].key for j in np.argsort(-cosine, kind="stable")]
     assert [pred.knowledge[0][2] for pred in preds] == [1, 0]  # pets, parking
     assert model.config.select.faq_cosine
-    assert not PipelineConfig.from_json({"select": {}}).select.faq_cosine  # models trained before it
 
 
 def _unlabelled(root, logs: list, kb: dict):
@@ -188,4 +187,3 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
     assert half[1].target and not half[2].target  # the gate's cosine of 2026-11-26 night
     assert above[0].target and not above[1].target  # the gate's cosine of 2026-11-26 evening
     assert not before[0].target
-    assert PipelineConfig.from_json({"detect": {}}).detect.entity_faq_cosine is None  # models trained before it

@@ -6,17 +6,18 @@ import numpy as np
 import pytest
 from tracker_names import NAMES
 
-from clarion.data.dstc import Label, Snippet, load_dataset, parse_labels, predictions_to_json
+from clarion.data.dstc import Label, load_dataset, parse_labels, predictions_to_json
 from clarion.data.dstc_schema import Format
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
 from clarion.errors import InputError, ModelError
+from clarion.ground.names import display_name, swap_entity
 from clarion.rerank.snippets import Selector
 from clarion.respond.consensus import NeighbourBank, neighbour_response
-from clarion.respond.names import display_name, swap_entity
 from clarion.respond.pool import mbr_choice
 from clarion.respond.template import Selected, snippets_response, template_response, third_person
+from clarion.types import Snippet
 
 
 def test_third_person_and_display_name():
@@ -164,26 +165,18 @@ def test_load_refuses_bank_arrays_without_a_row_per_response(tiny_model, tmp_pat
         load_model(directory)
 
 
-def test_a_format_2_model_is_upgraded_when_read(tiny_model, synthetic, tmp_path):
-    """Format 2 kept the selector's LightGBM text in state.json and had no classifier headers."""
+def test_a_model_of_another_format_is_refused_with_one_line(tiny_model, tmp_path):
+    """An older clarion's model directory (format 2: no classifier headers) is not upgraded: retrain it."""
     import json
-
-    from clarion.classifier import array_text
 
     directory = save_model(tiny_model, tmp_path / "m", "fp")
     state = json.loads((directory / "state.json").read_text())
-    with np.load(directory / "arrays.npz") as npz:
-        arrays = {k: npz[k] for k in npz.files}
-    selector = state["selector"]
-    assert selector.pop("classifier")["kind"] == "boosted-trees" and state["detector"].pop("classifier")
-    trees = sorted(k for k in arrays if k.startswith("selector_trees."))
-    selector["lgbm"] = [array_text(arrays.pop(k)) for k in trees]
-    state["format_version"] = 2
-    (directory / "state.json").write_text(json.dumps(state))
-    np.savez(directory / "arrays.npz", **arrays)
-    again = load_model(directory)
-    assert again.predict(synthetic) == tiny_model.predict(synthetic)
-    state["format_version"] = 7
-    (directory / "state.json").write_text(json.dumps(state))
-    with pytest.raises(ModelError, match="model format 7, expected 3"):
-        load_model(directory)
+    for version in (2, 7, None):
+        state["format_version"] = version
+        (directory / "state.json").write_text(json.dumps(state))
+        with pytest.raises(ModelError) as err:
+            load_model(directory)
+        assert str(err.value) == (
+            f"{directory}: DSTC model format {version}, expected 3 (saved by another clarion); delete it and retrain "
+            "it (clarion dstc train)"
+        )

@@ -8,16 +8,17 @@ from __future__ import annotations
 import numpy as np
 from dstc_synthetic import write_synthetic
 
-from clarion.data.dstc import Snippet, load_dataset
-from clarion.dialogue.entities import EntityTracker
+from clarion.data.dstc import load_dataset
 from clarion.dstc.models.modeldir import load_model, save_model
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
+from clarion.ground.entities import EntityTracker
+from clarion.ground.names import entity_renames, swap_entities
 from clarion.respond.consensus import NeighbourBank, body_texts, consensus_choice, consensus_pool, lm_consensus_response
 from clarion.respond.faq_answers import faq_answers, with_faq_answers
 from clarion.respond.follow_up import FOLLOW_UP_MANY, FOLLOW_UP_OTHER, FOLLOW_UP_TWO, Closings, follow_up_for
-from clarion.respond.names import entity_renames, swap_entities
 from clarion.respond.pool import Pool
+from clarion.types import Snippet
 
 CLOSINGS = Closings(
     {"hotel": "Would you like to book a room?", "restaurant": "Would you like to make a reservation?"},
@@ -60,9 +61,8 @@ def test_the_relevance_gate_keeps_the_bodies_about_the_turn_choosable():
     assert consensus_pool(bank, turn, knowledge, "Gamma Grill", novel, k=4, relevance=0.1).choosable == 4
 
 
-def test_the_relevance_gate_is_on_by_default_and_off_for_older_models():
+def test_the_relevance_gate_is_on_by_default():
     assert PipelineConfig().param("relevance_gate", "margin") == 0.1
-    assert PipelineConfig.from_json({}).param("relevance_gate", "margin") is None
 
 
 def test_training_embeds_the_bank_bodies_without_names(tmp_path):
@@ -98,7 +98,6 @@ def test_a_selection_about_several_entities_asks_which_one_to_know_more_about():
     assert consensus_choice(pool, two, follow_up_for(two, True)).endswith(" " + FOLLOW_UP_TWO)
     assert lm_consensus_response(["It is quiet."], [], [], two, 1.0, FOLLOW_UP_TWO) == f"It is quiet. {FOLLOW_UP_TWO}"
     assert PipelineConfig().uses("entity_follow_up") is True
-    assert PipelineConfig.from_json({}).uses("entity_follow_up") is False  # models trained before it
 
 
 def test_swap_entities_renames_several_names_at_once():
@@ -151,7 +150,6 @@ def test_a_selection_about_several_entities_is_answered_by_a_comparison():
     # one selected entity: unchanged, the comparison only votes
     assert consensus_pool(bank, query, query, "Gamma House", two[:1], k=3, entity_names=names).choosable == 2
     assert PipelineConfig().uses("comparisons") is True
-    assert PipelineConfig.from_json({}).uses("comparisons") is False
 
 
 def test_bank_entity_names_survive_save_and_load(tmp_path):
@@ -204,4 +202,3 @@ def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():
     )
     assert consensus_choice(pool, one, None, None, CLOSINGS, free) == f"{both} {closing}"  # off: the body alone
     assert PipelineConfig().param("faq_cover", "cover") == 0.5
-    assert PipelineConfig.from_json({}).param("faq_cover", "cover") is None  # models trained before it

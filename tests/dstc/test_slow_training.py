@@ -10,9 +10,9 @@ import os
 
 import pytest
 
+from clarion.data.dstc_split import split_dataset
 from clarion.dstc.models.pipeline import PipelineConfig
 from clarion.dstc.models.train import train
-from clarion.dstc.split import split_dataset
 from clarion.evaluate import dstc11
 
 TINY = os.environ.get("CLARION_TINY") == "1"

@@ -3,10 +3,10 @@ too), FAQ answers in the template, and the closing questions learnt per domain."
 
 from __future__ import annotations
 
-from clarion.data.dstc import Snippet
+from clarion.ground.names import display_name, respelled, swap_entity
 from clarion.respond.follow_up import MIN_CLOSINGS, Closings
-from clarion.respond.names import display_name, respelled, swap_entity
 from clarion.respond.template import Selected, snippets_response, template_response
+from clarion.types import Snippet
 
 
 def test_names_are_written_as_responses_write_them():

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from clarion import wordnet as wordnet_source
 from clarion.errors import ClarionError
 from clarion.evaluate import dstc9, dstc11
 
 DEBIAN = Path("/usr/share/wordnet")
 needs_debian_wordnet = pytest.mark.skipif(
-    not (DEBIAN / "data.noun").is_file() or not dstc9._LEXNAMES_MAN.is_file(), reason="apt-get install wordnet-base"
+    not (DEBIAN / "data.noun").is_file() or not wordnet_source._LEXNAMES_MAN.is_file(),
+    reason="apt-get install wordnet-base",
 )
 
 
@@ -22,17 +24,17 @@ def no_debian(monkeypatch, tmp_path):
     """Debian's WordNet moved away, no $CLARION_WORDNET_DIR, an empty nltk data path, a fresh loader cache."""
     import nltk
 
-    monkeypatch.setattr(dstc9, "DEBIAN_WORDNET", tmp_path / "no-wordnet")
+    monkeypatch.setattr(wordnet_source, "DEBIAN_WORDNET", tmp_path / "no-wordnet")
     monkeypatch.delenv("CLARION_WORDNET_DIR", raising=False)
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "nltk_data")])
-    dstc9.load_wordnet.cache_clear()
+    wordnet_source.load_wordnet.cache_clear()
     yield tmp_path / "nltk_data"
-    dstc9.load_wordnet.cache_clear()
+    wordnet_source.load_wordnet.cache_clear()
 
 
 def test_no_wordnet_anywhere_says_how_to_get_it_either_way(no_debian):
     with pytest.raises(ClarionError) as caught:
-        dstc9.load_wordnet()
+        wordnet_source.load_wordnet()
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith("WordNet 3.0 not found: ")
@@ -43,7 +45,7 @@ def test_no_wordnet_anywhere_says_how_to_get_it_either_way(no_debian):
 def test_a_missing_explicit_directory_is_named(no_debian, monkeypatch, tmp_path):
     monkeypatch.setenv("CLARION_WORDNET_DIR", str(tmp_path / "elsewhere"))
     with pytest.raises(ClarionError, match=f"^WordNet not found in {tmp_path / 'elsewhere'}: on Debian/Ubuntu apt-get"):
-        dstc9.load_wordnet()
+        wordnet_source.load_wordnet()
 
 
 @needs_debian_wordnet
@@ -56,11 +58,11 @@ def test_wordnet_from_nltk_data_path_when_debian_files_are_absent(no_debian, lay
     for file in DEBIAN.iterdir():
         if file.is_file() and file.name.split(".")[0] in {"data", "index", "adj", "adv", "noun", "verb"}:
             shutil.copyfile(file, corpus / file.name)  # nltk refuses files outside the corpus root
-    (corpus / "lexnames").write_text(dstc9._lexnames())
+    (corpus / "lexnames").write_text(wordnet_source._lexnames())
     if layout == "zip":
         shutil.make_archive(str(corpus), "zip", root_dir=corpus.parent, base_dir="wordnet")
         shutil.rmtree(corpus)
-    wordnet = dstc9.load_wordnet()
+    wordnet = wordnet_source.load_wordnet()
     assert type(wordnet).__name__ == "WordNetCorpusReader"  # nltk's own reader, not the Debian one
     assert "dog.n.01" in {s.name() for s in wordnet.synsets("dog")}
     assert dstc9.meteor("the car is fast", "the auto is fast", wordnet) > dstc9.meteor(
@@ -71,10 +73,6 @@ def test_wordnet_from_nltk_data_path_when_debian_files_are_absent(no_debian, lay
 class _NoSynonyms:
     def synsets(self, *args, **kwargs):
         return []
-
-
-def test_debian_wordnet_is_the_same_loader():
-    assert dstc9.debian_wordnet is dstc9.load_wordnet
 
 
 def test_no_java_names_the_install_and_the_way_around(monkeypatch):

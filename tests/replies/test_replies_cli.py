@@ -61,8 +61,8 @@ def test_evaluate_refuses_bad_labels(files, capsys):
 
 def test_rank_with_random_model_writes_a_valid_submission(files):
     from clarion.data.replies import read_replies, read_submission
-    from clarion.respond.replies.ranker import groups_of
-    from clarion.respond.replies.training import train_into
+    from clarion.replies.ranker import groups_of
+    from clarion.replies.training import train_into
 
     tmp, labels = files
     rows = read_replies(labels)

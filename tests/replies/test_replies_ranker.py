@@ -6,8 +6,8 @@ import pytest
 
 from clarion.data.replies import ReplyRow
 from clarion.errors import InputError, ModelError
-from clarion.respond.replies import ReplyRanker
-from clarion.respond.replies.training import evaluate_rows, train_into
+from clarion.replies import ReplyRanker
+from clarion.replies.training import evaluate_rows, train_into
 
 
 def rows_of(contexts):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from clarion.respond.replies import ReplyRanker
-from clarion.respond.replies.training import default_data, evaluate_rows, train_into
+from clarion.replies import ReplyRanker
+from clarion.replies.training import default_data, evaluate_rows, train_into
 
 pytestmark = pytest.mark.slow
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from clarion.data.dstc import parse_knowledge
-from clarion.dialogue.aliases import aliases
-from clarion.dialogue.entities import EntityTracker
+from clarion.ground.aliases import aliases
+from clarion.ground.entities import EntityTracker
 from clarion.retrieve.profile import KnowledgeProfile
 
 

@@ -56,7 +56,7 @@ class BankClarifier:
         self.directory = None
 
     def need(self, request: str):
-        from clarion.clariq.constants import validate_request
+        from clarion.data.clariq_constants import validate_request
 
         clear = "capital" in validate_request(request).lower()
         p1 = 0.9 if clear else 0.1
@@ -154,8 +154,8 @@ def grounded_services(make_assistant, grounder, needs):
 
 @pytest.fixture(scope="session")
 def services(assistant, grounder, needs):
-    from clarion.respond.replies import ReplyRanker
-    from clarion.respond.replies.methods import Cosine
+    from clarion.replies import ReplyRanker
+    from clarion.replies.methods import Cosine
     from clarion.serve.config import Feature
     from clarion.serve.services import Services
 

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from clarion.clariq.constants import NO_QUESTION
 from clarion.clariq.runs import top_k_run
 from clarion.data.clariq import ClariQ
+from clarion.data.clariq_constants import NO_QUESTION
 from clarion.types import Run, Topic
 
 TrainSplits = Sequence[str]

@@ -11,9 +11,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from clarion.clariq.constants import LABELLED_SPLITS
 from clarion.clariq.methods import NEED_METHODS, RANK_METHODS, need_method, rank_method
 from clarion.data.clariq import ClariQ, ClariqLabels
+from clarion.data.clariq_constants import LABELLED_SPLITS
 from clarion.data.trec import RunRow, read_run_rows
 from clarion.errors import InputError
 from clarion.evaluate.clariq_official import clarification_need, question_relevance

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import NEED_LABELS, NO_QUESTION, validate_request
 from clarion.clariq.ranker import QuestionRanker
 from clarion.clariq.ranker_route import FIT, SNAP
+from clarion.data.clariq_constants import NEED_LABELS, NO_QUESTION, validate_request
 from clarion.errors import InputError, ModelError
 from clarion.store import is_complete, load_or_train, read_meta
 from clarion.types import Candidate
@@ -177,3 +177,44 @@ def check_threshold(threshold: object) -> None:
 def clarify_from(probabilities: dict[int, float], threshold: float = 0.5) -> bool:
     """:meth:`Clarifier.should_clarify` from the probabilities :meth:`Clarifier.need` returned."""
     return 1.0 - probabilities[1] >= threshold
+
+
+def clarification(bot, request: str, k: int, threshold: float, need=None) -> tuple[dict, list[str]]:
+    """One request's need, yes/no and best questions: as JSON and as lines for humans (``need``: ``bot.need``'s
+    answer, when already computed)."""
+
+    label, probabilities = bot.need(request) if need is None else need
+    ask = clarify_from(probabilities, threshold)  # should_clarify's rule, without featurising the request again
+    questions = bot.rank(request, k=k, fitting=True)
+    known = bot.ranked_as(request)
+    new = known is None and bot.is_new(request)
+    fits = not new or any(c.id != NO_QUESTION for c in questions)
+    reply = {
+        "need": label,
+        "ranked_as": None if known is None else {"request": known[0], "cosine": round(known[1], 6)},
+        "whole_bank": new,
+        "probabilities": {str(n): round(p, 6) for n, p in probabilities.items()},
+        "should_clarify": ask,
+        "fits": fits,
+        "questions": [{"id": c.id, "text": c.text, "score": round(c.score, 6)} for c in questions],
+    }
+    shares = ", ".join(f"{n}: {p:.2f}" for n, p in probabilities.items())
+    said = verdict(label, 1.0 - probabilities[1], ask, threshold)
+    text = [f"clarification need {label} (1 clear ... 4 very ambiguous; {shares}); {said}"]
+    if known is not None:
+        text.append(f"questions of the known request {known[0]!r} (cosine {known[1]:.2f})")
+    elif new:
+        text.append("a new request: questions from the whole bank, by similarity")
+        if not fits:
+            text.append(f"no question in the bank fits this request (every score below {FIT})")
+    for rank, c in enumerate(questions, 1):
+        text.append(f"{rank}. {c.id} {'(ask nothing)' if c.id == NO_QUESTION else c.text}")
+    return reply, text
+
+
+def verdict(label: int, unclear: float, ask: bool, threshold: float) -> str:
+    """The yes/no and what it rests on: P(need >= 2) against the threshold, not the likeliest label."""
+    verdict = f"ask: {'yes' if ask else 'no'} (P(need >= 2) {unclear:.2f} {'>=' if ask else '<'} {threshold:g}"
+    if ask == (label == 1):  # "need 1; ask: yes" reads as a contradiction unless the line says why it is not one
+        verdict += f"; {label} is only the likeliest single label"
+    return verdict + ")"

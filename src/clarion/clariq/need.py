@@ -18,13 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from clarion.bounds import FLAG, SEED, Bound, check_fields
-from clarion.clariq.constants import NEED_LABELS, check_splits, validate_requests
-from clarion.classifier import header as classifier_header
-from clarion.classifier import load_classifier, save_classifier
+from clarion.classifier import CLASSIFIERS, load_classifier, make_classifier, save_classifier
 from clarion.data.clariq import ClariQ
+from clarion.data.clariq_constants import NEED_LABELS, check_splits, validate_requests
 from clarion.data.io import atomic_writer, read_json, write_json
 from clarion.detect.ambiguity import TEMPERATURE, RequestPool
-from clarion.detect.classify import CLASSIFIERS, decide, make_classifier
+from clarion.detect.classify import decide
 from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import FeatureSpace, feature_names, parse_groups
 from clarion.detect.form import without_final_period
@@ -191,7 +190,10 @@ class NeedModel:
                 bank, requests = arrays["bank"], arrays["requests"]
             with np.load(directory / "classifier.npz", allow_pickle=False) as arrays:
                 classifier_arrays = {k: arrays[k] for k in arrays.files}
-            saved = state.get("classifier") or upgraded_classifier(config)
+            if "classifier" not in state:
+                old = "saved by an older clarion (no classifier header)"
+                raise ModelError(f"{directory}: {old}; retrain it (clarion clariq train)")
+            saved = state["classifier"]
         except (KeyError, TypeError, OSError, ValueError, EOFError, zipfile.BadZipFile, InputError) as err:
             raise ModelError(f"{directory}: not a clarification-need model ({err}); retrain it") from None
         if state.get("features") != feature_names(parse_groups(config.groups)):
@@ -204,12 +206,6 @@ class NeedModel:
         weights = np.asarray(state["weights"], dtype=float)
         metrics = meta.get("metrics", {})
         return cls(config, FeatureSpace(pool), classifier, weights, metrics, meta.get("data_fingerprint", ""))
-
-
-def upgraded_classifier(config: NeedConfig) -> dict:
-    """The classifier header of a model saved before headers existed: the configuration's classifier, its state's
-    arrays unprefixed in ``classifier.npz`` (:mod:`clarion.classifier`)."""
-    return classifier_header(config.classifier, config.make()().params)
 
 
 def data_fingerprint(data: ClariQ, splits: Sequence[str]) -> str:

@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import validate_requests
 from clarion.clariq.ranker_config import RankerConfig
 from clarion.clariq.ranker_context import (
     POOL_SPLITS,
@@ -47,6 +46,7 @@ from clarion.clariq.ranker_context import (
 from clarion.clariq.ranker_io import ENCODER_DIR, load_ranker, save_ranker
 from clarion.clariq.ranker_route import FIT, FOREIGN, PROPAGATE, ROUTES, SNAP, Routing
 from clarion.data.clariq import ClariQ
+from clarion.data.clariq_constants import validate_requests
 from clarion.data.trec import strictly_decreasing
 from clarion.errors import InputError
 from clarion.evaluate.result import Evaluation

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clarion.clariq.constants import NO_QUESTION
 from clarion.data.clariq import ClariQ
+from clarion.data.clariq_constants import NO_QUESTION
 from clarion.rerank.competition import competition_features
 from clarion.rerank.features import Space
 from clarion.rerank.lambdamart import LambdaMART

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from clarion.clariq.constants import validate_requests
+from clarion.data.clariq_constants import validate_requests
 from clarion.errors import InputError
 from clarion.retrieve.dense import Encoder, member_columns, members
 

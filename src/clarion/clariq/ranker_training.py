@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import NO_QUESTION
 from clarion.clariq.ranker_config import RankerConfig
 from clarion.clariq.ranker_context import (
     insert_no_question,
@@ -32,6 +31,7 @@ from clarion.clariq.ranker_context import (
     stage_features,
 )
 from clarion.data.clariq import ClariQ
+from clarion.data.clariq_constants import NO_QUESTION
 from clarion.data.location import cache_dir
 from clarion.data.trec import RunRow
 from clarion.errors import InputError

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from clarion.clariq.constants import MIN_DEPTH
+from clarion.data.clariq_constants import MIN_DEPTH
 from clarion.data.trec import strictly_decreasing
 from clarion.errors import InputError
 from clarion.types import Run

@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from clarion.clariq.constants import check_splits
 from clarion.clariq.ranker import QuestionRanker
 from clarion.clariq.ranker_config import RankerConfig
 from clarion.clariq.ranker_context import POOL_SPLITS
 from clarion.data.clariq import ClariQ
+from clarion.data.clariq_constants import check_splits
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
 from clarion.store import is_complete, model_dir, read_meta, writable_cache, write_meta, writing

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from clarion.clariq.clarifier import clarification
 from clarion.clariq.methods import (
     DEFAULT_NEED_METHOD,
     DEFAULT_RANK_METHOD,
@@ -38,7 +39,7 @@ SplitsOption = Annotated[
 
 
 def _splits(text: str) -> tuple[str, ...]:
-    from clarion.clariq.constants import check_splits
+    from clarion.data.clariq_constants import check_splits
 
     return check_splits(text.split(","))
 
@@ -58,8 +59,8 @@ def _print_metrics(title: str, metrics: dict[str, float], as_json: bool) -> None
 
 def _read_topics(path: Path) -> list:
     """The topics of ``path``, each request checked as the models check it (the error names the topic)."""
-    from clarion.clariq.constants import validate_request
     from clarion.data.clariq import read_topics
+    from clarion.data.clariq_constants import validate_request
 
     return read_topics(path, check=validate_request)
 
@@ -265,8 +266,8 @@ def clarify(
     process open as a pipe); a bad line gets an error line and the others go on (exit code 2 at the end).
     """
     from clarion.clariq.clarifier import Clarifier, check_threshold
-    from clarion.clariq.constants import validate_request
     from clarion.clariq.ranker_config import RankerConfig
+    from clarion.data.clariq_constants import validate_request
 
     stream = request == "-"
     check_threshold(threshold)  # user mistakes fail before the model loads (~10 s)
@@ -279,61 +280,17 @@ def clarify(
     bot = Clarifier.load(model, data_dir)
     with one_at_a_time():
         if not stream:
-            echo_answer(*_clarification(bot, request, k, threshold), json)
+            echo_answer(*clarification(bot, request, k, threshold), json)
             return
         from clarion.cli.lines import answer_lines
 
         def answer(line: str) -> tuple[dict, list[str]]:
-            reply, text = _clarification(bot, line, k, threshold)
+            reply, text = clarification(bot, line, k, threshold)
             return {"request": validate_request(line), **reply}, [f"> {line.strip()}", *text]
 
         failed = answer_lines(answer, json, "request")
     if failed:
         raise typer.Exit(2)
-
-
-def _clarification(bot, request: str, k: int, threshold: float, need=None) -> tuple[dict, list[str]]:
-    """One request's need, yes/no and best questions: as JSON and as lines for humans (``need``: ``bot.need``'s
-    answer, when already computed)."""
-    from clarion.clariq.clarifier import clarify_from
-    from clarion.clariq.constants import NO_QUESTION
-    from clarion.clariq.ranker_route import FIT
-
-    label, probabilities = bot.need(request) if need is None else need
-    ask = clarify_from(probabilities, threshold)  # should_clarify's rule, without featurising the request again
-    questions = bot.rank(request, k=k, fitting=True)
-    known = bot.ranked_as(request)
-    new = known is None and bot.is_new(request)
-    fits = not new or any(c.id != NO_QUESTION for c in questions)
-    reply = {
-        "need": label,
-        "ranked_as": None if known is None else {"request": known[0], "cosine": round(known[1], 6)},
-        "whole_bank": new,
-        "probabilities": {str(n): round(p, 6) for n, p in probabilities.items()},
-        "should_clarify": ask,
-        "fits": fits,
-        "questions": [{"id": c.id, "text": c.text, "score": round(c.score, 6)} for c in questions],
-    }
-    shares = ", ".join(f"{n}: {p:.2f}" for n, p in probabilities.items())
-    verdict = _verdict(label, 1.0 - probabilities[1], ask, threshold)
-    text = [f"clarification need {label} (1 clear ... 4 very ambiguous; {shares}); {verdict}"]
-    if known is not None:
-        text.append(f"questions of the known request {known[0]!r} (cosine {known[1]:.2f})")
-    elif new:
-        text.append("a new request: questions from the whole bank, by similarity")
-        if not fits:
-            text.append(f"no question in the bank fits this request (every score below {FIT})")
-    for rank, c in enumerate(questions, 1):
-        text.append(f"{rank}. {c.id} {'(ask nothing)' if c.id == NO_QUESTION else c.text}")
-    return reply, text
-
-
-def _verdict(label: int, unclear: float, ask: bool, threshold: float) -> str:
-    """The yes/no and what it rests on: P(need >= 2) against the threshold, not the likeliest label."""
-    verdict = f"ask: {'yes' if ask else 'no'} (P(need >= 2) {unclear:.2f} {'>=' if ask else '<'} {threshold:g}"
-    if ask == (label == 1):  # "need 1; ask: yes" reads as a contradiction unless the line says why it is not one
-        verdict += f"; {label} is only the likeliest single label"
-    return verdict + ")"
 
 
 @app.command()

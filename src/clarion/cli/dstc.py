@@ -2,7 +2,7 @@
 
 ``--data DIR`` holds ``logs.json`` and ``knowledge.json`` (and ``labels.json`` for train and evaluate), in the
 DSTC9/10 or the DSTC11 format (detected from knowledge.json). ``--split train|dev`` restricts a command to one
-side of the by-dialogue split of :mod:`clarion.dstc.split` (default ``all``). Without ``--data`` the
+side of the by-dialogue split of :mod:`clarion.data.dstc_split` (default ``all``). Without ``--data`` the
 ``dstc11_track5`` dataset of the data directory is used.
 """
 
@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 
 from clarion.cli.common import DataDirOption, console, echo_answer, echo_json, one_at_a_time, progress, stdout
+from clarion.dstc.assistant import grounding_reply
 from clarion.dstc.models.default import DEFAULT_DATASET
 from clarion.dstc.models.pipeline import DataSplit
 from clarion.respond.consensus import Generator
@@ -184,13 +185,13 @@ def respond(
         grounder.model.config = prediction_config(grounder.model.config, settings)
     with one_at_a_time():
         if not stream:
-            echo_answer(*_reply(grounder, turns), as_json)
+            echo_answer(*grounding_reply(grounder, turns), as_json)
             return
         from clarion.cli.lines import answer_lines
 
         def answer(line: str) -> tuple[dict, list[str]]:
             dialogue = as_turns(_dialogue(line), "")
-            reply, text = _reply(grounder, dialogue)
+            reply, text = grounding_reply(grounder, dialogue)
             return reply, [f"> {dialogue[-1].text}", *text]
 
         failed = answer_lines(answer, as_json, "dialogue (a JSON array of turns)")
@@ -211,17 +212,6 @@ def _dialogue(line: str) -> list:
     if not isinstance(dialogue, list):
         raise InputError(f"expected a JSON array of turns, got a JSON {type(dialogue).__name__}")
     return dialogue
-
-
-def _reply(grounder, dialogue) -> tuple[dict, list[str]]:
-    """One dialogue's answer: as JSON (the track's target, knowledge, response) and as lines for humans."""
-    reply = grounder.respond(dialogue)
-    snippets = [{**s.to_ref(), "entity_name": s.entity_name, "text": s.text} for s in reply.snippets]
-    answer = {"target": reply.knowledge_seeking, "knowledge": snippets, "response": reply.response}
-    if not reply.knowledge_seeking:
-        return answer, ["not knowledge-seeking: the booking APIs / dialogue manager answer this turn"]
-    text = [f"{rank}. [{s.entity_name or s.domain}] {s.text}" for rank, s in enumerate(reply.snippets, 1)]
-    return answer, [*text, f"response: {reply.response}"]
 
 
 def _scores(directory: Path, pred: Path, split: DataSplit, meteor: bool) -> dict:

@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from clarion.cli.common import DataDirOption, console, echo_json
-from clarion.respond.replies.methods import DEFAULT_METHOD, METHODS
+from clarion.replies.methods import DEFAULT_METHOD, METHODS
 
 app = typer.Typer(no_args_is_help=True, help="Graded reply ranking (Yandex General Conversation format).")
 
@@ -79,11 +79,11 @@ def train(
     out: Annotated[Path | None, typer.Option("--out", help="Model directory (default: in the cache).")] = None,
 ) -> None:
     """Train a ranker; prints the model directory."""
-    from clarion.data.io import check_output_dir
+    from clarion.data.io import check_output_dir, fingerprint_files
     from clarion.data.replies import read_replies
-    from clarion.respond.replies.ranker import method_config
-    from clarion.respond.replies.training import train_into
-    from clarion.store import fingerprint_files, model_dir, writable_cache
+    from clarion.replies.ranker import method_config
+    from clarion.replies.training import train_into
+    from clarion.store import model_dir, writable_cache
 
     if out is not None:
         check_output_dir(out)
@@ -108,8 +108,8 @@ def rank(
     """Rank each context's replies and write the submission (contexts in ascending id order)."""
     from clarion.data.io import check_output
     from clarion.data.replies import read_replies, write_submission
-    from clarion.respond.replies.ranker import ReplyRanker, groups_of, ranked_ids
-    from clarion.respond.replies.training import ensure_default_model
+    from clarion.replies.ranker import ReplyRanker, groups_of, ranked_ids
+    from clarion.replies.training import ensure_default_model
 
     check_output(out, [input])
     rows = read_replies(input)
@@ -130,7 +130,7 @@ def rank(
 @app.command()
 def methods() -> None:
     """List the ranking methods."""
-    from clarion.respond.replies.methods import method_class
+    from clarion.replies.methods import method_class
 
     for name in METHODS:
         kind = method_class(name)

@@ -18,13 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clarion.clariq.constants import NO_QUESTION  # noqa: F401  (re-exported)
-from clarion.data.io import read_json, read_lines
+from clarion.data.clariq_constants import NO_QUESTION  # noqa: F401  (re-exported)
+from clarion.data.io import fingerprint_config, fingerprint_files, read_json, read_lines
 from clarion.data.safe_pickle import load_pickle
 from clarion.data.trec import RunRow, _number
 from clarion.data.tsv import read_tsv
 from clarion.errors import DataError, InputError
-from clarion.store import fingerprint_config, fingerprint_files
 from clarion.types import Topic
 
 _ALIASES = {"initial request": "initial_request"}

@@ -38,21 +38,9 @@ from clarion.data.dstc_schema import (
 )
 from clarion.data.io import atomic_writer, no_directory, read_json
 from clarion.errors import DataError
-
-EntityId = int | str
-Key = tuple  # (domain, entity_id, doc_id) or (domain, entity_id, doc_id, sent_id)
+from clarion.types import SPEAKERS, USER, EntityId, Key, Snippet, Turn, snippet_key
 
 LOGS, KNOWLEDGE, LABELS = "logs.json", "knowledge.json", "labels.json"
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One dialogue turn: ``speaker`` is ``"U"`` (user) or ``"S"`` (system); ``nbest`` holds ASR hypotheses
-    ``(text, score)`` for spoken user turns (DSTC10), empty otherwise."""
-
-    speaker: str
-    text: str
-    nbest: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,45 +53,9 @@ class Context:
     def last_user_text(self) -> str:
         """The text of the last user turn (the turn the three tasks are about)."""
         for turn in reversed(self.turns):
-            if turn.speaker == "U":
+            if turn.role == USER:
                 return turn.text
         return ""
-
-
-@dataclass(frozen=True, slots=True)
-class Snippet:
-    """One selectable knowledge snippet: an FAQ (title/question + body/answer) or one review sentence."""
-
-    domain: str
-    entity_id: EntityId
-    doc_id: int
-    sent_id: int | None
-    doc_type: str | None
-    """``"faq"`` or ``"review"`` in DSTC11, ``None`` in DSTC9/10 (every snippet is an FAQ there)."""
-    title: str
-    """The FAQ question (DSTC9 ``title``); empty for a review sentence."""
-    body: str
-    """The FAQ answer (DSTC9 ``body``) or the review sentence."""
-    entity_name: str | None
-    traveler_type: str | None = None
-
-    @property
-    def key(self) -> Key:
-        return snippet_key(self.domain, self.entity_id, self.doc_id, self.sent_id)
-
-    @property
-    def text(self) -> str:
-        """Title and body joined by a space (the body alone for a review sentence)."""
-        return f"{self.title} {self.body}".strip()
-
-    def to_ref(self) -> dict[str, Any]:
-        """The ``knowledge`` item of a label or prediction that points at this snippet."""
-        return ref_from_key(self.key, Format.DSTC9 if self.doc_type is None else Format.DSTC11)
-
-
-def snippet_key(domain: str, entity_id: EntityId, doc_id: int, sent_id: int | None = None) -> Key:
-    """The stable key of a snippet: ``(domain, entity_id, doc_id[, sent_id])``."""
-    return (domain, entity_id, doc_id) if sent_id is None else (domain, entity_id, doc_id, sent_id)
 
 
 def key_entities(keys: Iterable[Key]) -> list[tuple[str, EntityId]]:
@@ -286,7 +238,7 @@ def _turn(obj: dict[str, Any], path: str | Path | None, where: str) -> Turn:
     for k, (_, score) in enumerate(nbest):
         if not math.isfinite(score):  # Python's json reads NaN and Infinity; Turn refuses them as well
             raise DataError(path, f"{where}, field nbest[{k}].score must be a finite number, got {score}")
-    return Turn(obj["speaker"], obj["text"], nbest)
+    return Turn(SPEAKERS[obj["speaker"]], obj["text"], nbest)
 
 
 def read_logs(path: str | Path) -> list[Context]:

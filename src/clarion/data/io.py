@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -227,3 +228,17 @@ def write_json(path: str | Path, obj: Any) -> None:
     with atomic_writer(path) as handle:
         json.dump(obj, handle, indent=2, ensure_ascii=False)
         handle.write("\n")
+
+
+def fingerprint_files(paths: Iterable[str | Path]) -> str:
+    """A short sha256 over the names and bytes of ``paths`` (the training data)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(p) for p in paths):
+        digest.update(path.name.encode())
+        digest.update(read_bytes(path))  # unreadable: a one-line DataError naming the file
+    return digest.hexdigest()[:16]
+
+
+def fingerprint_config(config: Mapping[str, Any]) -> str:
+    """A short sha256 of a JSON-serialisable config."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]

@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clarion.data.dstc import Knowledge, Snippet
+from clarion.data.dstc import Knowledge
+from clarion.types import Snippet
 
 GRID = np.round(np.arange(0.40, 0.95, 0.005), 3)
 """Candidate thresholds (cosines) for :func:`youden_threshold`."""

@@ -103,9 +103,8 @@ class Detector:
 
     def state(self, arrays: dict[str, np.ndarray]) -> dict:
         """JSON state (vectorizers, the classifier's header); weights go into ``arrays`` (the TF-IDF vocabularies:
-        :mod:`clarion.dstc.models.persist`; the classifier: :func:`clarion.classifier.save_classifier`)."""
-        from clarion.classifier import save_classifier
-        from clarion.dstc.models.persist import tfidf_state
+        :func:`clarion.classifier.tfidf_state`; the classifier: :func:`clarion.classifier.save_classifier`)."""
+        from clarion.classifier import save_classifier, tfidf_state
 
         return {
             "classifier": save_classifier(self._model, arrays, "detect_lr_"),
@@ -115,8 +114,7 @@ class Detector:
 
     @classmethod
     def from_state(cls, state: dict, arrays: dict[str, np.ndarray]) -> Detector:
-        from clarion.classifier import load_classifier
-        from clarion.dstc.models.persist import tfidf_from_state
+        from clarion.classifier import load_classifier, tfidf_from_state
 
         det = cls(DetectConfig(**state["config"]))
         det._vectorizers = [
@@ -127,12 +125,3 @@ class Detector:
 
     def predict(self, texts: Sequence[str], embeddings: np.ndarray | None = None) -> np.ndarray:
         return self.predict_proba(texts, embeddings) >= self.config.threshold
-
-
-def upgraded_state(state: dict) -> dict:
-    """A detector state of DSTC model format 2 or older (before :mod:`clarion.classifier`) in the current layout: its
-    logistic regression's arrays where they were (``detect_lr_``), a classifier header added."""
-    from clarion.classifier import header
-
-    fresh = Detector(DetectConfig(**state["config"])).classifier()
-    return {**state, "classifier": header(fresh.name, fresh.params, "detect_lr_")}

@@ -2,7 +2,7 @@
 
 A request whose topic phrase is itself a WordNet entry with several senses ("iron", "the wall", "joints") is
 the classic ambiguous query (Sanderson, "Ambiguous queries: test collections need more sense", SIGIR 2008).
-WordNet comes from Debian's ``wordnet-base`` files or nltk's data path (:func:`clarion.evaluate.dstc9.load_wordnet`).
+WordNet comes from Debian's ``wordnet-base`` files or nltk's data path (:func:`clarion.wordnet.load_wordnet`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ LEXICON_FEATURES = (
 
 @lru_cache(maxsize=1)
 def _wordnet():
-    from clarion.evaluate.dstc9 import load_wordnet
+    from clarion.wordnet import load_wordnet
 
     return load_wordnet()
 

@@ -3,6 +3,7 @@
 ``from clarion.dialogue import Assistant, Decision`` is cheap: models load in :meth:`Assistant.load`.
 """
 
-from clarion.dialogue.engine import Assistant, Decision
+from clarion.dialogue.engine import Assistant
+from clarion.types import Decision
 
 __all__ = ["Assistant", "Decision"]

@@ -54,7 +54,7 @@ class KnowledgeAnswerer:
         self.grounder = grounder
 
     def __call__(self, turns: Sequence[Mapping[str, str]], query: str) -> Answer | None:
-        dialogue = [{"speaker": "U" if t["role"] == "user" else "S", "text": t["text"]} for t in turns]
+        dialogue = [{"role": t["role"], "text": t["text"]} for t in turns]
         reply = self.grounder.respond(dialogue)
         if not reply.knowledge_seeking or not reply.response:
             return None

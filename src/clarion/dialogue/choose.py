@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clarion.clariq.constants import NO_QUESTION
+from clarion.data.clariq_constants import NO_QUESTION
 from clarion.types import Candidate
 
 SAME = 0.9

@@ -21,45 +21,21 @@ weighs the need model's estimate, what the answers settled and the cost of askin
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from clarion.dialogue import policy
 from clarion.dialogue.answer import Answer, query_answer
 from clarion.dialogue.chaining import CHAINING
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
 from clarion.memo import Memo
+from clarion.types import Decision
 
 DEFAULT_CHAINING = "first_then_answers"
 """How answers are chained (chosen on ClariQ train: ``benchmarks/converse_design_cv.py``)."""
 
-Action = Literal["clarify", "answer", "stop"]
-
 MEMO = 4096
 """Requests whose need and proposed questions an :class:`Assistant` remembers (shared by the server's threads)."""
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The engine's decision for the last user turn."""
-
-    action: Action
-    text: str
-    """What the system says ('' only for ``stop``)."""
-    query: str
-    """The user's need as understood so far, as one standalone search query."""
-    need: int | None = None
-    """The need model's label for the request (1 clear ... 4 very ambiguous), None when not estimated."""
-    question_id: str | None = None
-    """The bank question asked (``clarify``), else None."""
-    sources: list[dict] = field(default_factory=list)
-    """What the answer rests on: ``{"id", "title", "text"}`` per document or knowledge snippet."""
-    scores: dict = field(default_factory=dict)
-    """The numbers behind the decision."""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass
@@ -94,13 +70,20 @@ class Assistant:
     """Clarify, answer or stop, one user turn at a time (see the module docstring)."""
 
     def __init__(
-        self, clarifier, rewriter, chooser, answerer: Callable | None = None, cost: float = policy.DEFAULT_COST
+        self,
+        clarifier,
+        rewriter,
+        chooser,
+        answerer: Callable | None = None,
+        cost: float = policy.DEFAULT_COST,
+        rules: Mapping | None = None,
     ):
         self.clarifier = clarifier
         self.rewriter = rewriter
         self.chooser = chooser
         self.answerer = answerer
         self.cost = policy.check_cost(cost)
+        self.rules = policy.switched_on(rules)  # the policy's rules that are on (clarion.rules, task "converse")
         bank = clarifier.ranker.context
         self._ids = {normalised(t): q for q, t in zip(bank.bank_ids, bank.bank_texts, strict=True) if t.strip()}
         self._memo = Memo(MEMO)  # need and proposals per request: every turn of a conversation resends its request
@@ -153,7 +136,7 @@ class Assistant:
             scores["rewrite"] = {k: round(v, 4) for k, v in understood.last_scores.items()}
             scores["reading"] = understood.chosen[-1]
         read = _Read(state, understood, scores)
-        if policy.closing(state.last):
+        if "closing" in self.rules and policy.closing(state.last):
             read.decision = Decision("stop", "", understood.query, scores=scores | {"rule": "closing"})
         elif getattr(self.answerer, "reads_turns", False):  # a knowledge base: the Grounder reads the dialogue
             read.grounded = grounded = self.answerer(turns, understood.query)
@@ -192,7 +175,7 @@ class Assistant:
         """The need model's label and the probability that the need is still unclear, into ``read``."""
         label, p_need = need
         readings = policy.Readings(tuple(read.understood.chosen), tuple(read.understood.new_words))
-        read.need, read.p = int(label), policy.p_unclear(p_need, readings, request=read.state.request)
+        read.need, read.p = int(label), policy.p_unclear(p_need, readings, self.rules, read.state.request)
         read.scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(read.p, 4)}
 
     def _may_ask(self, read: _Read) -> bool:

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clarion.clariq.constants import NO_QUESTION
 from clarion.data.clariq import ClariqLabels
+from clarion.data.clariq_constants import NO_QUESTION
 from clarion.dialogue.state import Exchange, State, as_question
 from clarion.dialogue.understand import baseline_query
 

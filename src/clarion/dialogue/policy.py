@@ -12,17 +12,24 @@ something named ("What is the capital of France?", "How many ounces are in a cup
 from ClariQ's ambiguous ones: trained where almost every request needs clarification, it gives every request
 about the same probability.
 
-The rules are named and registered (:data:`RULES`), so a benchmark can switch one off and measure it.
+The rules (``closing``, ``settled``, ``specific_question``) are the ``converse`` rules of the one registry,
+:data:`clarion.rules.RULES`; the engine holds the switched-on ones as a mapping of their names (:func:`switched_on`),
+so a benchmark can switch one off (leave it out) and measure it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from clarion.dialogue.understand import tokens
 from clarion.errors import InputError
+from clarion.rules import default_rules, resolved
+
+TASK = "converse"
+"""The task whose rules (:func:`clarion.rules.rules_of`) the policy applies."""
 
 NAMED_TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -73,8 +80,15 @@ def settles(chosen: str, new_words: int) -> bool:
     return chosen in AFFIRMING or new_words > 0
 
 
-RULES: dict[str, Callable] = {"closing": closing, "settled": settles, "specific_question": specific_question}
-"""The policy's named rules."""
+def switched_on(rules: Mapping | None = None, owner: str = "rules") -> dict[str, dict]:
+    """The policy's rules that are on: ``rules`` (rule name -> parameters, ``{}`` or ``True``: on; ``None``,
+    ``False`` or absent: off) checked against the ``converse`` rules of :data:`clarion.rules.RULES` (an unknown one
+    is an :class:`~clarion.errors.InputError` naming ``owner``); None: every rule on by default."""
+    return default_rules(TASK) if rules is None else resolved(rules, owner, TASK)
+
+
+ON = MappingProxyType(switched_on())
+"""The rules on by default: every one."""
 
 
 def check_cost(cost: object) -> float:
@@ -92,14 +106,15 @@ class Readings:
 
 
 def p_unclear(
-    p_need: dict[int, float], readings: Readings, rules: dict[str, Callable] = RULES, request: str = ""
+    p_need: dict[int, float], readings: Readings, rules: Mapping[str, object] = ON, request: str = ""
 ) -> float:
-    """The probability the need is still unclear after the answers."""
-    if "specific_question" in rules and rules["specific_question"](request):
+    """The probability the need is still unclear after the answers, with the rules named in ``rules`` on
+    (:func:`switched_on`)."""
+    if "specific_question" in rules and specific_question(request):
         return 0.0
     p = 1.0 - p_need[1]
     for chosen, new in zip(readings.chosen, readings.new_words, strict=True):
-        if "settled" in rules and rules["settled"](chosen, new):
+        if "settled" in rules and settles(chosen, new):
             p *= SETTLED_LEFT
     return p
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from clarion.clariq.constants import NO_QUESTION
 from clarion.data.clariq import ClariqLabels
+from clarion.data.clariq_constants import NO_QUESTION
 from clarion.dialogue.understand import tokens
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from clarion.clariq.constants import NO_QUESTION, check_splits
 from clarion.data.clariq import ClariQ, ClariqLabels
+from clarion.data.clariq_constants import NO_QUESTION, check_splits
 from clarion.dialogue.understand import CANDIDATES, Features, Rewriter, Vocabulary, tokens
 from clarion.errors import DataError
 
@@ -225,8 +225,8 @@ def save(rewriter: Rewriter, directory: Path) -> None:
 
 
 def load(directory: str | Path) -> Rewriter:
+    from clarion.classifier import booster_from_text
     from clarion.data.io import read_json, read_text
-    from clarion.rerank.lambdamart import booster_from_text
     from clarion.store import read_meta
 
     directory = Path(directory)

@@ -10,9 +10,9 @@
 >>> reply.knowledge_seeking, [s.text for s in reply.snippets], reply.response            # doctest: +SKIP
 
 A dialogue is a list of turns ending with the user's; a turn is a string (speakers then alternate, the last turn
-being the user's), a ``{"speaker": "U" | "S", "text": ...}`` mapping as in ``logs.json``, or a
-:class:`~clarion.data.dstc.Turn`. The answer is the pipeline's (:meth:`DstcModel.predict`) for that one context:
-the same detection, entity tracking, snippet selection and response as ``clarion dstc predict``.
+being the user's), a ``{"role": "user" | "system", "text": ...}`` mapping (or ``{"speaker": "U" | "S", ...}`` as in
+``logs.json``), or a :class:`~clarion.types.Turn`. The answer is the pipeline's (:meth:`DstcModel.predict`) for that
+one context: the same detection, entity tracking, snippet selection and response as ``clarion dstc predict``.
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
 
-from clarion.data.dstc import KNOWLEDGE, Context, Dataset, Knowledge, Snippet, Turn, read_knowledge
-from clarion.dialogue.aliases import normalise, ordinal
-from clarion.dialogue.entities import EntityTracker
+from clarion.data.dstc import KNOWLEDGE, Context, Dataset, Knowledge, read_knowledge
 from clarion.dstc.models.pipeline import MAX_BRANCHES, DstcModel, PreparedKnowledge
 from clarion.errors import InputError, check_unicode
-from clarion.respond.names import display_name
+from clarion.ground.aliases import normalise, ordinal
+from clarion.ground.entities import EntityTracker
+from clarion.ground.names import display_name
 from clarion.store import Progress, no_progress
+from clarion.types import ROLES, SPEAKERS, SYSTEM, USER, Snippet, Turn
 
 MAX_TURN_CHARS = 2_000
 """Longest accepted turn text (DSTC turns are one or two sentences; a longer text is almost surely a mistake)."""
@@ -138,7 +139,7 @@ def after_clarifying(turns: tuple[Turn, ...], tracker: EntityTracker, names: Map
     an offered branch by an ordinal ("the first one") or by the words that set its name apart ("city centre"); after
     "Which hotel or restaurant are you asking about?" it names the place(s). Anything else (no place picked, an answer
     of more than :data:`_SHORT_ANSWER` words or with a question mark) leaves ``turns`` as they are."""
-    if len(turns) < 3 or [t.speaker for t in turns[-3:]] != ["U", "S", "U"]:
+    if len(turns) < 3 or [t.role for t in turns[-3:]] != [USER, SYSTEM, USER]:
         return turns
     asked, answer = turns[-2].text.strip(), turns[-1].text
     if "?" in answer or len(answer.split()) > _SHORT_ANSWER:
@@ -152,7 +153,7 @@ def after_clarifying(turns: tuple[Turn, ...], tracker: EntityTracker, names: Map
         return turns
     if not places:
         return turns
-    return (*turns[:-3], turns[-1], Turn("S", f"{' and '.join(places)}."), turns[-3])
+    return (*turns[:-3], turns[-1], Turn(SYSTEM, f"{' and '.join(places)}."), turns[-3])
 
 
 def _chosen_branch(answer: str, offered: list[str]) -> str | None:
@@ -191,6 +192,16 @@ def _is_nbest(nbest: object) -> bool:
     )
 
 
+def _role(turn: Mapping, where: str) -> object:
+    """A mapping's role: ``role`` (``"user"``/``"system"``) or, as in ``logs.json``, ``speaker`` (``"U"``/``"S"``)."""
+    if "role" in turn:
+        return turn["role"]
+    speaker = turn.get("speaker")
+    if speaker not in SPEAKERS:
+        raise InputError(f"{where}: speaker must be 'U' (user) or 'S' (system), got {speaker!r}")
+    return SPEAKERS[speaker]
+
+
 def as_turns(dialogue: Sequence[TurnLike], where: str = "") -> tuple[Turn, ...]:
     """``dialogue`` as :class:`Turn` objects; :class:`InputError` (naming the turn) for anything malformed."""
     if isinstance(dialogue, str) or not isinstance(dialogue, Sequence):
@@ -200,15 +211,15 @@ def as_turns(dialogue: Sequence[TurnLike], where: str = "") -> tuple[Turn, ...]:
     turns = []
     for i, turn in enumerate(dialogue):
         if isinstance(turn, Turn):
-            speaker, text = turn.speaker, turn.text
+            role, text = turn.role, turn.text
         elif isinstance(turn, Mapping):
-            speaker, text = turn.get("speaker"), turn.get("text")
+            role, text = _role(turn, f"{where}turn {i}"), turn.get("text")
         elif isinstance(turn, str):
-            speaker, text = ("U" if (len(dialogue) - 1 - i) % 2 == 0 else "S"), turn
+            role, text = (USER if (len(dialogue) - 1 - i) % 2 == 0 else SYSTEM), turn
         else:
-            raise InputError(f"{where}turn {i}: expected a string, a {{speaker, text}} mapping or a Turn")
-        if speaker not in ("U", "S"):
-            raise InputError(f"{where}turn {i}: speaker must be 'U' (user) or 'S' (system), got {speaker!r}")
+            raise InputError(f"{where}turn {i}: expected a string, a {{role, text}} mapping or a Turn")
+        if role not in ROLES:
+            raise InputError(f"{where}turn {i}: role must be 'user' or 'system', got {role!r}")
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"{where}turn {i}: text must be a non-empty string")
         if len(text) > MAX_TURN_CHARS:
@@ -216,9 +227,20 @@ def as_turns(dialogue: Sequence[TurnLike], where: str = "") -> tuple[Turn, ...]:
         check_unicode(text, f"{where}turn {i}: text")
         if isinstance(turn, Turn) and not _is_nbest(turn.nbest):
             raise InputError(f"{where}turn {i}: nbest must be a list of (hypothesis text, score) pairs")
-        turns.append(turn if isinstance(turn, Turn) else Turn(speaker, text))
-    if turns[-1].speaker != "U":
-        raise InputError(f"{where}the last turn must be the user's (speaker 'U')")
+        turns.append(turn if isinstance(turn, Turn) else Turn(role, text))
+    if not turns[-1].is_user:
+        raise InputError(f"{where}the last turn must be the user's")
     if not any(c.isalnum() for c in turns[-1].text):
         raise InputError(f"{where}turn {len(turns) - 1}: the user's turn has no letter or digit to answer")
     return tuple(turns)
+
+
+def grounding_reply(grounder, dialogue) -> tuple[dict, list[str]]:
+    """One dialogue's answer: as JSON (the track's target, knowledge, response) and as lines for humans."""
+    reply = grounder.respond(dialogue)
+    snippets = [{**s.to_ref(), "entity_name": s.entity_name, "text": s.text} for s in reply.snippets]
+    answer = {"target": reply.knowledge_seeking, "knowledge": snippets, "response": reply.response}
+    if not reply.knowledge_seeking:
+        return answer, ["not knowledge-seeking: the booking APIs / dialogue manager answer this turn"]
+    text = [f"{rank}. [{s.entity_name or s.domain}] {s.text}" for rank, s in enumerate(reply.snippets, 1)]
+    return answer, [*text, f"response: {reply.response}"]

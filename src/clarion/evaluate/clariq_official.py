@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 
 from clarion.bounds import FINITE
-from clarion.clariq.constants import NEED_LABELS
+from clarion.data.clariq_constants import NEED_LABELS
 from clarion.data.trec import RunRow
 from clarion.errors import InputError
 from clarion.evaluate.result import Evaluation, mean

@@ -15,31 +15,23 @@ Track 2). Over the turns of ``labels.json`` and a system's output, in order:
   so a system is penalised for both missed and spurious knowledge-seeking turns.
 
 WordNet for METEOR comes from Debian's ``wordnet-base``/``wordnet-sense-index`` files, else from nltk's data path
-(:func:`load_wordnet`); nothing is downloaded. Assumptions are listed in ``docs/scoring.md``.
+(:func:`clarion.wordnet.load_wordnet`); nothing is downloaded. Assumptions are listed in ``docs/scoring.md``.
 """
 
 from __future__ import annotations
 
-import functools
-import gzip
-import io
-import os
 import re
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from clarion.data.dstc_schema import Format, check_labels
 from clarion.errors import ClarionError, InputError
+from clarion.wordnet import load_wordnet
 
 RE_ART = re.compile(r"\b(a|an|the)\b")
 RE_PUNC = re.compile(r"[!\"#$%&()*+,-./:;<=>?@\[\]\\^`{|}~_\']")
 """The official script's article and punctuation patterns."""
-
-DEBIAN_WORDNET = Path("/usr/share/wordnet")
-_LEXNAMES_MAN = Path("/usr/share/man/man5/lexnames.5WN.gz")
-_CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 
 
 def normalize_text(text: str) -> str:
@@ -121,85 +113,6 @@ def rouge(ref_response: str, hyp_response: str) -> dict[str, float]:
         ) from None
     scores = Rouge().get_scores(hyp, ref)[0]
     return {"rouge_1": scores["rouge-1"]["f"], "rouge_2": scores["rouge-2"]["f"], "rouge_l": scores["rouge-l"]["f"]}
-
-
-# ---------------------------------------------------------------------------------------------- WordNet
-
-
-def _lexnames() -> str:
-    """The WordNet 3.0 ``lexnames`` file (Debian ships its table only in the ``lexnames(5WN)`` man page)."""
-    try:
-        with gzip.open(_LEXNAMES_MAN, "rt", encoding="utf-8") as handle:
-            man = handle.read()
-    except OSError:
-        raise ClarionError(f"cannot read {_LEXNAMES_MAN}: apt-get install wordnet-base") from None
-    rows = re.findall(r"^(\d\d)\t(\S+)\s*\t", man, re.M)
-    return "".join(f"{num}\t{name}\t{_CATEGORY[name.split('.')[0]]}\n" for num, name in rows)
-
-
-WORDNET_HOW = (
-    "on Debian/Ubuntu apt-get install wordnet-base wordnet-sense-index; elsewhere run "
-    "python -m nltk.downloader wordnet on a machine with network (or set CLARION_WORDNET_DIR to a WordNet dict dir)"
-)
-"""How to get WordNet, either way; every WordNet error ends with it."""
-
-
-@functools.cache
-def load_wordnet(root: str | None = None) -> Any:
-    """nltk's ``WordNetCorpusReader`` on WordNet 3.0, from the first place that has it.
-
-    ``root`` (or ``$CLARION_WORDNET_DIR``) when given; else Debian's files (``wordnet-base``,
-    ``wordnet-sense-index`` in ``/usr/share/wordnet``); else nltk's data path (``nltk.data.find("corpora/wordnet")``,
-    or the ``wordnet.zip`` that ``python -m nltk.downloader wordnet`` puts there). Nothing is downloaded; when none
-    has it, :class:`ClarionError` says how to get it either way. Loading takes ~5 s; the reader is cached per process.
-    """
-    explicit = root or os.environ.get("CLARION_WORDNET_DIR")
-    if explicit or (DEBIAN_WORDNET / "data.noun").is_file():
-        return _debian_reader(Path(explicit or DEBIAN_WORDNET))
-    import nltk
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
-    for resource in ("corpora/wordnet", "corpora/wordnet.zip/wordnet/"):  # the downloader may leave the zip
-        try:
-            found = nltk.data.find(resource)
-            break
-        except LookupError:
-            continue
-    else:
-        raise ClarionError(f"WordNet 3.0 not found: {WORDNET_HOW}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "multilingual functions are not available"
-        return WordNetCorpusReader(found, None)
-
-
-debian_wordnet = load_wordnet
-"""The older name of :func:`load_wordnet`, kept for its callers."""
-
-
-def _debian_reader(path: Path) -> Any:
-    """The reader on a WordNet 3.0 dict directory laid out as Debian's. Debian lacks the ``lexnames`` file, which
-    is rebuilt from the package's ``lexnames(5WN)`` man page; the OMW mapping (multilingual lookups, unused by
-    METEOR) is switched off. The directory is added to ``nltk.data.path``, which nltk requires of every corpus
-    root it opens."""
-    import nltk
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
-    if not (path / "data.noun").is_file():
-        raise ClarionError(f"WordNet not found in {path}: {WORDNET_HOW}")
-    lexnames = (path / "lexnames").read_text() if (path / "lexnames").is_file() else _lexnames()
-
-    class _DebianWordNet(WordNetCorpusReader):
-        def open(self, file):
-            return io.StringIO(lexnames) if file == "lexnames" else super().open(file)
-
-        def map_wn(self, version="wordnet"):
-            return None
-
-    if str(path) not in nltk.data.path:
-        nltk.data.path.append(str(path))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "multilingual functions are not available"
-        return _DebianWordNet(str(path), None)
 
 
 # ----------------------------------------------------------------------------------------------- scoring

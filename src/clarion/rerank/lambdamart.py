@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from clarion.classifier import booster_from_text
 from clarion.data.io import atomic_writer, read_text
 from clarion.errors import DataError, ModelError
 
@@ -96,16 +97,3 @@ class LambdaMART:
         parts = text.split(BAG_SEPARATOR)
         boosters = [booster_from_text(part, str(path)) for part in parts]
         return cls(bag=len(boosters), boosters=boosters)
-
-
-def booster_from_text(text: str, where: str):
-    """A LightGBM booster from its saved text; a truncated or foreign text raises :class:`ModelError` naming
-    ``where``. LightGBM aborts the whole process on some truncated model texts, so they are checked first."""
-    import lightgbm as lgb
-
-    if not isinstance(text, str) or "end of trees" not in text or "end of parameters" not in text:
-        raise ModelError(f"{where}: not a complete LightGBM model (truncated?); retrain it")
-    try:
-        return lgb.Booster(model_str=text)
-    except lgb.basic.LightGBMError as err:
-        raise ModelError(f"{where}: not a LightGBM model ({err}); retrain it") from None

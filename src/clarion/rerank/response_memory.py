@@ -11,15 +11,24 @@ training time the turns of the same dialogue are excluded (leave-one-dialogue-ou
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
-from clarion.respond.consensus import NeighbourBank
+
+class Memory(Protocol):
+    """What the memory feature reads of the training turns (a :class:`clarion.respond.consensus.NeighbourBank`)."""
+
+    responses: list[str]
+    query_emb: np.ndarray  # (n, 384): the user turns
+    knowledge_emb: np.ndarray  # (n, 384): the mean of each turn's gold snippets
+
 
 N_MEMORY = 2
 
 
 def memory_features(
-    bank: NeighbourBank,
+    bank: Memory,
     query: np.ndarray,
     snippets: np.ndarray,
     exclude: np.ndarray | None = None,

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clarion.data.dstc import Key, key_entities
+from clarion.data.dstc import key_entities
+from clarion.types import Key
 
 N_KEY_MEMORY = 4
 _VOTE_COSINE = 0.8

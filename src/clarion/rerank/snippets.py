@@ -1,6 +1,6 @@
 """Knowledge selection (DSTC9 Track 1 task 2): rank the snippets of the tracked entities, keep the likely ones.
 
-Candidates are every snippet of the entities the :class:`~clarion.dialogue.entities.EntityTracker` found.
+Candidates are every snippet of the entities the :class:`~clarion.ground.entities.EntityTracker` found.
 Each (user turn, snippet) pair gets cheap features: the all-MiniLM-L6-v2 cosine (Reimers & Gurevych, 2019), its
 margin to the best candidate, z-score and rank; a TF-IDF cosine; the snippet type; the cosines of the previous
 and next sentence of the same review and the review's max/mean (context-dependent sentences); the kNN "memory"
@@ -29,9 +29,9 @@ import numpy as np
 
 from clarion.bounds import FLAG, Bound, as_choice, check_fields
 from clarion.rerank.snippet_memory import N_KEY_MEMORY, KeyMemory
-from clarion.retrieve.packaged import DIMENSIONS, MINILM
+from clarion.retrieve.knowledge import Group
+from clarion.retrieve.packaged import N_DENSE
 
-N_DENSE = DIMENSIONS[MINILM]
 """The width of the turn and snippet embeddings the pipeline uses (the packaged MiniLM's)."""
 
 
@@ -95,20 +95,6 @@ class SelectConfig:
     def __post_init__(self) -> None:
         self.model = as_choice("SelectConfig.model", SelectModel, self.model)
         check_fields(self, _SELECT_BOUNDS)
-
-
-@dataclass
-class Group:
-    """One turn's candidates: the query embedding, candidate embeddings, TF-IDF cosines and types."""
-
-    query: np.ndarray  # (384,)
-    snippets: np.ndarray  # (n, 384)
-    lexical: np.ndarray  # (n,) TF-IDF cosine
-    is_faq: np.ndarray  # (n,) bool
-    n_entities: int = 1
-    doc: np.ndarray | None = None  # (n,) document number within the group (review sentences share one)
-    memory: np.ndarray | None = None  # (n, 2) see clarion.rerank.response_memory
-    key_memory: np.ndarray | None = None  # (n, 4) see clarion.rerank.snippet_memory
 
 
 N_BASE = 16
@@ -271,21 +257,3 @@ class Selector:
     def calibrate(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> float:
         """:meth:`calibrate_scores` on this selector's scores of ``groups``."""
         return self.calibrate_scores([self.scores(g) for g in groups], labels)
-
-
-def upgraded_state(state: dict, arrays: dict[str, np.ndarray]) -> dict:
-    """A selector state of DSTC model format 2 or older (before :mod:`clarion.classifier`) in the current layout:
-    LightGBM's text, kept in the JSON state (``lgbm``: one booster or a list), moved into ``arrays``; the logistic
-    regression's arrays left where they were (``select_lr_``); a classifier header added."""
-    from clarion.classifier import header, text_array
-
-    config = dict(state["config"])
-    config["model"] = SelectModel(config.get("model", SelectModel.logreg.value))
-    fresh = Selector(SelectConfig(**{"key_memory": False, **config})).classifier()
-    if config["model"] is not SelectModel.lgbm:
-        return {**state, "classifier": header(fresh.name, fresh.params, "select_lr_")}
-    trees = state["lgbm"] if isinstance(state["lgbm"], list) else [state["lgbm"]]
-    for i, text in enumerate(trees):
-        arrays[f"selector_trees.{i}"] = text_array(text)
-    upgraded = {k: v for k, v in state.items() if k != "lgbm"}
-    return {**upgraded, "classifier": header(fresh.name, fresh.params, "selector_")}

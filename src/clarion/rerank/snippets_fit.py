@@ -3,7 +3,7 @@
 1. Candidates: every snippet of the *gold* entities for fitting (clean positives and same-entity hard
    negatives); every snippet of the *tracked* entities for calibration (as at prediction time).
 2. Out-of-fold calibration: the training dialogues are cut into ``calibration_folds`` folds by a salted hash
-   of their dialogue id (independent of :func:`clarion.dstc.split.split_indices`, whose hash already decided
+   of their dialogue id (independent of :func:`clarion.data.dstc_split.split_indices`, whose hash already decided
    train vs dev — re-using it would put every training dialogue on one side); a selector fitted on the other
    folds scores each fold's turns, and the threshold maximising micro F-beta over all these out-of-fold scores
    is kept (:meth:`~clarion.rerank.snippets.Selector.calibrate_scores`).
@@ -22,8 +22,8 @@ import hashlib
 import numpy as np
 
 from clarion.data.dstc import key_entities
-from clarion.dialogue.entities import EntityTracker
-from clarion.dstc.split import dialogue_ids
+from clarion.data.dstc_split import dialogue_ids
+from clarion.ground.entities import EntityTracker
 from clarion.rerank.response_memory import memory_features
 from clarion.rerank.snippet_memory import KeyMemory
 from clarion.rerank.snippets import SelectConfig, SelectModel, Selector

@@ -1,2 +1,2 @@
-"""The respond stage: choosing what the system says. ``respond.replies`` ranks candidate replies to a dialogue
-context (graded reply ranking, the Yandex General Conversation task)."""
+"""The respond stage: what the system says once the knowledge is selected (generators, closing questions, FAQ
+answers). Ranking candidate replies to a dialogue context is the task :mod:`clarion.replies`."""

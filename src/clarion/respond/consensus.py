@@ -33,9 +33,9 @@ from enum import Enum
 import numpy as np
 
 from clarion.data.dstc import key_entities
+from clarion.ground.names import entity_renames, respelled, swap_entities, swap_entity
 from clarion.respond.faq_answers import asks_open, with_faq_answers, without_polar_opener, yes_to_the_opposite
 from clarion.respond.follow_up import GENERAL, Closings, closed, follow_up_for, split_follow_up, with_follow_up
-from clarion.respond.names import entity_renames, respelled, swap_entities, swap_entity
 from clarion.respond.pool import Pool, mbr_choice, mbr_expected, mbr_weighted
 
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from clarion.respond.names import _whose, display_name, swap_entity
+from clarion.ground.names import _whose, display_name, swap_entity
 from clarion.respond.template import as_sentence
 from clarion.text import _SENTENCE_END, content_words
 
@@ -49,10 +49,10 @@ _HYPHENATED = re.compile(r"[a-z]+(?:-[a-z]+)*")
 @lru_cache(maxsize=4096)
 def antonyms(word: str) -> frozenset[str]:
     """The WordNet antonyms of ``word`` as an adjective (also those of the heads its satellite senses are similar to:
-    "noisy" -> {"quiet"}, "dirty" -> {"clean"}); Debian's WordNet (:func:`clarion.evaluate.dstc9.debian_wordnet`)."""
-    from clarion.evaluate.dstc9 import debian_wordnet
+    "noisy" -> {"quiet"}, "dirty" -> {"clean"}); Debian's WordNet (:func:`clarion.wordnet.load_wordnet`)."""
+    from clarion.wordnet import load_wordnet
 
-    wordnet = debian_wordnet()
+    wordnet = load_wordnet()
     out = set()
     for synset in wordnet.synsets(word, pos="a") + wordnet.synsets(word, pos="s"):
         for sense in [synset, *synset.similar_tos()]:
@@ -74,7 +74,7 @@ def without_polar_opener(body: str) -> str:
 
 
 def faq_answers(snippets: Sequence) -> list[tuple[str, str | None]]:
-    """``(answer, entity name)`` of the FAQs among ``snippets`` (:class:`~clarion.data.dstc.Snippet`), for
+    """``(answer, entity name)`` of the FAQs among ``snippets`` (:class:`~clarion.types.Snippet`), for
     :func:`with_faq_answers`."""
     return [(s.body, s.entity_name) for s in snippets if s.doc_type == "faq"]
 

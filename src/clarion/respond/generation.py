@@ -14,29 +14,29 @@ from dataclasses import dataclass
 import numpy as np
 
 from clarion.data.dstc import Label
+from clarion.ground.names import display_name
 from clarion.respond.consensus import Generator, consensus_choice, consensus_pool, neighbour_response
 from clarion.respond.faq_answers import faq_answers
 from clarion.respond.follow_up import follow_up_for
-from clarion.respond.names import display_name
 from clarion.respond.pool import Pool, mean_embedding
 from clarion.respond.template import snippets_response
 
 
 @dataclass(frozen=True)
-class Turn:
+class Query:
     """The user's turn as the generators read it: its embedding and its text."""
 
     emb: np.ndarray
     text: str
 
 
-def _template(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Pool | None]:
+def _template(model, index, picked, chosen_emb, turn: Query) -> tuple[Label, Pool | None]:
     """The selected snippets in words: an FAQ's answer, reviews in reported speech."""
     response = snippets_response(picked, index.knowledge.entity_names)
     return Label(True, tuple(s.key for s in picked), response), None
 
 
-def _neighbour(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Pool | None]:
+def _neighbour(model, index, picked, chosen_emb, turn: Query) -> tuple[Label, Pool | None]:
     """The MBR choice among the nearest training turns' responses, names swapped."""
     config = model.config
     top = picked[0]
@@ -47,7 +47,7 @@ def _neighbour(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Poo
     return Label(True, tuple(s.key for s in picked), response), None
 
 
-def _pool(model, index, picked, chosen_emb, turn: Turn) -> Pool:
+def _pool(model, index, picked, chosen_emb, turn: Query) -> Pool:
     """The consensus pool of borrowed bodies for the selection (rules ``relevance_gate``, ``comparisons``)."""
     config = model.config
     top = picked[0]
@@ -64,12 +64,12 @@ def _pool(model, index, picked, chosen_emb, turn: Turn) -> Pool:
     )
 
 
-def _lm(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Pool | None]:
+def _lm(model, index, picked, chosen_emb, turn: Query) -> tuple[Label, Pool | None]:
     """No response yet: the LM's candidates are chosen against this pool for the whole batch."""
     return Label(True, tuple(s.key for s in picked)), _pool(model, index, picked, chosen_emb, turn)
 
 
-def _consensus(model, index, picked, chosen_emb, turn: Turn) -> tuple[Label, Pool | None]:
+def _consensus(model, index, picked, chosen_emb, turn: Query) -> tuple[Label, Pool | None]:
     """The MBR body of the consensus pool, the selected FAQs' answers it lacks (rule ``faq_cover``), and the closing
     question (rule ``entity_follow_up``)."""
     keys, closings = [s.key for s in picked], model.bank.closings
@@ -93,7 +93,7 @@ their embeddings, turn) -> (label, consensus pool or None)``."""
 class Responding:
     """Response generation of :class:`~clarion.dstc.models.pipeline.DstcModel`."""
 
-    def _respond(self, index, picked: list, chosen_emb: np.ndarray, ranked: bool, turn: Turn):
+    def _respond(self, index, picked: list, chosen_emb: np.ndarray, ranked: bool, turn: Query):
         """The label for the selected snippets ``picked`` (embeddings ``chosen_emb``): a DSTC9/10 turn is answered
         by its best FAQ's answer itself; else the configured generator (:data:`GENERATORS`)."""
         if ranked:  # DSTC9/10: the FAQ answer itself

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clarion.bounds import SEED, Bound, check_fields
-from clarion.data.dstc import Context, Key, Knowledge
+from clarion.data.dstc import Context, Knowledge
 from clarion.errors import ModelError
 from clarion.store import Progress, no_progress
+from clarion.types import Key
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 WEIGHTS = "lm.safetensors"
@@ -95,7 +96,7 @@ def lm_prompt(knowledge: Knowledge, context: Context, keys: Sequence[Key], name:
     for key in list(keys)[:6]:
         snippet = knowledge.snippet(tuple(key))
         lines.append(f"Review: {snippet.body}" if snippet.doc_type == "review" else f"FAQ: {snippet.text}")
-    turns = [f"{'User' if t.speaker == 'U' else 'System'}: {t.text}" for t in context.turns[-2:]]
+    turns = [f"{'User' if t.is_user else 'System'}: {t.text}" for t in context.turns[-2:]]
     return f"Entity: {name}\n" + "\n".join(lines) + "\n" + "\n".join(turns) + "\nSystem:"
 
 

@@ -92,7 +92,7 @@ def mean_embedding(rows: Sequence[np.ndarray] | np.ndarray, width: int | None = 
         if width is None and arr.ndim == 2:
             width = arr.shape[1]
         if width is None:
-            from clarion.rerank.snippets import N_DENSE
+            from clarion.retrieve.packaged import N_DENSE
 
             width = N_DENSE
         return np.zeros(width, dtype=np.float32)

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from clarion.respond.names import _SMALL_WORDS, _display_written, _whose, display_name
+from clarion.ground.names import _SMALL_WORDS, _display_written, _whose, display_name
 
 _PRONOUNS = {
     "i": "they",
@@ -95,7 +95,7 @@ def _name_kept(review: str, reported: str, name: str) -> str:
 
 
 def snippets_response(snippets: Sequence, names: Mapping, max_reviews: int = 2) -> str:
-    """:func:`template_response` of the selected ``snippets`` (:class:`~clarion.data.dstc.Snippet`), one per entity
+    """:func:`template_response` of the selected ``snippets`` (:class:`~clarion.types.Snippet`), one per entity
     in order of appearance (each entity's reviews under its own name), joined; ``names``: (domain, entity id) ->
     name. An FAQ answer that writes its place's name as the knowledge's upper-case name ("There is no onsite fitness
     center at LOVELL LODGE.", 249 of DSTC11's 2,869) gets it as :func:`display_name` writes it."""

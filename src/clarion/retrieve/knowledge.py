@@ -7,11 +7,28 @@ entity, keyed by the snippet texts), so predicting on DSTC10 encodes only the en
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from clarion.data.dstc import Knowledge, Snippet
-from clarion.rerank.snippets import N_DENSE, Group
+from clarion.data.dstc import Knowledge
+from clarion.retrieve.packaged import N_DENSE
+from clarion.types import Snippet
+
+
+@dataclass
+class Group:
+    """One turn's candidates: the query embedding, candidate embeddings, TF-IDF cosines and types (what the snippet
+    selector, :mod:`clarion.rerank.snippets`, scores)."""
+
+    query: np.ndarray  # (384,)
+    snippets: np.ndarray  # (n, 384)
+    lexical: np.ndarray  # (n,) TF-IDF cosine
+    is_faq: np.ndarray  # (n,) bool
+    n_entities: int = 1
+    doc: np.ndarray | None = None  # (n,) document number within the group (review sentences share one)
+    memory: np.ndarray | None = None  # (n, 2) see clarion.rerank.response_memory
+    key_memory: np.ndarray | None = None  # (n, 4) see clarion.rerank.snippet_memory
 
 
 class KnowledgeIndex:

@@ -190,6 +190,9 @@ PACKAGED: dict[str, Callable[[], Path]] = {MINILM: minilm_path, MPNET: mpnet_pat
 DIMENSIONS: dict[str, int] = {MINILM: 384, MPNET: 768}
 """Embedding size of each packaged encoder (known without loading it)."""
 
+N_DENSE = DIMENSIONS[MINILM]
+"""The width of the MiniLM embeddings the DSTC stages use."""
+
 
 def is_packaged(member: object) -> bool:
     """Whether ``member`` names a packaged encoder (``None`` stands for the default, all-MiniLM-L6-v2)."""

@@ -8,6 +8,7 @@ from clarion import __version__
 from clarion.serve import schemas
 from clarion.serve.config import Feature
 from clarion.serve.limits import NotLoaded
+from clarion.types import Turn
 
 router = APIRouter()
 
@@ -58,11 +59,11 @@ async def clarify(body: schemas.ClarifyRequest, request: Request) -> dict:
 async def respond(body: schemas.Conversation, request: Request) -> dict:
     """DSTC knowledge-grounded answer for the last user turn: is it knowledge-seeking, which snippets, what
     response (the object ``clarion dstc respond --json`` prints)."""
-    from clarion.cli.dstc import _reply
+    from clarion.dstc.assistant import grounding_reply
 
     services = _needs(request, Feature.respond)
-    dialogue = [{"speaker": "U" if t.role == "user" else "S", "text": t.text} for t in body.turns]
-    reply, _ = await request.app.state.pool.run(services.locked, Feature.respond, _reply, dialogue)
+    dialogue = [Turn(t.role, t.text) for t in body.turns]
+    reply, _ = await request.app.state.pool.run(services.locked, Feature.respond, grounding_reply, dialogue)
     return reply
 
 

@@ -45,7 +45,7 @@ def _assistant(config: ServeConfig, progress, loaded: dict):
 
 
 def _replies(config: ServeConfig, progress, loaded: dict):
-    from clarion.respond.replies import ReplyRanker
+    from clarion.replies import ReplyRanker
 
     return ReplyRanker.load(progress=progress)
 
@@ -79,12 +79,12 @@ def _converse_many(model, conversations: list) -> list:
 
 def _clarify_many(model, items: list[tuple[str, int, float]]) -> list[dict]:
     """``clarion clariq clarify --json``'s object for each ``(request, k, threshold)``, the needs in one batch."""
-    from clarion.cli.clariq import _clarification
+    from clarion.clariq.clarifier import clarification
 
     requests = [request for request, _, _ in items]
     many = getattr(model, "need_many", None)
     needs = many(requests) if many is not None else [model.need(r) for r in requests]
-    return [_clarification(model, *item, need=need)[0] for item, need in zip(items, needs, strict=True)]
+    return [clarification(model, *item, need=need)[0] for item, need in zip(items, needs, strict=True)]
 
 
 BATCHED: dict[Feature, Callable[[Any, list], list]] = {

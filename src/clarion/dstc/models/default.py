@@ -8,6 +8,7 @@ and train the same model: the default config (tiny when ``CLARION_TINY=1``) trai
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from clarion.dstc.models.pipeline import DataSplit, PipelineConfig
@@ -24,7 +25,7 @@ def default_config() -> PipelineConfig:
 def data_fingerprint(directory: Path, split: DataSplit, labels: bool = True) -> str:
     """A short hash of the data directory's files (with labels.json unless ``labels`` is off) and the split."""
     from clarion.data.dstc import KNOWLEDGE, LABELS, LOGS
-    from clarion.store import fingerprint_files
+    from clarion.data.io import fingerprint_files
 
     names = [LOGS, KNOWLEDGE] + ([LABELS] if labels else [])
     return f"{fingerprint_files(Path(directory) / n for n in names)[:12]}-{DataSplit(split).value}"
@@ -95,19 +96,22 @@ def _dev_scores(model, dev, progress: Progress) -> dict:
 
 
 def ensure_default_model(data_dir: str | Path | None = None, progress: Progress = no_progress, say=None) -> Path:
-    """The default model's directory, training it first when absent (``say(message)`` announces that)."""
+    """The default model's directory, training it first when absent or saved by an older clarion in a format this
+    one no longer reads (``say(message)`` announces that; without it, stderr does)."""
     from clarion.data.location import dataset_dir
-    from clarion.store import is_complete, load_or_train, writable_cache
+    from clarion.dstc.models.modeldir import stale_format
+    from clarion.store import is_complete, writable_cache
 
     model = default_model_dir(data_dir)
-    if is_complete(model):
+    stale = is_complete(model) and stale_format(model)
+    if is_complete(model) and not stale:
         return model
     writable_cache()
-    announce = f"no default DSTC model yet: training it on {DEFAULT_DATASET} (train split) -> {model}"
-    if say is not None:
+    what = "was saved by an older clarion: retraining it" if stale else "is not trained yet: training it"
+    announce = f"the default DSTC model {what} on {DEFAULT_DATASET} (train split) -> {model}"
+    if say is None:
+        print(announce, file=sys.stderr, flush=True)
+    else:
         say(announce)
-
-    def train(directory: Path) -> None:
-        train_into(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, directory, default_config(), progress)
-
-    return load_or_train(model, train, "" if say is not None else announce)
+    train_into(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, model, default_config(), progress)
+    return model

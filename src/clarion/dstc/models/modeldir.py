@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from clarion.classifier import tfidf_from_state, tfidf_state
 from clarion.data.io import atomic_writer, read_json
 from clarion.detect.knowledge import Detector
-from clarion.dstc.models.persist import tfidf_from_state, tfidf_state
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
-from clarion.errors import InputError, ModelError
+from clarion.errors import ClarionError, InputError, ModelError
 from clarion.rerank.snippets import Selector
 from clarion.respond.consensus import NeighbourBank
 from clarion.respond.follow_up import Closings
@@ -29,37 +29,30 @@ from clarion.store import is_complete, read_meta, write_meta, writing
 
 STATE, ARRAYS = "state.json", "arrays.npz"
 FORMAT_VERSION = 3
-"""3: the detector's and the selector's classifiers saved by :mod:`clarion.classifier` (a header each, every weight
-in ``arrays.npz``), and the closing questions learnt from the training responses (the bank's ``closings``,
-:class:`~clarion.respond.follow_up.Closings`); 2 kept the selector's LightGBM text in ``state.json`` and had no
-closings (they are learnt from its saved responses when it is read); 1 had one configuration field per rule. Older
-formats are upgraded when read (:func:`upgraded`)."""
+"""The detector's and the selector's classifiers saved by :mod:`clarion.classifier` (a header each, every weight in
+``arrays.npz``), and the closing questions learnt from the training responses (the bank's ``closings``,
+:class:`~clarion.respond.follow_up.Closings`). A directory of another format (an older clarion's) is refused: retrain
+it (:func:`check_format`)."""
 
 
-def upgraded(state: dict, arrays: dict[str, np.ndarray]) -> dict:
-    """``state`` in the current format (``arrays`` updated with it): format 1's configuration gets its rules listed by
-    name and loses the settings of removed rules (the detector's FAQ glossary); format 2's classifiers get headers and
-    its bank the closing questions of its responses."""
-    version = state.get("format_version")
-    if version == FORMAT_VERSION:
-        return state
-    if version not in (1, 2):
-        raise ModelError(f"model format {version}, expected {FORMAT_VERSION} (or 1-2, upgraded when read)")
-    if version == 1:
-        from clarion.dstc.models.config import upgrade_v1
+def check_format(directory: Path, state: dict) -> None:
+    """A :class:`ModelError` unless ``state`` (``directory``'s state.json) is of :data:`FORMAT_VERSION`."""
+    version = state.get("format_version") if isinstance(state, dict) else None
+    if version != FORMAT_VERSION:
+        raise ModelError(
+            f"{directory}: DSTC model format {version}, expected {FORMAT_VERSION} (saved by another clarion); "
+            "delete it and retrain it (clarion dstc train)"
+        )
 
-        state = {**state, "config": {**upgrade_v1(state["config"]), "format": 2}}
-        detector = dict(state["detector"])
-        detector["config"] = {k: v for k, v in detector["config"].items() if k != "faq_glossary"}
-        state = {**state, "detector": detector}
-    from clarion.detect import knowledge
-    from clarion.rerank import snippets
 
-    detector, selector = knowledge.upgraded_state(state["detector"]), snippets.upgraded_state(state["selector"], arrays)
-    bank = state["bank"]
-    closings = Closings.learn(bank["responses"], [[tuple(k) for k in keys] for keys in bank.get("keys", [])])
-    bank = {**bank, "closings": closings.to_json()}
-    return {**state, "format_version": FORMAT_VERSION, "detector": detector, "selector": selector, "bank": bank}
+def stale_format(directory: str | Path) -> bool:
+    """Whether ``directory`` holds the readable state of a DSTC model of another format than :data:`FORMAT_VERSION`
+    (one an older clarion saved, which :func:`load_model` refuses)."""
+    try:
+        state = read_json(Path(directory) / STATE)
+    except (ClarionError, OSError):
+        return False
+    return not isinstance(state, dict) or state.get("format_version") != FORMAT_VERSION
 
 
 def save_model(
@@ -115,12 +108,9 @@ def load_model(directory: str | Path) -> DstcModel:
         raise ModelError(f"{directory}: not a trained DSTC model ({kind}); run `clarion dstc train`")
     try:
         state = read_json(directory / STATE)
+        check_format(directory, state)
         with np.load(directory / ARRAYS, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
-        try:
-            state = upgraded(state, arrays)
-        except ModelError as err:
-            raise ModelError(f"{directory}: {err}; retrain it (clarion dstc train)") from None
         bank = NeighbourBank(
             list(state["bank"]["responses"]),
             list(state["bank"]["names"]),

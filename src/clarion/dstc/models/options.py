@@ -3,10 +3,8 @@
 ``clarion dstc predict`` and ``respond`` take them (``--set``) for the fields a trained model reads only when it
 predicts (:func:`prediction_config`: "rules.ask_entity=null" turns a rule off without retraining,
 "rules.ask_entity=true" turns it back on); ``clarion dstc train`` and the benchmarks take any field, nested ones
-dotted ("detect.entity_faq_cosine=0.5"), and train with them. A rule's earlier field name is still read
-("ask_entity=false").
-A removed rule (:data:`clarion.rules.REMOVED_RULES`) switched off ("rules.downsides=null", "abstain_below=null",
-"detail_penalty=0") is accepted and does nothing; switched on, or given a parameter, it is an InputError.
+dotted ("detect.entity_faq_cosine=0.5"), and train with them. A rule that is not a DSTC rule of
+:data:`clarion.rules.RULES`, on or off, is an InputError naming it.
 """
 
 from __future__ import annotations
@@ -15,9 +13,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from clarion.dstc.models.config import REMOVED_FIELDS, PipelineConfig, legacy_rules
+from clarion.dstc.models.config import PipelineConfig
 from clarion.errors import ClarionError, InputError
-from clarion.rules import REMOVED_RULES, RULES, removed
+from clarion.rules import rules_of
 
 TRAINING_FIELDS = frozenset({"detect", "select", "lm", "generator", "max_contexts", "dense"})
 """The fields a model is trained with (training reads them: changing one needs a new model; ``generator`` has its
@@ -51,18 +49,13 @@ def with_overrides(config: PipelineConfig, overrides: dict, option: str = "--set
     their own fields) and checked as any configuration is; an unknown field or a value out of its bounds is an
     :class:`~clarion.errors.InputError` naming ``option``."""
     fields = {**config.to_json(), "lm": asdict(config.lm)}
-    removed = sorted(REMOVED_FIELDS.intersection(overrides))
-    if removed:
-        raise InputError(f"{option}: {removed[0]} was a rule fitted to one dataset's wording and is removed")
-    legacy, overrides = legacy_rules(overrides)
-    if legacy:
-        overrides = {**overrides, "rules": {**legacy, **overrides.get("rules", {})}}
     for key, value in overrides.items():
         if key == "rules" and isinstance(value, dict):
             fields["rules"] = _merged_rules(fields["rules"], value, option)
             continue
         if key not in fields:
-            raise InputError(f"{option}: PipelineConfig has no field {key!r}")
+            hint = f" (a rule: rules.{key})" if key in rules_of("dstc") else ""
+            raise InputError(f"{option}: PipelineConfig has no field {key!r}{hint}")
         if isinstance(fields[key], dict) != isinstance(value, dict):
             raise InputError(f"{option}: {key} takes {'fields' if isinstance(fields[key], dict) else 'a value'}")
         unknown = sorted(set(value).difference(fields[key])) if isinstance(value, dict) else []
@@ -78,14 +71,10 @@ def with_overrides(config: PipelineConfig, overrides: dict, option: str = "--set
 def _merged_rules(rules: dict, overrides: dict, option: str) -> dict:
     """``rules`` with ``overrides`` (name -> parameters to set, ``true``: on with its defaults, ``null`` or ``false``:
     off) merged in."""
-    out = dict(rules)
+    out, known = dict(rules), rules_of("dstc")
     for name, value in overrides.items():
-        if name in REMOVED_RULES and (value is None or value is False):
-            continue  # a removed rule switched off: nothing to do
-        if name in REMOVED_RULES:
-            raise removed(name, option)
-        if name not in RULES:
-            raise InputError(f"{option}: no rule {name!r}; rules: {', '.join(RULES)}")
+        if name not in known:
+            raise InputError(f"{option}: no rule {name!r}; rules: {', '.join(known)}")
         if value is None or value is False:
             out.pop(name, None)
         elif value is True:
@@ -101,10 +90,10 @@ def prediction_config(config: PipelineConfig, settings: Sequence[str], option: s
     """``config`` with ``FIELD=VALUE`` settings of fields a trained model reads only when it predicts; a field of
     :data:`TRAINING_FIELDS` is refused (it needs a model trained with it)."""
     overrides = parse_settings(settings, option)
-    legacy, _ = legacy_rules(overrides)
-    named = {**legacy, **(overrides.get("rules") or {})} if isinstance(overrides.get("rules", {}), dict) else {}
+    named = overrides.get("rules") if isinstance(overrides.get("rules"), dict) else {}
+    known = rules_of("dstc")
     trained = sorted(TRAINING_FIELDS.intersection(overrides))
-    trained += [f"rules.{name}" for name in sorted(named) if name in RULES and RULES[name].training]
+    trained += [f"rules.{name}" for name in sorted(named) if name in known and known[name].training]
     if trained:
         raise InputError(f"{option}: {trained[0]} is fixed when the model is trained; train a model with it instead")
     return with_overrides(config, overrides, option)

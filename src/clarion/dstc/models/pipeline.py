@@ -29,9 +29,8 @@ from clarion.detect.faq_rule import (
 from clarion.detect.knowledge import (
     Detector,
 )
-from clarion.detect.knowledge_turns import TurnDetection, TurnViews
-from clarion.dialogue.entities import EntityTracker
-from clarion.dialogue.which import MAX_BRANCHES, WhichOne  # noqa: F401 (MAX_BRANCHES: re-exported)
+from clarion.dstc.faq_choice import FAQ_FALLBACK_CONFIDENCE, FaqChoice  # noqa: F401 (the constant: re-exported)
+from clarion.dstc.knowledge_turns import TurnDetection, TurnViews
 from clarion.dstc.models.config import PipelineConfig
 from clarion.dstc.models.turns import (  # noqa: F401 (embed_without_names: re-exported)
     context_texts,
@@ -39,22 +38,24 @@ from clarion.dstc.models.turns import (  # noqa: F401 (embed_without_names: re-e
     embed_without_names,
     query_texts,
 )
+from clarion.dstc.which import MAX_BRANCHES, WhichOne  # noqa: F401 (MAX_BRANCHES: re-exported)
 from clarion.errors import ModelError
-from clarion.rerank.faq_choice import FAQ_FALLBACK_CONFIDENCE, FaqChoice  # noqa: F401 (the constant: re-exported)
+from clarion.ground.entities import EntityTracker
+from clarion.ground.names import display_name
 from clarion.rerank.response_memory import memory_features
-from clarion.rerank.snippets import N_DENSE, Selector
+from clarion.rerank.snippets import Selector
 from clarion.respond.consensus import Generator, NeighbourBank, lm_consensus_response
 from clarion.respond.follow_up import follow_up_for
-from clarion.respond.generation import Responding, Turn
+from clarion.respond.generation import Query, Responding
 from clarion.respond.lm import lm_prompt
-from clarion.respond.names import display_name
 from clarion.respond.pool import Pool
 from clarion.retrieve.knowledge import KnowledgeIndex
+from clarion.retrieve.packaged import N_DENSE
 from clarion.store import Progress, no_progress
 
 
 class DataSplit(str, Enum):
-    """Which contexts of a data directory a command uses (the split is by dialogue, see clarion.dstc.split)."""
+    """Which contexts of a data directory a command uses (the split is by dialogue, see clarion.data.dstc_split)."""
 
     all = "all"
     train = "train"
@@ -62,8 +63,8 @@ class DataSplit(str, Enum):
 
 
 def apply_split(dataset: Dataset, split: DataSplit | str) -> Dataset:
-    """``dataset`` itself for ``all``, else its train or dev side (:func:`clarion.dstc.split.split_dataset`)."""
-    from clarion.dstc.split import split_dataset
+    """``dataset`` itself for ``all``, else its train or dev side (:func:`clarion.data.dstc_split.split_dataset`)."""
+    from clarion.data.dstc_split import split_dataset
 
     split = DataSplit(split)
     return dataset if split is DataSplit.all else split_dataset(dataset, split.value)
@@ -258,5 +259,5 @@ class DstcModel(TurnDetection, FaqChoice, WhichOne, Responding):
                 if routed is not None:
                     return routed, None
         chosen = self.selector.choose(scores, ranked=ranked)
-        turn = Turn(q_emb, turn_text)
+        turn = Query(q_emb, turn_text)
         return self._respond(index, [snippets[j] for j in chosen], group.snippets[chosen], ranked, turn)

@@ -14,7 +14,6 @@ import numpy as np
 
 from clarion.data.dstc import Dataset, key_entities
 from clarion.detect.knowledge import Detector
-from clarion.dialogue.entities import EntityTracker
 from clarion.dstc.models.pipeline import (
     DstcModel,
     PipelineConfig,
@@ -23,11 +22,12 @@ from clarion.dstc.models.pipeline import (
     query_texts,
 )
 from clarion.errors import InputError
+from clarion.ground.entities import EntityTracker
+from clarion.ground.names import display_name
 from clarion.rerank.snippets_fit import fit_selector
 from clarion.respond.consensus import Generator, NeighbourBank, body_texts
 from clarion.respond.follow_up import Closings
 from clarion.respond.lm import LmGenerator, lm_prompt
-from clarion.respond.names import display_name
 from clarion.respond.pool import mean_embedding
 from clarion.retrieve.knowledge import KnowledgeIndex
 from clarion.store import Progress, no_progress

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from clarion.data.dstc import Dataset
-from clarion.dialogue.entities import EntityTracker
-from clarion.rerank.snippets import N_DENSE
+from clarion.ground.entities import EntityTracker
+from clarion.retrieve.packaged import N_DENSE
 
 
 def embed_queries(texts: list[str], dense: bool, cached: bool = False) -> np.ndarray:

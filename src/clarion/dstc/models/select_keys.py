@@ -1,7 +1,0 @@
-"""Moved to :mod:`clarion.rerank.snippet_memory`; this old name stays an alias of that module."""
-
-import sys
-
-from clarion.rerank import snippet_memory as _moved
-
-sys.modules[__name__] = _moved
