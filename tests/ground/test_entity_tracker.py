@@ -41,7 +41,7 @@ def test_several_entities_in_one_turn_are_all_returned_in_order(tracker):
 def test_a_chain_named_without_its_branch_is_asked_about():
     from types import SimpleNamespace
 
-    from clarion.dstc.models.pipeline import MAX_BRANCHES, DstcModel
+    from clarion.dstc.which import MAX_BRANCHES, which_entity
 
     names = {
         ("restaurant", 1): "PIZZA HUT CITY CENTRE",
@@ -56,12 +56,12 @@ def test_a_chain_named_without_its_branch_is_asked_about():
     assert tracker.chain_named(["Is Midsummer nice?"]) == []  # a distinctive first word is no chain
     assert tracker.chain_named(["Is it nice?"]) == []
     index = SimpleNamespace(knowledge=SimpleNamespace(entity_names=names))
-    asked = DstcModel._which_entity(index, pizza)
+    asked = which_entity(index, pizza)
     assert asked.target and asked.knowledge == ()
     assert asked.response == "Which Pizza Hut do you mean: Pizza Hut City Centre or Pizza Hut Fen Ditton?"
-    assert DstcModel._which_entity(index).response == "Which hotel or restaurant are you asking about?"
+    assert which_entity(index).response == "Which hotel or restaurant are you asking about?"
     many = [("restaurant", i) for i in range(MAX_BRANCHES + 1)]
-    assert DstcModel._which_entity(index, many).response == "Which hotel or restaurant are you asking about?"
+    assert which_entity(index, many).response == "Which hotel or restaurant are you asking about?"
 
 
 def test_a_name_in_an_address_is_no_mention():

@@ -10,15 +10,11 @@ word overlap (the service is under test here; the models have their own tests).
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from clarion.types import Candidate
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dstc"))  # the synthetic DSTC data writer
 
 BANK = {
     "Q00001": "",
@@ -82,12 +78,11 @@ class BankClarifier:
 @pytest.fixture(scope="session")
 def grounder(tmp_path_factory):
     """The DSTC assistant: the tiny-settings pipeline trained on the synthetic DSTC11 data."""
-    from dstc_synthetic import write_synthetic
-
     from clarion.data.dstc import load_dataset
     from clarion.dstc.assistant import Grounder
     from clarion.dstc.models.pipeline import PipelineConfig
     from clarion.dstc.models.train import train
+    from dstc_synthetic import write_synthetic
 
     synthetic = load_dataset(write_synthetic(tmp_path_factory.mktemp("syn")))
     model, _ = train(synthetic, PipelineConfig.tiny())

@@ -26,7 +26,8 @@ from numbers import Real
 from pathlib import Path
 
 from clarion.data.dstc import KNOWLEDGE, Context, Dataset, Knowledge, read_knowledge
-from clarion.dstc.models.pipeline import MAX_BRANCHES, DstcModel, PreparedKnowledge
+from clarion.dstc.models.pipeline import DstcModel, PreparedKnowledge
+from clarion.dstc.which import MAX_BRANCHES
 from clarion.errors import InputError, check_unicode
 from clarion.ground.aliases import normalise, ordinal
 from clarion.ground.entities import EntityTracker
@@ -122,9 +123,9 @@ class Grounder:
 
 
 _WHICH_BRANCH = re.compile(r"Which .+ do you mean: (.+)\?")
-"""The clarifying question for a chain named without its branch (``DstcModel._which_entity``)."""
+"""The clarifying question for a chain named without its branch (``clarion.dstc.which.which_entity``)."""
 _WHICH_PLACE = re.compile(r"Which .+ are you asking about\?")
-"""The clarifying question for a dialogue naming no place (``DstcModel._which_entity``)."""
+"""The clarifying question for a dialogue naming no place (``clarion.dstc.which.which_entity``)."""
 _SHORT_ANSWER = 8
 """Most words of a user turn read as the answer to a clarifying question (a longer turn, or a question, is a turn of
 its own)."""

@@ -1,10 +1,14 @@
 """When a place's FAQ answers instead of the selector's choice of snippets.
 
-A mixin of :class:`clarion.dstc.models.pipeline.DstcModel`: a turn the gated FAQ rule flagged is answered from the
-tracked place's FAQ it paraphrases when the detector did not flag it or the selector is unsure.
+A stage of :class:`clarion.dstc.models.pipeline.DstcModel`: a turn the gated FAQ rule flagged is answered from the
+tracked place's FAQ it paraphrases when the detector did not flag it or the selector is unsure
+(:meth:`FaqAnswers.route`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,18 +26,24 @@ DSTC11's questions, nearly all about reviews; on an FAQ question of a kind the t
 there a lift?") it is often unsure, and its best guess is then an unrelated review."""
 
 
-class FaqChoice:
-    """The FAQ answers of :class:`~clarion.dstc.models.pipeline.DstcModel`."""
+@dataclass(frozen=True)
+class FaqAnswers:
+    """Answering from a place's FAQ. ``closings``: the closing questions of the training responses (the neighbour
+    bank's); ``follow_up``: rule ``entity_follow_up`` is on; ``entity_cosine``: ``DetectConfig.entity_faq_cosine``."""
 
-    def _faq_answer(self, index: KnowledgeIndex, faq: Snippet) -> Label:
+    closings: Sequence[str]
+    follow_up: bool
+    entity_cosine: float | None = None
+
+    def answer(self, index: KnowledgeIndex, faq: Snippet) -> Label:
         """The answer from ``faq``: its answer text and the follow-up question
         (:func:`~clarion.respond.follow_up.follow_up_for`)."""
-        keys, closings = [faq.key], self.bank.closings
+        keys = [faq.key]
         body = snippets_response([faq], index.knowledge.entity_names)
-        follow_up = follow_up_for(keys, self.config.uses("entity_follow_up"), closings)
-        return Label(True, tuple(keys), closed(body, follow_up, closings))
+        follow_up = follow_up_for(keys, self.follow_up, self.closings)
+        return Label(True, tuple(keys), closed(body, follow_up, self.closings))
 
-    def _faq_route(
+    def route(
         self, index: KnowledgeIndex, scores: np.ndarray, rule: FaqRule, view: np.ndarray, snippets, detected: bool
     ) -> Label | None:
         """The label of a turn the gated ``rule`` flagged when the detector did not flag it (``detected``) or the
@@ -44,9 +54,9 @@ class FaqChoice:
         if detected and scores.max() >= FAQ_FALLBACK_CONFIDENCE:
             return None
         faq = rule.best_faq(view, snippets)
-        entity_cosine = self.config.detect.entity_faq_cosine
+        entity_cosine = self.entity_cosine
         if faq is None and not detected and entity_cosine is not None and entity_cosine < ENTITY_FAQ_COSINE:
             faq = rule.best_faq(view, snippets, entity_cosine, gated=True)  # the FAQ the entity gate fired on
         if faq is not None:
-            return self._faq_answer(index, faq)
+            return self.answer(index, faq)
         return None if detected else Label(False)  # no such FAQ: left to the dialogue manager, as without the rule

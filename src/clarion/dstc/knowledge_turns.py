@@ -1,8 +1,8 @@
 """Knowledge-seeking turn detection beyond the trained detector: the FAQ-paraphrase rule and its entity gate.
 
-A mixin of :class:`clarion.dstc.models.pipeline.DstcModel`: the detector's verdict OR'ed with the turns that
-paraphrase an FAQ question (:mod:`clarion.detect.faq_rule`), or, with ``DetectConfig.entity_faq_cosine``, a tracked
-place's own FAQ at a lower cosine.
+The detection stage of :class:`clarion.dstc.models.pipeline.DstcModel` (:class:`TurnDetector`): the trained
+detector's verdict OR'ed with the turns that paraphrase an FAQ question (:mod:`clarion.detect.faq_rule`), or, with
+``DetectConfig.entity_faq_cosine``, a tracked place's own FAQ at a lower cosine.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from clarion.data.dstc import Dataset
+from clarion.detect.knowledge import Detector
 from clarion.dstc.models.turns import context_texts, embed_queries, embed_without_names, query_texts
 from clarion.ground.entities import EntityTracker
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class TurnViews:
-    """A batch of user turns as the stages see them (:meth:`TurnDetection._detect`)."""
+    """A batch of user turns as the stages see them (:meth:`TurnDetector.predict`)."""
 
     texts: list[str]
     q_emb: np.ndarray
@@ -49,25 +50,32 @@ class TurnViews:
         return self._unnamed
 
 
-class TurnDetection:
-    """The detection stage of :class:`~clarion.dstc.models.pipeline.DstcModel`: the trained detector and the FAQ
-    rule (with its entity gate)."""
+@dataclass(frozen=True)
+class TurnDetector:
+    """The trained detector and the FAQ rule (with its entity gate). ``dense``: turns are embedded with MiniLM;
+    ``strip_names``: the gated rule compares turns with entity names cut; ``entity_faq_cosine``: the entity gate's
+    cosine (``DetectConfig.entity_faq_cosine``; None: no gate)."""
 
-    def _detect(self, dataset: Dataset, prepared: PreparedKnowledge, progress) -> TurnViews:
+    detector: Detector
+    dense: bool = True
+    strip_names: bool = False
+    entity_faq_cosine: float | None = None
+
+    def predict(self, dataset: Dataset, prepared: PreparedKnowledge, progress) -> TurnViews:
         """The batch's turns as the stages see them, with the knowledge-seeking ones (:attr:`TurnViews.targets`):
         the trained detector OR'ed with the FAQ-paraphrase rule; a turn with no letter or digit (an empty ASR
         hypothesis, "...") asks nothing."""
         texts = query_texts(dataset)
         advance = progress("encoding user turns", 1)
-        q_emb = embed_queries(texts, self.config.dense)
+        q_emb = embed_queries(texts, self.dense)
         advance(1)
         views = TurnViews(texts, q_emb, self.detector.predict(texts, q_emb))
         rule = prepared.faq_rule
         views.gated = rule if rule is not None and rule.penalties is not None else None
-        strip_gate = views.gated is not None and self._strips_names()  # the gated rule's view of the turns
-        views.gate_emb = views.without_names(prepared.tracker, self.config.dense) if strip_gate else q_emb
+        strip_gate = views.gated is not None and self.strip_names  # the gated rule's view of the turns
+        views.gate_emb = views.without_names(prepared.tracker, self.dense) if strip_gate else q_emb
         views.faq_turns = rule.matches(views.gate_emb) if rule is not None else np.zeros(len(texts), dtype=bool)
-        if views.gated is not None and self.config.detect.entity_faq_cosine is not None:
+        if views.gated is not None and self.entity_faq_cosine is not None:
             views.faq_turns |= self._entity_faq_turns(
                 dataset, prepared, views.gate_emb, views.detected | views.faq_turns
             )
@@ -81,7 +89,7 @@ class TurnDetection:
         """The turns not in ``known`` that the gated FAQ rule matches against a tracked place's own FAQs at the
         lower cosine ``DetectConfig.entity_faq_cosine`` (:meth:`FaqRule.matches_entity`)."""
         out = np.zeros(len(known), dtype=bool)
-        cosine = self.config.detect.entity_faq_cosine
+        cosine = self.entity_faq_cosine
         rule = prepared.faq_rule
         for i in np.flatnonzero(~known & rule.reaches(gate_emb, cosine)):  # tracking only where an FAQ is near
             entities = prepared.tracker.track(context_texts(dataset.contexts[i]))

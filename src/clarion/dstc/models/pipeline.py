@@ -6,7 +6,7 @@ returns one :class:`~clarion.data.dstc.Label` per context, for either track form
 DSTC11 review summaries; DSTC11 predictions keep every snippet above the calibrated threshold). The detector
 is OR'ed with the FAQ-paraphrase rule of :mod:`.faq_rule` (for DSTC11-format knowledge its gated form); a DSTC11
 turn the gated rule fires on and for which the selector is unsure (no snippet reaches
-:data:`FAQ_FALLBACK_CONFIDENCE`) is answered from the FAQ it paraphrases.
+:data:`~clarion.dstc.faq_choice.FAQ_FALLBACK_CONFIDENCE`) is answered from the FAQ it paraphrases.
 :meth:`DstcModel.prepare` binds a model to a knowledge base once (snippet index, entity tracker, FAQ rule) for
 callers that predict turn by turn.
 """
@@ -29,16 +29,11 @@ from clarion.detect.faq_rule import (
 from clarion.detect.knowledge import (
     Detector,
 )
-from clarion.dstc.faq_choice import FAQ_FALLBACK_CONFIDENCE, FaqChoice  # noqa: F401 (the constant: re-exported)
-from clarion.dstc.knowledge_turns import TurnDetection, TurnViews
+from clarion.dstc.faq_choice import FaqAnswers
+from clarion.dstc.knowledge_turns import TurnDetector, TurnViews
 from clarion.dstc.models.config import PipelineConfig
-from clarion.dstc.models.turns import (  # noqa: F401 (embed_without_names: re-exported)
-    context_texts,
-    embed_queries,
-    embed_without_names,
-    query_texts,
-)
-from clarion.dstc.which import MAX_BRANCHES, WhichOne  # noqa: F401 (MAX_BRANCHES: re-exported)
+from clarion.dstc.models.turns import context_texts
+from clarion.dstc.which import closest_entity, which_entity
 from clarion.errors import ModelError
 from clarion.ground.entities import EntityTracker
 from clarion.ground.names import display_name
@@ -46,7 +41,7 @@ from clarion.rerank.response_memory import memory_features
 from clarion.rerank.snippets import Selector
 from clarion.respond.consensus import Generator, NeighbourBank, lm_consensus_response
 from clarion.respond.follow_up import follow_up_for
-from clarion.respond.generation import Query, Responding
+from clarion.respond.generation import Query, Responder
 from clarion.respond.lm import lm_prompt
 from clarion.respond.pool import Pool
 from clarion.retrieve.knowledge import KnowledgeIndex
@@ -82,8 +77,9 @@ class PreparedKnowledge:
 
 
 @dataclass
-class DstcModel(TurnDetection, FaqChoice, WhichOne, Responding):
-    """A trained pipeline: detector, selection TF-IDF + selector, and the neighbour bank."""
+class DstcModel:
+    """A trained pipeline: detector, selection TF-IDF + selector, and the neighbour bank; it predicts by composing
+    its stages: :attr:`turns` (detection), the selector, :attr:`faqs` (answers from an FAQ), :attr:`responder`."""
 
     config: PipelineConfig
     detector: Detector
@@ -98,6 +94,23 @@ class DstcModel(TurnDetection, FaqChoice, WhichOne, Responding):
     """MiniLM embeddings of the training turns that are not knowledge-seeking (:mod:`.faq_rule`'s negatives)."""
     faq_negatives_stripped: np.ndarray | None = None
     """The same turns embedded with entity names removed (the gated rule's negatives; ``DetectConfig.strip_names``)."""
+
+    @property
+    def turns(self) -> TurnDetector:
+        """The detection stage: which turns seek knowledge."""
+        detect = self.config.detect
+        return TurnDetector(self.detector, self.config.dense, self._strips_names(), detect.entity_faq_cosine)
+
+    @property
+    def faqs(self) -> FaqAnswers:
+        """Answering from a place's FAQ when the gated FAQ rule says so."""
+        follow_up = self.config.uses("entity_follow_up")
+        return FaqAnswers(self.bank.closings, follow_up, self.config.detect.entity_faq_cosine)
+
+    @property
+    def responder(self) -> Responder:
+        """The respond stage: the configured generator."""
+        return Responder(self.config, self.bank)
 
     def prepare(self, knowledge: Knowledge, progress: Progress = no_progress) -> PreparedKnowledge:
         """The per-knowledge-base state :meth:`predict` builds (snippet index, entity tracker and the FAQ rule);
@@ -143,7 +156,7 @@ class DstcModel(TurnDetection, FaqChoice, WhichOne, Responding):
             prepared = self.prepare(dataset.knowledge, progress)
         elif prepared.knowledge is not dataset.knowledge:
             raise ValueError("prepared knowledge belongs to another knowledge base")
-        views = self._detect(dataset, prepared, progress)
+        views = self.turns.predict(dataset, prepared, progress)
         index, tracker = prepared.index, prepared.tracker
         positive = [int(i) for i in np.flatnonzero(views.targets)]
         tracked = {i: tracker.track(context_texts(dataset.contexts[i])) for i in positive}
@@ -177,12 +190,12 @@ class DstcModel(TurnDetection, FaqChoice, WhichOne, Responding):
         index, tracker, text = prepared.index, prepared.tracker, views.texts[i]
         ranked = dataset.format is Format.DSTC9
         if not tracked and not ranked and self.config.uses("ask_entity"):
-            return self._which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i]))), None
+            return which_entity(index, tracker.chain_named(context_texts(dataset.contexts[i]))), None
         return self._answer(
             index,
             views.sel_emb[i],
             views.sel_tfidf[i],
-            tracked or self._fallback_entity(index, views.q_tfidf[i]),
+            tracked or closest_entity(index, views.q_tfidf[i]),
             ranked,
             views.gated if views.faq_turns[i] else None,
             views.detected[i],
@@ -240,9 +253,9 @@ class DstcModel(TurnDetection, FaqChoice, WhichOne, Responding):
         the turn's consensus pool)``, the response is generated for the whole batch (:meth:`_lm_responses`).
         ``faq_fallback``: the gated FAQ rule (DSTC11-format knowledge), when it fired on this turn; the turn is
         answered from the tracked entity's FAQ it paraphrases (``gate_emb``: the turn as the rule sees it) when the
-        detector did not flag it (``detected``) or the selector is unsure (:meth:`_faq_route`); a turn only the rule
-        flagged whose entity has no such FAQ is not knowledge-seeking after all. ``tracker``: the knowledge base's
-        names (cut from the turn)."""
+        detector did not flag it (``detected``) or the selector is unsure (:meth:`FaqAnswers.route`); a turn only the
+        rule flagged whose entity has no such FAQ is not knowledge-seeking after all. ``tracker``: the knowledge
+        base's names (cut from the turn)."""
         group, snippets = index.group(q_emb, q_tfidf, entities)
         if not snippets:
             return Label(True, (), "I'm sorry, I could not find information about that."), None
@@ -255,9 +268,9 @@ class DstcModel(TurnDetection, FaqChoice, WhichOne, Responding):
                 group.key_memory = self.selector.memory.features(q_emb, [s.key for s in snippets])
             scores = self.selector.scores(group)
             if faq_fallback is not None:
-                routed = self._faq_route(index, scores, faq_fallback, view, snippets, detected)
+                routed = self.faqs.route(index, scores, faq_fallback, view, snippets, detected)
                 if routed is not None:
                     return routed, None
         chosen = self.selector.choose(scores, ranked=ranked)
         turn = Query(q_emb, turn_text)
-        return self._respond(index, [snippets[j] for j in chosen], group.snippets[chosen], ranked, turn)
+        return self.responder.respond(index, [snippets[j] for j in chosen], group.snippets[chosen], ranked, turn)

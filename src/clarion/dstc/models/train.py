@@ -14,13 +14,8 @@ import numpy as np
 
 from clarion.data.dstc import Dataset, key_entities
 from clarion.detect.knowledge import Detector
-from clarion.dstc.models.pipeline import (
-    DstcModel,
-    PipelineConfig,
-    embed_queries,
-    embed_without_names,
-    query_texts,
-)
+from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
+from clarion.dstc.models.turns import embed_queries, embed_without_names, query_texts
 from clarion.errors import InputError
 from clarion.ground.entities import EntityTracker
 from clarion.ground.names import display_name

@@ -6,7 +6,6 @@ comparison, its places renamed) and ``faq_cover`` (a selected FAQ's answer the c
 from __future__ import annotations
 
 import numpy as np
-from dstc_synthetic import write_synthetic
 
 from clarion.data.dstc import load_dataset
 from clarion.dstc.models.modeldir import load_model, save_model
@@ -19,6 +18,7 @@ from clarion.respond.faq_answers import faq_answers, with_faq_answers
 from clarion.respond.follow_up import FOLLOW_UP_MANY, FOLLOW_UP_OTHER, FOLLOW_UP_TWO, Closings, follow_up_for
 from clarion.respond.pool import Pool
 from clarion.types import Snippet
+from dstc_synthetic import write_synthetic
 
 CLOSINGS = Closings(
     {"hotel": "Would you like to book a room?", "restaurant": "Would you like to make a reservation?"},

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from dstc_synthetic import write_synthetic
 
 from clarion.data.dstc import load_dataset
 from clarion.dstc.models.modeldir import load_model, save_model
@@ -32,6 +31,7 @@ from clarion.respond.follow_up import (
     without_joined_question,
 )
 from clarion.respond.pool import Pool, mbr_choice, mbr_weighted, ngram_utility
+from dstc_synthetic import write_synthetic
 
 
 def test_split_follow_up():

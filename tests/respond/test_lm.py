@@ -6,7 +6,6 @@ import json
 import math
 
 import pytest
-from dstc_synthetic import write_synthetic
 
 from clarion.data.dstc import load_dataset
 from clarion.dstc.models.modeldir import load_model, save_model
@@ -16,6 +15,7 @@ from clarion.errors import ModelError
 from clarion.respond.consensus import Generator
 from clarion.respond.follow_up import FOLLOW_UP_OTHER, Closings, with_follow_up
 from clarion.respond.lm import LmConfig, RowSampler, lm_prompt
+from dstc_synthetic import write_synthetic
 
 
 @pytest.fixture(scope="module")
