@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clarion.errors import ModelError
-from clarion.store import begin, is_complete, read_meta, write_meta
+from clarion.store import begin, ensure, is_complete, read_meta, write_meta
 
 
 def test_a_directory_is_complete_only_between_write_meta_and_the_next_begin(tmp_path):
@@ -89,3 +89,34 @@ def test_an_emptied_meta_json_is_a_damaged_model(tmp_path):
     (directory / "meta.json").write_text("[]")
     with pytest.raises(ModelError, match=r"not a model's meta.json"):
         read_meta(directory)
+
+
+def test_ensure_trains_once_says_so_and_retrains_a_stale_format(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLARION_CACHE_DIR", str(tmp_path / "cache"))
+    said, trained = [], []
+
+    def train(directory):
+        trained.append(directory)
+        write_meta(begin(directory), {}, "fp")
+
+    target = tmp_path / "cache" / "models" / "t" / "m"
+    assert ensure(target, train, "the model", "data", say=said.append) == target
+    assert said == [f"the model is not trained yet: training it on data -> {target}"] and trained == [target]
+    ensure(target, train, "the model", "data", say=said.append)
+    assert len(trained) == 1 and len(said) == 1  # finished: loaded, not trained again
+    ensure(target, train, "the model", "data", stale=lambda d: True, say=said.append)
+    assert said[-1].startswith("the model was saved by an older clarion: retraining it") and len(trained) == 2
+
+
+def test_ensure_checks_the_training_data_before_announcing(tmp_path, monkeypatch):
+    from clarion.errors import InputError
+
+    monkeypatch.setenv("CLARION_CACHE_DIR", str(tmp_path / "cache"))
+    said = []
+
+    def missing():
+        raise InputError("train.tsv is missing")
+
+    with pytest.raises(InputError, match="missing"):
+        ensure(tmp_path / "m", lambda d: None, "the model", "data", ready=missing, say=said.append)
+    assert said == []

@@ -1,9 +1,11 @@
 """Versioned directories for trained artefacts, keyed by task, configuration and training data: one model lifecycle.
 
-Every model (ClariQ's question ranker and need model, the DSTC pipeline) goes through the same steps: a directory
+Every model (ClariQ's question ranker and need model, the answer rewriter, the DSTC pipeline, the reply ranker)
+goes through the same steps: a directory
 keyed by its configuration and a fingerprint of its training data (:func:`model_dir`), training that reports to a
 :data:`Progress` callback, saving with ``meta.json`` written last (:func:`writing`, :func:`write_meta`), and loading;
-:func:`load_or_train` trains a model that is absent, saying on stderr what it trains and where.
+:func:`ensure` trains a model that is absent, saying in one line (:func:`announce`) what it trains, on which data
+and where.
 
 Every model directory holds ``meta.json``: clarion's version, the config, the data fingerprint, the metrics
 measured when it was trained, the environment that trained it (CPU, key package versions) and the creation
@@ -42,15 +44,41 @@ def no_progress(description: str, total: int) -> Callable[[int], None]:
     return lambda n=1: None
 
 
-def load_or_train(directory: str | Path, train: Callable[[Path], object], announce: str) -> Path:
-    """``directory`` when it holds a finished model; otherwise ``announce`` (what is trained, on which data, into
-    which directory) goes to stderr (empty: the caller said it its own way) and ``train(directory)`` trains and saves
-    the model there first."""
+Say = Callable[[str], None]
+"""Where a one-line announcement goes (``say(message)``); the CLI passes its console's ``print``."""
+
+
+def announce(message: str) -> None:
+    """The default :data:`Say`: one line on stderr, flushed (stdout is kept for results)."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def ensure(
+    directory: str | Path,
+    train: Callable[[Path], object],
+    what: str,
+    on: str,
+    *,
+    ready: Callable[[], None] | None = None,
+    stale: Callable[[Path], bool] | None = None,
+    say: Say | None = None,
+) -> Path:
+    """``directory`` when it holds a finished model; otherwise it is trained there first, every model kind the same
+    way: ``ready()`` fails at once when the training could not finish (data missing), the cache must be writable,
+    one line says ``"<what> is not trained yet: training it on <on> -> <directory>"`` (``say``, default
+    :func:`announce`), and ``train(directory)`` trains and saves the model (``meta.json`` last). ``stale(directory)``
+    says a finished model was saved in a format this clarion no longer reads: it is retrained in place."""
     directory = Path(directory)
-    if not is_complete(directory):
-        if announce:
-            print(announce, file=sys.stderr, flush=True)
-        train(directory)
+    complete = is_complete(directory)
+    old = complete and stale is not None and stale(directory)
+    if complete and not old:
+        return directory
+    if ready is not None:
+        ready()
+    writable_cache()
+    state = "was saved by an older clarion: retraining it" if old else "is not trained yet: training it"
+    (say or announce)(f"{what} {state} on {on} -> {directory}")
+    train(directory)
     return directory
 
 

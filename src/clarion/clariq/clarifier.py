@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from functools import partial
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from clarion.clariq.ranker import QuestionRanker
 from clarion.clariq.ranker_route import FIT, SNAP
 from clarion.data.clariq_constants import NEED_LABELS, NO_QUESTION, validate_request
 from clarion.errors import InputError, ModelError
-from clarion.store import is_complete, load_or_train, read_meta
+from clarion.store import ensure, read_meta
 from clarion.types import Candidate
 
 
@@ -69,16 +70,14 @@ class Clarifier:
             from clarion.data.clariq import ClariQ
 
             data = ClariQ.load(data_dir)
-            directory = default_model_dir(data, DEFAULT_SPLITS)
-            if not is_complete(directory):
-                ready_to_train(data, DEFAULT_SPLITS)
 
             def train(directory: Path) -> None:
                 advance = None if progress is None else progress("training the ClariQ model", ranker_steps())
                 train_models(data, DEFAULT_SPLITS, directory, progress=advance)
 
-            announce = f"No trained ClariQ model yet; training it on train+dev into {directory} ..."
-            load_or_train(directory, train, announce)
+            ready = partial(ready_to_train, data, DEFAULT_SPLITS)
+            directory = default_model_dir(data, DEFAULT_SPLITS)
+            ensure(directory, train, "the ClariQ model", "ClariQ train+dev", ready=ready)
         else:
             from clarion.data.io import as_path
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -28,8 +29,7 @@ from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import FeatureSpace, feature_names, parse_groups
 from clarion.detect.form import without_final_period
 from clarion.errors import InputError, ModelError
-from clarion.store import is_complete, model_dir, read_meta, write_meta, writing
-from clarion.store import load_or_train as store_load_or_train
+from clarion.store import ensure, model_dir, read_meta, write_meta, writing
 from clarion.types import Topic
 
 TASK = "clariq"
@@ -221,22 +221,19 @@ def default_model_dir(data: ClariQ, splits: Sequence[str], tiny: bool = False) -
 
 
 def load_or_train(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> NeedModel:
-    """The model trained on ``splits``, trained now (saying so on stderr) when absent."""
+    """The model trained on ``splits``, trained now (:func:`clarion.store.ensure`) when absent."""
+    from clarion.clariq.train import ready_to_train
+
     splits = check_splits(splits)
-    directory = default_model_dir(data, splits, tiny)
-    if not is_complete(directory):
-        from clarion.clariq.train import ready_to_train
-
-        ready_to_train(data, splits)
-
     trained: list[NeedModel] = []  # the model just trained is returned as it is, not read back
 
     def train(directory: Path) -> None:
         trained.append(NeedModel.train(data, splits, tiny=tiny))
         trained[0].save(directory)
 
-    announce = f"No clarification-need model for splits {','.join(splits)}; training it into {directory} ..."
-    store_load_or_train(directory, train, announce)
+    what, on = "the clarification-need model", f"ClariQ {'+'.join(splits)}"
+    ready = partial(ready_to_train, data, splits)
+    directory = ensure(default_model_dir(data, splits, tiny), train, what, on, ready=ready)
     return trained[0] if trained else NeedModel.load(directory)
 
 

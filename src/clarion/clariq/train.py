@@ -14,10 +14,10 @@ its ``train_splits`` when present and trains it, saying so on stderr, when absen
 from __future__ import annotations
 
 import resource
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 
 from clarion.clariq.ranker import QuestionRanker
@@ -27,7 +27,7 @@ from clarion.data.clariq import ClariQ
 from clarion.data.clariq_constants import check_splits
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
-from clarion.store import is_complete, model_dir, read_meta, writable_cache, write_meta, writing
+from clarion.store import ensure, model_dir, read_meta, writable_cache, write_meta, writing
 from clarion.types import Run, Topic
 
 TASK = "clariq"
@@ -61,10 +61,6 @@ def ready_to_train(data: ClariQ, splits: Sequence[str]) -> None:
     cache that cannot be written), before a training is announced."""
     data.require_training_files(splits)
     writable_cache()
-
-
-def say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def train_models(
@@ -108,12 +104,17 @@ def ranker_steps(tiny: bool = False) -> int:
 
 
 def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> QuestionRanker:
-    """The ranker trained on ``splits``, trained now (saying so on stderr) when absent."""
-    directory = default_model_dir(data, splits, tiny)
-    if not is_complete(directory) or not (directory / "ranker" / "ranker.json").is_file():
-        ready_to_train(data, splits)
-        say(f"No trained ClariQ ranker for splits {','.join(splits)}; training it into {directory} ...")
+    """The ranker trained on ``splits``, trained now (:func:`clarion.store.ensure`) when absent."""
+
+    def train(directory: Path) -> None:
         train_models(data, splits, directory, tiny=tiny)
+
+    def stale(directory: Path) -> bool:
+        return not (directory / "ranker" / "ranker.json").is_file()
+
+    ready = partial(ready_to_train, data, splits)
+    what, on = "the ClariQ question ranker", f"ClariQ {'+'.join(splits)}"
+    directory = ensure(default_model_dir(data, splits, tiny), train, what, on, ready=ready, stale=stale)
     read_meta(directory)  # an emptied meta.json (a crash) is a damaged model
     return QuestionRanker.load(directory / "ranker")
 

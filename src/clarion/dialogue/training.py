@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -254,17 +254,17 @@ def _key(splits: Sequence[str], config: RewriterConfig) -> dict:
 
 
 def load_or_train(data: ClariQ, splits: Sequence[str], config: RewriterConfig | None = None) -> Rewriter:
-    """The rewriter trained on ``splits``, trained now (saying so on stderr, a few minutes) when absent."""
-    from clarion.store import is_complete, writable_cache, write_meta, writing
+    """The rewriter trained on ``splits``, trained now (:func:`clarion.store.ensure`; a few minutes) when absent."""
+    from clarion.store import ensure, write_meta, writing
 
     config = config or RewriterConfig()
-    directory = rewriter_dir(data, splits, config)
-    if not is_complete(directory):
-        data.require_training_files(splits)
-        writable_cache()
-        print(f"No answer-understanding model yet; training it into {directory} ...", file=sys.stderr, flush=True)
+
+    def train(directory: Path) -> None:
         rewriter = train_rewriter(data, splits, config)
         with writing(directory) as out:
             save(rewriter, out)
             write_meta(out, _key(splits, config), data.fingerprint(splits), rewriter.meta)
-    return load(directory)
+
+    ready = partial(data.require_training_files, splits)
+    what, on = "the answer-understanding model", f"ClariQ {'+'.join(splits)}"
+    return load(ensure(rewriter_dir(data, splits, config), train, what, on, ready=ready))

@@ -12,7 +12,6 @@ the train part of the converted GRADE + DailyDialog++ data), training it first w
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -73,7 +72,7 @@ class ReplyRanker:
         if model_dir is None:
             from clarion.replies.training import ensure_default_model
 
-            model_dir = ensure_default_model(progress=progress or no_progress, say=_say)
+            model_dir = ensure_default_model(progress=progress or no_progress)
         directory = Path(model_dir)
         read_meta(directory)  # a ModelError unless it is a complete model directory
         return cls(load_method(directory), directory)
@@ -142,7 +141,3 @@ def _tiny(model: Method) -> Method:
         if hasattr(model, name):
             setattr(model, name, value)
     return model
-
-
-def _say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)

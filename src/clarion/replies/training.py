@@ -8,7 +8,7 @@ the cache by its settings and the source files' fingerprint. Its score on the ``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -96,20 +96,14 @@ def default_model_dir(data_dir: str | Path | None = None) -> Path:
     return model_dir("replies", "default", method_config(), source_fingerprint(dataset_dir(DATASET, data_dir)))
 
 
-def ensure_default_model(
-    data_dir: str | Path | None = None, progress: Progress = no_progress, say: Callable[[str], None] | None = None
-) -> Path:
-    """The default model's directory, trained first when absent (``say`` announces it)."""
-    from clarion.store import is_complete, writable_cache
+def ensure_default_model(data_dir: str | Path | None = None, progress: Progress = no_progress, say=None) -> Path:
+    """The default model's directory, trained first when absent (:func:`clarion.store.ensure`; ``say`` announces
+    it, default stderr)."""
+    from clarion.store import ensure
 
-    directory = default_model_dir(data_dir)
-    if not is_complete(directory):
-        writable_cache()
-        if say is not None:
-            say(
-                f"no default reply ranker yet: training {DEFAULT_METHOD} on GRADE + DailyDialog++ (train part)"
-                f" -> {directory}"
-            )
-        train, dev, fingerprint = default_data(data_dir)
-        train_into(directory, train, fingerprint, progress=progress, dev=dev)
-    return directory
+    def train(directory: Path) -> None:
+        rows, dev, fingerprint = default_data(data_dir)
+        train_into(directory, rows, fingerprint, progress=progress, dev=dev)
+
+    what = f"the default reply ranker ({DEFAULT_METHOD})"
+    return ensure(default_model_dir(data_dir), train, what, "GRADE + DailyDialog++ (train part)", say=say)

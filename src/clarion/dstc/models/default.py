@@ -8,7 +8,6 @@ and train the same model: the default config (tiny when ``CLARION_TINY=1``) trai
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 from clarion.dstc.models.pipeline import DataSplit, PipelineConfig
@@ -97,21 +96,13 @@ def _dev_scores(model, dev, progress: Progress) -> dict:
 
 def ensure_default_model(data_dir: str | Path | None = None, progress: Progress = no_progress, say=None) -> Path:
     """The default model's directory, training it first when absent or saved by an older clarion in a format this
-    one no longer reads (``say(message)`` announces that; without it, stderr does)."""
+    one no longer reads (:func:`clarion.store.ensure`; ``say(message)`` announces that, default stderr)."""
     from clarion.data.location import dataset_dir
     from clarion.dstc.models.modeldir import stale_format
-    from clarion.store import is_complete, writable_cache
+    from clarion.store import ensure
 
-    model = default_model_dir(data_dir)
-    stale = is_complete(model) and stale_format(model)
-    if is_complete(model) and not stale:
-        return model
-    writable_cache()
-    what = "was saved by an older clarion: retraining it" if stale else "is not trained yet: training it"
-    announce = f"the default DSTC model {what} on {DEFAULT_DATASET} (train split) -> {model}"
-    if say is None:
-        print(announce, file=sys.stderr, flush=True)
-    else:
-        say(announce)
-    train_into(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, model, default_config(), progress)
-    return model
+    def train(directory: Path) -> None:
+        train_into(dataset_dir(DEFAULT_DATASET, data_dir), DataSplit.train, directory, default_config(), progress)
+
+    on = f"{DEFAULT_DATASET} (train split)"
+    return ensure(default_model_dir(data_dir), train, "the default DSTC model", on, stale=stale_format, say=say)
