@@ -1,4 +1,7 @@
-"""Allowed values of numeric settings, and the one-line refusal of a value outside them.
+"""Allowed values of numeric settings and of input sizes, and the one-line refusal of a value outside them.
+
+:data:`MAX_TURN_CHARS` is the one length limit of a turn or request, at every entry point; :func:`check_length`
+refuses a longer text in one line.
 
 A :class:`Bound` says what a setting may hold ("int in [1, inf)", "float in (0, 1] or None", "True or False");
 :func:`check_fields` checks a configuration dataclass against a table of them, naming the class and the field:
@@ -22,6 +25,19 @@ from enum import Enum
 from numbers import Real
 
 from clarion.errors import InputError
+
+MAX_TURN_CHARS = 8_000
+"""The longest turn or request clarion accepts, the same at every entry point: the CLI, a pipe, the service and the
+library (``Assistant``, ``Clarifier``, ``Grounder``). A long request is accepted whole; each model reads the part that
+fits its window (the sentence encoders their first 256-384 word pieces, the fine-tuned LM the end of its prompt),
+the lexical features all of it."""
+
+
+def check_length(text: str, where: str) -> str:
+    """``text``, or :class:`InputError` naming ``where`` when it is longer than :data:`MAX_TURN_CHARS`."""
+    if len(text) > MAX_TURN_CHARS:
+        raise InputError(f"{where}: {len(text):,} characters, more than the {MAX_TURN_CHARS:,} accepted")
+    return text
 
 
 def _number_text(value: float) -> str:

@@ -13,10 +13,11 @@ from dataclasses import asdict
 import numpy as np
 import pytest
 
+from clarion.bounds import MAX_TURN_CHARS
 from clarion.clariq import need as need_module
 from clarion.clariq.methods import DEFAULT_NEED_METHOD, need_method
 from clarion.clariq.need import NeedConfig, NeedModel, check_splits, need_model
-from clarion.data.clariq_constants import MAX_REQUEST_CHARS, validate_requests
+from clarion.data.clariq_constants import validate_requests
 from clarion.errors import InputError, ModelError
 
 
@@ -167,7 +168,7 @@ def test_a_config_read_back_from_json_equals_the_original():
         (["fine", "   "], r"requests\[1\]: request is empty"),
         ("tell me about iron", "list of strings"),
         ([3], r"requests\[0\]: request must be a string"),
-        (["x" * (MAX_REQUEST_CHARS + 1)], "at most"),
+        (["x" * (MAX_TURN_CHARS + 1)], "more than the"),
         (["fine", "?!?"], r"requests\[1\]: request '\?!\?' has no letter or digit"),
         (["\u200b\u200b"], "has no letter or digit"),
     ],

@@ -8,12 +8,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from clarion.bounds import MAX_TURN_CHARS
 from clarion.clariq.clarifier import Clarifier
 from clarion.clariq.ranker import QuestionRanker
 from clarion.clariq.ranker_config import RankerConfig
 from clarion.clariq.ranker_context import Context
 from clarion.clariq.ranker_io import ENCODER_DIR
-from clarion.data.clariq_constants import MAX_REQUEST_CHARS, NO_QUESTION, validate_request
+from clarion.data.clariq_constants import NO_QUESTION, validate_request
 from clarion.errors import InputError, ModelError
 from clarion.retrieve.dense import MODEL_NAME, encoder_id, load_encoder
 from clarion.retrieve.finetune import FinetuneConfig, finetune, finetuned_id
@@ -136,10 +137,18 @@ def test_load_rejects_missing_model(tmp_path):
         Clarifier.load(tmp_path, progress=5)
 
 
-@pytest.mark.parametrize("bad", ["", "   \n", "x" * (MAX_REQUEST_CHARS + 1), None, 42, "obama \ud800"])
+@pytest.mark.parametrize("bad", ["", "   \n", "x" * (MAX_TURN_CHARS + 1), None, 42, "obama \ud800"])
 def test_bad_requests_are_rejected(bad):
     with pytest.raises(InputError):
         validate_request(bad)
+
+
+def test_a_request_of_thousands_of_characters_is_ranked(tiny_ranker):
+    ranker, directory, _ = tiny_ranker
+    request = ("I am planning a trip and would like to know about dinosaur museums near me. " * 45).strip()
+    assert 3_000 < len(request) <= MAX_TURN_CHARS
+    ranked = Clarifier(directory, ranker).rank(request, k=5)
+    assert len(ranked) == 5 and all(c.text is not None for c in ranked)
 
 
 def test_clarifier_rejects_bad_input(tiny_ranker):
@@ -147,8 +156,8 @@ def test_clarifier_rejects_bad_input(tiny_ranker):
     bot = Clarifier(directory, ranker)
     with pytest.raises(InputError, match="empty"):
         bot.rank("  ")
-    with pytest.raises(InputError, match="at most 1000"):
-        bot.rank("a" * 1001)
+    with pytest.raises(InputError, match="request: 8,001 characters, more than the 8,000 accepted"):
+        bot.rank("a" * (MAX_TURN_CHARS + 1))
     with pytest.raises(InputError, match="k must be"):
         bot.rank("obama family tree", k=0)
     with pytest.raises(InputError, match="threshold"):

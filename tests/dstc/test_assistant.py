@@ -6,13 +6,14 @@ import dataclasses
 
 import numpy as np
 import pytest
-from dstc_synthetic import write_synthetic
 
-from clarion.dstc.assistant import MAX_TURN_CHARS, Grounder, Reply, after_clarifying, as_turns
+from clarion.bounds import MAX_TURN_CHARS
+from clarion.dstc.assistant import Grounder, Reply, after_clarifying, as_turns
 from clarion.dstc.models.modeldir import save_model
 from clarion.dstc.models.pipeline import DstcModel, PipelineConfig
 from clarion.errors import InputError, ModelError
 from clarion.types import Turn
+from dstc_synthetic import write_synthetic
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +44,8 @@ def test_replies_ground_knowledge_turns_and_leave_the_others(grounder, synthetic
 
 
 def test_a_chain_named_without_its_branch_gets_its_branches_offered(tiny_model):
-    from dstc_synthetic import knowledge
-
     from clarion.data.dstc import parse_knowledge
+    from dstc_synthetic import knowledge
 
     kb = knowledge()
     for eid, branch in (("7", "CENTRE"), ("8", "NORTH")):
@@ -129,7 +129,7 @@ def test_string_turns_alternate_and_end_with_the_user(grounder, synthetic):
         ([{"speaker": "X", "text": "hi"}], "turn 0: speaker must be 'U'"),
         ([{"speaker": "U"}], "turn 0: text must be"),
         ([{"speaker": "U", "text": "hi"}, {"speaker": "S", "text": "Hello."}], "last turn must be the user's"),
-        (["x" * (MAX_TURN_CHARS + 1)], "more than 2,000"),
+        (["x" * (MAX_TURN_CHARS + 1)], "more than the 8,000"),
         (["Is there wifi \ud800 at the hotel?"], "turn 0: text is not valid Unicode"),
         (["Hello.", "Hi!", "?!"], "turn 2: the user's turn has no letter or digit"),
         ([Turn("user", "Is it quiet?", nbest="abc")], "turn 0: nbest must be a list of"),

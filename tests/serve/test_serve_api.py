@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from clarion.serve.config import MAX_BODY_BYTES, MAX_TURN_CHARS, MAX_TURNS
+from clarion.bounds import MAX_TURN_CHARS
+from clarion.serve.config import MAX_BODY_BYTES, MAX_TURNS
 
 AMBIGUOUS = [{"role": "user", "text": "Tell me about hip roofs."}]
 
@@ -109,7 +110,11 @@ BAD_CONVERSATIONS = {
     "blank text": ({"turns": [{"role": "user", "text": "   "}]}, 422, "turns.0.text"),
     "empty text": ({"turns": [{"role": "user", "text": ""}]}, 422, "turns.0.text"),
     "text not a string": ({"turns": [{"role": "user", "text": 5}]}, 422, "turns.0.text"),
-    "turn too long": ({"turns": [{"role": "user", "text": "a" * (MAX_TURN_CHARS + 1)}]}, 422, "at most 2000"),
+    "turn too long": (
+        {"turns": [{"role": "user", "text": "a" * (MAX_TURN_CHARS + 1)}]},
+        422,
+        f"at most {MAX_TURN_CHARS}",
+    ),
     "too many turns": ({"turns": [{"role": "user", "text": "hi"}] * (MAX_TURNS + 1)}, 422, "at most 50"),
     "unknown field": ({"turns": AMBIGUOUS, "session": 1}, 422, "session"),
     "turns not a list": ({"turns": "hello"}, 422, "turns"),
@@ -160,9 +165,9 @@ def test_malformed_json_gets_a_400(client, raw):
 
 
 def test_an_oversized_body_gets_a_413_and_the_server_goes_on(client):
-    turns = [{"role": "user", "text": "a" * MAX_TURN_CHARS}] * 40  # valid turns, ~80 KB in all
+    turns = [{"role": "user", "text": "a" * (MAX_BODY_BYTES + 1)}]
     response = client.post("/v1/converse", json={"turns": turns})
-    assert response.status_code == 413 and "65,536 bytes" in response.json()["detail"]
+    assert response.status_code == 413 and f"{MAX_BODY_BYTES:,} bytes" in response.json()["detail"]
 
     def chunks():  # no Content-Length: the limit is checked as the body streams in
         for _ in range(MAX_BODY_BYTES // 1024 + 2):
@@ -179,6 +184,22 @@ def test_a_body_just_under_the_limit_is_read(client):
     assert len(raw) <= MAX_BODY_BYTES
     response = client.post("/v1/converse", content=raw, headers={"content-type": "application/json"})
     assert response.status_code == 200, response.text
+
+
+def test_a_request_of_the_longest_accepted_length_is_answered(client):
+    text = ("Tell me about dinosaurs, their extinction and the museums that show them. " * 120)[:MAX_TURN_CHARS]
+    response = client.post("/v1/converse", json={"turns": [{"role": "user", "text": text}]})
+    assert response.status_code == 200, response.text
+
+
+def test_the_pages_take_as_long_a_message_as_the_service(client):
+    import re
+
+    for page in ("/", "/eval"):
+        html = client.get(page).text
+        assert re.findall(r'maxlength="(\d+)"', html) and set(re.findall(r'maxlength="(\d+)"', html)) == {
+            str(MAX_TURN_CHARS)
+        }, page
 
 
 def test_openapi_documents_every_endpoint(client):

@@ -130,6 +130,6 @@ def test_the_chat_page_shows_a_clarifying_question_as_such(page, server):
     turn = page.get_by_test_id("system-turn").first
     turn.wait_for(state="visible")
     assert turn.get_attribute("data-action") == "clarify" and "clarifying question" in turn.inner_text().lower()
-    page.get_by_test_id("message").fill("x" * 2000 + "!")  # the field takes 2,000 characters: the server gets them
+    page.get_by_test_id("message").fill("x" * 8000 + "!")  # the field takes 8,000 characters: the server gets them
     page.get_by_test_id("send").click()
     page.get_by_test_id("system-turn").nth(1).wait_for(state="visible")

@@ -7,6 +7,8 @@ import sqlite3
 
 import pytest
 
+from clarion.bounds import MAX_TURN_CHARS
+
 TOKEN = "a-token-of-sixteen+"
 
 
@@ -85,7 +87,7 @@ def test_needs_are_spread_over_kinds_and_needs(eval_client):
         ("finish", {"rating": 0, "satisfied": True}, 422, "rating"),
         ("finish", {"rating": 3}, 422, "satisfied"),
         ("turns", {"text": ""}, 422, "text"),
-        ("turns", {"text": "x" * 2001}, 422, "text"),
+        ("turns", {"text": "x" * (MAX_TURN_CHARS + 1)}, 422, "text"),
         ("turns", {"words": "hi"}, 422, "text"),
     ],
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from clarion.bounds import check_length
 from clarion.errors import InputError, check_unicode
 
 NO_QUESTION = "Q00001"
@@ -17,9 +18,6 @@ NEED_LABELS = (1, 2, 3, 4)
 LABELLED_SPLITS = ("train", "dev", "test")
 """Splits with labels (test needs test_with_labels.tsv)."""
 
-MAX_REQUEST_CHARS = 1000
-"""The longest request the ranker and the need model accept (ClariQ's longest is 73 characters)."""
-
 
 def validate_request(request: object) -> str:
     """The stripped request, or :class:`InputError` for a non-string, empty or oversized one, or one with no
@@ -31,9 +29,7 @@ def validate_request(request: object) -> str:
         raise InputError("request is empty: give the user's initial request as text")
     if not any(c.isalnum() for c in text):
         raise InputError(f"request {text[:40]!r} has no letter or digit: give the user's request in words")
-    if len(text) > MAX_REQUEST_CHARS:
-        raise InputError(f"request has {len(text)} characters; at most {MAX_REQUEST_CHARS} are accepted")
-    return check_unicode(text, "request")
+    return check_unicode(check_length(text, "request"), "request")
 
 
 def validate_requests(requests: Sequence[str]) -> list[str]:

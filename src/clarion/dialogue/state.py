@@ -13,11 +13,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from clarion.bounds import check_length
 from clarion.errors import InputError, check_unicode
 
 ROLES = ("user", "system")
 MAX_TURNS = 200
-MAX_TURN_CHARS = 2_000
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,7 @@ def check_turns(turns: object) -> list[dict[str, str]]:
             raise InputError(f"turns[{i}].role: must be 'user' or 'system', got {role!r:.40}")
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"turns[{i}].text: must be a non-empty string")
-        if len(text) > MAX_TURN_CHARS:
-            raise InputError(f"turns[{i}].text: {len(text):,} characters, more than {MAX_TURN_CHARS:,}")
+        check_length(text, f"turns[{i}].text")
         check_unicode(text, f"turns[{i}].text")
         out.append({"role": role, "text": text})
     if out[-1]["role"] != "user":

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
 
+from clarion.bounds import check_length
 from clarion.data.dstc import KNOWLEDGE, Context, Dataset, Knowledge, read_knowledge
 from clarion.dstc.models.pipeline import DstcModel, PreparedKnowledge
 from clarion.dstc.which import MAX_BRANCHES
@@ -34,9 +34,6 @@ from clarion.ground.entities import EntityTracker
 from clarion.ground.names import display_name
 from clarion.store import Progress, no_progress
 from clarion.types import ROLES, SPEAKERS, SYSTEM, USER, Snippet, Turn
-
-MAX_TURN_CHARS = 2_000
-"""Longest accepted turn text (DSTC turns are one or two sentences; a longer text is almost surely a mistake)."""
 
 TurnLike = str | Mapping[str, str] | Turn
 
@@ -89,7 +86,7 @@ class Grounder:
         if not callable(progress):
             raise InputError(f"progress must be a callable progress(description, total), got {progress!r}")
         if model_dir is None:
-            directory = ensure_default_model(data_dir, progress, say=lambda m: print(m, file=sys.stderr, flush=True))
+            directory = ensure_default_model(data_dir, progress)
         else:
             directory = as_path(model_dir, "model_dir")
         if knowledge is None:
@@ -223,8 +220,7 @@ def as_turns(dialogue: Sequence[TurnLike], where: str = "") -> tuple[Turn, ...]:
             raise InputError(f"{where}turn {i}: role must be 'user' or 'system', got {role!r}")
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"{where}turn {i}: text must be a non-empty string")
-        if len(text) > MAX_TURN_CHARS:
-            raise InputError(f"{where}turn {i}: text is {len(text):,} characters, more than {MAX_TURN_CHARS:,}")
+        check_length(text, f"{where}turn {i}: text")
         check_unicode(text, f"{where}turn {i}: text")
         if isinstance(turn, Turn) and not _is_nbest(turn.nbest):
             raise InputError(f"{where}turn {i}: nbest must be a list of (hypothesis text, score) pairs")

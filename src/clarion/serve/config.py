@@ -6,15 +6,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from clarion.bounds import Bound, as_choice, check_fields
+from clarion.bounds import MAX_TURN_CHARS, Bound, as_choice, check_fields
 from clarion.errors import InputError
 
-MAX_TURN_CHARS = 2_000
-"""Longest turn text (and ClariQ request) accepted; the DSTC assistant refuses longer turns too."""
 MAX_TURNS = 50
 """Most turns in one conversation, sent or stored."""
-MAX_BODY_BYTES = 64 * 1024
-"""Largest request body; a larger one is refused before it is read to the end."""
+MAX_BODY_BYTES = 4 * MAX_TURNS * MAX_TURN_CHARS + 64 * 1024
+"""Largest request body (a conversation of the most turns, each of the longest text in 4-byte characters, and
+room for the JSON around it); a larger one is refused before it is read to the end."""
 DEFAULT_DB = Path("clarion-eval.sqlite")
 """Where evaluation sessions, turns and ratings go unless ``--db`` says otherwise (the working directory)."""
 
