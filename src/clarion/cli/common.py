@@ -51,6 +51,19 @@ def one_at_a_time():
         torch.set_num_threads(before)
 
 
+@contextmanager
+def bars():
+    """The one progress announcer of the commands: rich bars (:func:`progress`) in the library's
+    :data:`clarion.store.Progress` shape, ``start(description, total)`` returning ``advance(n)``."""
+    with progress() as bar:
+
+        def start(description: str, total: int):
+            task = bar.add_task(description, total=max(total, 1))
+            return lambda n=1: bar.advance(task, n)
+
+        yield start
+
+
 def progress():
     """A rich progress bar on stderr (description, bar, count, elapsed, remaining). It shows from its first task
     on, so a command that fails before any work leaves nothing but its error line."""

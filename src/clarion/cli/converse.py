@@ -30,15 +30,10 @@ OUTPUT_FIELDS = ("action", "text", "query", "need", "question_id", "sources", "s
 
 
 def load_assistant(knowledge, documents, model_dir, cost):
-    from clarion.cli.common import progress
+    from clarion.cli.common import bars
     from clarion.dialogue import Assistant
 
-    with progress() as bars:
-
-        def report(description: str, total: int):
-            task = bars.add_task(description, total=total)
-            return lambda n=1: bars.advance(task, n)
-
+    with bars() as report:
         return Assistant.load(knowledge=knowledge, documents=documents, model_dir=model_dir, progress=report, cost=cost)
 
 

@@ -8,14 +8,13 @@ side of the by-dialogue split of :mod:`clarion.data.dstc_split` (default ``all``
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from clarion.cli.common import DataDirOption, console, echo_answer, echo_json, one_at_a_time, progress, stdout
+from clarion.cli.common import DataDirOption, bars, console, echo_answer, echo_json, one_at_a_time, stdout
 from clarion.dstc.assistant import grounding_reply
 from clarion.dstc.models.default import DEFAULT_DATASET
 from clarion.dstc.models.pipeline import DataSplit
@@ -63,18 +62,6 @@ def _data(data: Path | None, data_dir: Path | None) -> Path:
     return data
 
 
-@contextmanager
-def _bars():
-    """A rich progress bar factory in the pipeline's ``progress(description, total)`` shape."""
-    with progress() as bar:
-
-        def start(description: str, total: int):
-            task = bar.add_task(description, total=max(total, 1))
-            return lambda n=1: bar.advance(task, n)
-
-        yield start
-
-
 @app.command()
 def train(
     data: DataOption = None,
@@ -97,8 +84,8 @@ def train(
         config = with_overrides(config, parse_settings(settings))
     if generator is not None:
         config.generator = generator
-    with _bars() as bars:
-        directory = train_into(_data(data, data_dir), split, out, config, bars)
+    with bars() as progress_bars:
+        directory = train_into(_data(data, data_dir), split, out, config, progress_bars)
     typer.echo(str(directory))
 
 
@@ -130,8 +117,8 @@ def predict(
     if model is None:
         from clarion.dstc.models.default import ensure_default_model
 
-        with _bars() as bars:
-            model = ensure_default_model(data_dir, bars, say=console.print)
+        with bars() as progress_bars:
+            model = ensure_default_model(data_dir, progress_bars, say=console.print)
     pipeline = load_model(model)
     if generator is not None:
         pipeline.config.generator = generator
@@ -139,8 +126,8 @@ def predict(
         pipeline.config.lm = replace(pipeline.config.lm, samples=lm_samples)
     if settings:
         pipeline.config = prediction_config(pipeline.config, settings)
-    with _bars() as bars:
-        predictions = pipeline.predict(dataset, bars)
+    with bars() as progress_bars:
+        predictions = pipeline.predict(dataset, progress_bars)
     write_predictions(out, predictions, dataset.format, n_contexts=len(dataset.contexts))
     console.print(f"wrote {len(predictions)} predictions to {out}")
 
@@ -179,8 +166,8 @@ def respond(
     if not stream:
         as_turns(turns, "")  # a bad dialogue fails in one line before the model and knowledge load
     prediction_config(PipelineConfig(), settings or [])  # so does a bad setting
-    with _bars() as bars:
-        grounder = Grounder.load(model, knowledge, data_dir, bars)
+    with bars() as progress_bars:
+        grounder = Grounder.load(model, knowledge, data_dir, progress_bars)
     if settings:
         grounder.model.config = prediction_config(grounder.model.config, settings)
     with one_at_a_time():

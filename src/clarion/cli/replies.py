@@ -15,19 +15,13 @@ from typing import Annotated
 
 import typer
 
-from clarion.cli.common import DataDirOption, console, echo_json
+from clarion.cli.common import DataDirOption, bars, console, echo_json
 from clarion.replies.methods import DEFAULT_METHOD, METHODS
 
 app = typer.Typer(no_args_is_help=True, help="Graded reply ranking (Yandex General Conversation format).")
 
 Method = Enum("Method", {name: name for name in METHODS}, type=str)  # type: ignore[misc]
 """The reply-ranking methods, from the registry."""
-
-
-def _bars():
-    from clarion.cli.dstc import _bars as bars  # the rich bars in the models' progress(description, total) shape
-
-    return bars()
 
 
 @app.command()
@@ -93,8 +87,8 @@ def train(
     dev_rows = read_replies(dev, labelled=True) if dev is not None else []
     fingerprint = fingerprint_files([data])
     out = out or model_dir("replies", method.value, method_config(method.value, weights), fingerprint)
-    with _bars() as bars:
-        train_into(out, rows, fingerprint, method.value, weights, bars, dev_rows)
+    with bars() as progress_bars:
+        train_into(out, rows, fingerprint, method.value, weights, progress_bars, dev_rows)
     typer.echo(str(out))
 
 
@@ -114,8 +108,8 @@ def rank(
     check_output(out, [input])
     rows = read_replies(input)
     if model is None:
-        with _bars() as bars:
-            model = ensure_default_model(data_dir, bars, say=console.print)
+        with bars() as progress_bars:
+            model = ensure_default_model(data_dir, progress_bars, say=console.print)
     ranker = ReplyRanker.load(model)
     ids, groups = groups_of(rows)
     reply_ids: dict[str, list[str]] = {}

@@ -80,11 +80,11 @@ def serve(
 def _loaded(config):
     """The models of ``config``, loaded with progress bars; here rather than in the app's lifespan, so that a model
     error is one line and exit code 2."""
-    from clarion.cli.dstc import _bars
+    from clarion.cli.common import bars
     from clarion.serve.services import load_services
 
-    with _bars() as bars:
-        return load_services(config, bars)
+    with bars() as progress_bars:
+        return load_services(config, progress_bars)
 
 
 def _store(db: Path):
