@@ -122,8 +122,8 @@ class FakeGrounder:
         from clarion.dstc.assistant import Reply
         from clarion.types import Snippet
 
-        text = dialogue[-1]["text"].lower()
-        assert all(t["role"] in ("user", "system") for t in dialogue)
+        text = dialogue[-1].text.lower()
+        assert all(t.role in ("user", "system") for t in dialogue)
         if "wifi" in text and "ashley" not in text:
             return Reply(True, (), "Which hotel do you mean: Ashley Hotel or Acorn House?")
         if "wifi" in text:

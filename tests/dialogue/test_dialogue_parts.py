@@ -39,6 +39,18 @@ def test_state_reads_exchanges_and_bank_ids():
     assert state.request == "hip roof" and state.asked == ("Q1",) and state.pending
 
 
+def test_turns_may_be_mappings_or_turns_and_are_read_as_turns():
+    from clarion.errors import InputError
+    from clarion.types import Turn
+
+    mixed = check_turns(
+        [Turn("user", "hip roof"), {"role": "system", "text": "Pictures?"}, {"role": "user", "text": "yes"}]
+    )
+    assert mixed == [Turn("user", "hip roof"), Turn("system", "Pictures?"), Turn("user", "yes")]
+    with pytest.raises(InputError, match=r"turns\[1\]: expected an object with role and text"):
+        check_turns([Turn("user", "hip roof"), "yes"])
+
+
 def test_as_question():
     assert as_question("do you want pictures") == "Do you want pictures?"
 

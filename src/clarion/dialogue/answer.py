@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from clarion.types import Turn
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -53,9 +55,8 @@ class KnowledgeAnswerer:
     def __init__(self, grounder):
         self.grounder = grounder
 
-    def __call__(self, turns: Sequence[Mapping[str, str]], query: str) -> Answer | None:
-        dialogue = [{"role": t["role"], "text": t["text"]} for t in turns]
-        reply = self.grounder.respond(dialogue)
+    def __call__(self, turns: Sequence[Turn], query: str) -> Answer | None:
+        reply = self.grounder.respond(turns)
         if not reply.knowledge_seeking or not reply.response:
             return None
         sources = [

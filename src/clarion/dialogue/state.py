@@ -1,6 +1,7 @@
 """The conversation so far, read from the turns a client sends (the service is stateless: the history is the state).
 
-A conversation is a list of ``{"role": "user" | "system", "text": str}`` turns ending with the user's. The
+A conversation is a list of turns ending with the user's: ``{"role": "user" | "system", "text": str}`` mappings or
+:class:`~clarion.types.Turn`, read as :class:`~clarion.types.Turn` (:func:`check_turns`). The
 *request* is the user's first turn after the system last answered (or the first turn of all); each system
 question since then, with the user's reply to it, is an :class:`Exchange`. A system turn is a question when it
 ends with a question mark or is a bank question's text; any other system turn is an answer, and the next user
@@ -15,8 +16,8 @@ from dataclasses import dataclass
 
 from clarion.bounds import check_length
 from clarion.errors import InputError, check_unicode
+from clarion.types import ROLES, Turn
 
-ROLES = ("user", "system")
 MAX_TURNS = 200
 
 
@@ -45,8 +46,9 @@ class State:
         return tuple(e.question_id for e in self.exchanges if e.question_id)
 
 
-def check_turns(turns: object) -> list[dict[str, str]]:
-    """``turns`` as a list of ``{"role", "text"}`` dicts; :class:`InputError` naming the field otherwise."""
+def check_turns(turns: object) -> list[Turn]:
+    """``turns`` (``{"role", "text"}`` mappings or :class:`~clarion.types.Turn`) as a list of
+    :class:`~clarion.types.Turn`; :class:`InputError` naming the field otherwise."""
     if isinstance(turns, str | bytes) or not isinstance(turns, Sequence):
         raise InputError(f"turns: expected a list of {{role, text}} objects, got {type(turns).__name__}")
     if not turns:
@@ -55,17 +57,20 @@ def check_turns(turns: object) -> list[dict[str, str]]:
         raise InputError(f"turns: {len(turns)} turns, more than {MAX_TURNS}")
     out = []
     for i, turn in enumerate(turns):
-        if not isinstance(turn, Mapping):
+        if isinstance(turn, Turn):
+            role, text = turn.role, turn.text
+        elif isinstance(turn, Mapping):
+            role, text = turn.get("role"), turn.get("text")
+        else:
             raise InputError(f"turns[{i}]: expected an object with role and text, got {type(turn).__name__}")
-        role, text = turn.get("role"), turn.get("text")
         if role not in ROLES:
             raise InputError(f"turns[{i}].role: must be 'user' or 'system', got {role!r:.40}")
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"turns[{i}].text: must be a non-empty string")
         check_length(text, f"turns[{i}].text")
         check_unicode(text, f"turns[{i}].text")
-        out.append({"role": role, "text": text})
-    if out[-1]["role"] != "user":
+        out.append(turn if isinstance(turn, Turn) else Turn(role, text))
+    if not out[-1].is_user:
         raise InputError(f"turns[{len(out) - 1}].role: the last turn must be the user's, got 'system'")
     return out
 
@@ -75,23 +80,23 @@ def normalised(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def read_state(turns: Sequence[Mapping[str, str]], question_id: Callable[[str], str | None]) -> State:
-    """The :class:`State` of checked ``turns``; ``question_id(text)`` names a system turn's bank question (or
-    None)."""
+def read_state(turns: Sequence[Turn], question_id: Callable[[str], str | None]) -> State:
+    """The :class:`State` of checked ``turns`` (:func:`check_turns`); ``question_id(text)`` names a system turn's
+    bank question (or None)."""
     start = 0
     for i, turn in enumerate(turns):
-        if turn["role"] == "system" and not _is_question(turn["text"], question_id):
+        if not turn.is_user and not _is_question(turn.text, question_id):
             start = i + 1
-    users = [i for i in range(start, len(turns)) if turns[i]["role"] == "user"]
+    users = [i for i in range(start, len(turns)) if turns[i].is_user]
     first = users[0]  # the last turn is the user's, so there is one
-    request = turns[first]["text"].strip()
+    request = turns[first].text.strip()
     exchanges = []
     for i in range(first + 1, len(turns)):
-        if turns[i]["role"] == "system" and i + 1 < len(turns) and turns[i + 1]["role"] == "user":
-            text = turns[i]["text"].strip()
-            exchanges.append(Exchange(text, turns[i + 1]["text"].strip(), question_id(text)))
-    pending = len(turns) >= 2 and turns[-2]["role"] == "system" and len(turns) - 1 > first
-    return State(request, tuple(exchanges), turns[-1]["text"].strip(), pending)
+        if not turns[i].is_user and i + 1 < len(turns) and turns[i + 1].is_user:
+            text = turns[i].text.strip()
+            exchanges.append(Exchange(text, turns[i + 1].text.strip(), question_id(text)))
+    pending = len(turns) >= 2 and not turns[-2].is_user and len(turns) - 1 > first
+    return State(request, tuple(exchanges), turns[-1].text.strip(), pending)
 
 
 def _is_question(text: str, question_id: Callable[[str], str | None]) -> bool:
