@@ -35,7 +35,7 @@ def snapping(ranker, labels, topics, embeddings, thresholds) -> None:
     import numpy as np
 
     index = {text: i for i, text in enumerate(ranker.context.pool_texts)}
-    sims = embeddings @ ranker.route_pool.T
+    sims = embeddings @ ranker.router.route_pool.T
     rows = np.arange(len(topics))
     own = np.asarray([index[labels.requests[t]] for t in topics])
     cos_own = sims[rows, own]
@@ -91,7 +91,7 @@ def routes(ranker, labels, topics, descs, embeddings, thresholds) -> None:
         *((f, 0.0) for f in sorted({0.0, 0.05, FOREIGN, 0.2})),
         *((FOREIGN, w) for w in sorted({0.25, PROPAGATE, 1.0})),
     ):
-        ranked = ranker.whole_bank(descs, embeddings, foreign=foreign, propagate=propagate)
+        ranked = ranker.router.whole_bank(descs, embeddings, foreign=foreign, propagate=propagate)
         name = f"  all over the whole bank, foreign-word penalty {foreign}, propagation {propagate}"
         show(name, [insert_no_question(pairs, ranker.no_question_at)[:30] for pairs in ranked], topics, labels)
 
@@ -106,7 +106,7 @@ def fit_bands(ranker, labels, topics, descs, embeddings) -> None:
     from clarion.data.clariq_constants import NO_QUESTION
 
     scores, relevant, best = [], [], []
-    for topic, pairs in zip(topics, ranker.whole_bank(descs, embeddings), strict=True):
+    for topic, pairs in zip(topics, ranker.router.whole_bank(descs, embeddings), strict=True):
         ten = [p for p in pairs if p[0] != NO_QUESTION][:10]
         best.append(ten[0][1])
         for qid, score in ten:
@@ -142,7 +142,7 @@ def main() -> None:
         labels = data.labels(split)
         topics = list(labels.requests)
         descs = [labels.topic_desc[t] for t in topics]
-        embeddings = encode_queries(descs, encoder=ranker.route_encoder)  # routing reads this encoder alone
+        embeddings = encode_queries(descs, encoder=ranker.router.route_encoder)  # routing reads this encoder alone
         print(f"\n{split}: {len(topics)} topic descriptions; ", end="")
         snapping(ranker, labels, topics, embeddings, thresholds)
         routes(ranker, labels, topics, descs, embeddings, thresholds)

@@ -55,9 +55,10 @@ def test_a_rewording_of_a_known_request_is_ranked_as_that_request(tiny_ranker):
     topic, request = next(iter(data.labels("train").requests.items()))  # labelled: its questions are attached
     own = set(data.labels("train").questions[topic]) - {NO_QUESTION}
     reworded = request.lower().rstrip(".?! ") + " please"
-    (known, cosine), (itself, one) = ranker.nearest_known([reworded, f"  {request} "])
+    (known, cosine), (itself, one) = ranker.router.nearest_known([reworded, f"  {request} "])
     assert known == request and SNAP <= cosine < 1 and (itself, one) == (request, 1.0)
-    assert ranker.ranked_as([reworded]) == [request] and ranker.ranked_as([reworded], snap=None) == [reworded]
+    router = ranker.router
+    assert router.ranked_as([reworded]) == [request] and router.ranked_as([reworded], snap=None) == [reworded]
     snapped = ranker.rank([reworded], k=MIN_DEPTH)[0]
     assert snapped == ranker.rank([request], k=MIN_DEPTH)[0]
     # through the pipeline as a new topic, its own questions count as someone else's and fall out of the top 30
@@ -73,13 +74,13 @@ def test_a_rewording_of_a_known_request_is_ranked_as_that_request(tiny_ranker):
 def test_a_new_request_is_ranked_over_the_whole_bank_by_similarity(tiny_ranker):
     ranker, directory, data = tiny_ranker
     request = "where can I buy cheap running shoes in Boston"
-    ((_, cosine),) = ranker.nearest_known([request])
-    assert cosine < SNAP and ranker.ranked_as([request]) == [request] and ranker.is_known([request]) == [False]
+    ((_, cosine),) = ranker.router.nearest_known([request])
+    assert cosine < SNAP and ranker.router.ranked_as([request]) == [request] and ranker.is_known([request]) == [False]
     ranked = ranker.rank([request], k=MIN_DEPTH)[0]
     assert ranked == ranker.rank([request], k=MIN_DEPTH, snap=None)[0]
     # the encoder's cosine over every bank question, attached ones included, less FOREIGN per word of the
     # question's own topic that the request lacks, propagated to the nearest questions; Q00001 in its usual slot
-    emb = encode_queries([request], encoder=ranker.route_encoder)[0]
+    emb = encode_queries([request], encoder=ranker.router.route_encoder)[0]
     scores = ranker.space.bank_emb @ emb - FOREIGN * ranker.space.foreign([request])[0]
     scores = scores + PROPAGATE * scores[ranker.space.nearest].mean(axis=1)  # plus its nearest questions' mean
     best = [ranker.context.bank_ids[j] for j in np.argsort(-scores, kind="stable")[: MIN_DEPTH - 1]]
@@ -112,10 +113,13 @@ def test_a_composite_ranker_routes_new_requests_with_its_last_member(tiny_ranker
     ranker, _, data = tiny_ranker
     context = replace(ranker.context, encoder=(MODEL_NAME, None))  # MiniLM twice: cosines as MiniLM's alone
     composite = QuestionRanker(ranker.config, context, ranker.models, ranker.no_question_at)
-    assert composite.route_encoder is None and composite.space.pool_emb.shape[1] == 768
-    assert np.allclose(composite.route_pool, ranker.space.pool_emb, atol=1e-5)
+    assert composite.router.route_encoder is None and composite.space.pool_emb.shape[1] == 768
+    assert np.allclose(composite.router.route_pool, ranker.space.pool_emb, atol=1e-5)
     request, known = "where can I buy cheap running shoes in Boston", data.topics("dev")[0].request
-    ((near, cosine),), ((alone, alone_cosine),) = composite.nearest_known([request]), ranker.nearest_known([request])
+    ((near, cosine),), ((alone, alone_cosine),) = (
+        composite.router.nearest_known([request]),
+        ranker.router.nearest_known([request]),
+    )
     assert near == alone and cosine == pytest.approx(alone_cosine)
     column = composite.space.pool_column([known])[0]
     assert np.array_equal(composite.embed([known])[0], composite.space.pool_emb[column])

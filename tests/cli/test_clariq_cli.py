@@ -185,7 +185,11 @@ def test_bad_topics_leave_no_output(tmp_path, capsys):
     topics.write_text("topic_id\tinitial_request\n1\tTell me about iron\n7\t" + "x" * 8001 + "\n")
     for command in ("rank", "need"):
         code, _, err = run_cli(["clariq", command, "--topics", str(topics), "--out", str(out)], capsys)
-        assert code == 2 and f"{topics}:3: topic 7: request: 8,001 characters, more than the 8,000" in err and not out.exists()
+        assert (
+            code == 2
+            and f"{topics}:3: topic 7: request: 8,001 characters, more than the 8,000" in err
+            and not out.exists()
+        )
     topics.write_text("topic_id\tinitial_request\n1\tTell me about iron\n2\t???\n")  # the line, as every TSV error
     code, _, err = run_cli(["clariq", "need", "--topics", str(topics), "--out", str(out)], capsys)
     assert code == 2 and f"{topics}:3: topic 2: request '???' has no letter or digit" in err and not out.exists()

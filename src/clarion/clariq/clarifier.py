@@ -115,7 +115,7 @@ class Clarifier:
     def _nearest(self, request: str) -> tuple[str, str, float]:
         """``request`` stripped, its nearest known request and their cosine (itself at 1.0 when it is known)."""
         text = validate_request(request).strip()
-        return (text, *self.ranker.nearest_known([text])[0])  # remembered by the ranker: not encoded twice
+        return (text, *self.ranker.router.nearest_known([text])[0])  # remembered by the ranker: not encoded twice
 
     def ranked_as(self, request: str) -> tuple[str, float] | None:
         """The known request ``request`` is ranked as, with their cosine, when it is another text than the

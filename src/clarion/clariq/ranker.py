@@ -44,13 +44,12 @@ from clarion.clariq.ranker_context import (
     stage_features,
 )
 from clarion.clariq.ranker_io import ENCODER_DIR, load_ranker, save_ranker
-from clarion.clariq.ranker_route import FIT, FOREIGN, PROPAGATE, ROUTES, SNAP, Routing
+from clarion.clariq.ranker_route import FIT, FOREIGN, PROPAGATE, ROUTES, SNAP, Router
 from clarion.data.clariq import ClariQ
 from clarion.data.clariq_constants import validate_requests
 from clarion.data.trec import strictly_decreasing
 from clarion.errors import InputError
 from clarion.evaluate.result import Evaluation
-from clarion.memo import Memo
 from clarion.rerank.competition import score_table
 from clarion.rerank.features import FEATURES, Space, first_stage
 from clarion.rerank.lambdamart import LambdaMART
@@ -81,7 +80,7 @@ STAGES = ("first", "lambdamart", "full")
 LambdaMART alone, or the full pipeline with the competition stage."""
 
 
-class QuestionRanker(Routing):
+class QuestionRanker:
     """Train with :meth:`train`, persist with :meth:`save`/:meth:`load`, use with :meth:`rank`."""
 
     def __init__(self, config: RankerConfig, context: Context, models: list[LambdaMART], no_question_at: int):
@@ -94,8 +93,7 @@ class QuestionRanker(Routing):
         """Per-topic out-of-fold recalls of the training that made this ranker (not saved; ``None`` once loaded)."""
         self._space: Space | None = None
         self._tables: tuple[list[np.ndarray], dict[int, int]] | None = None
-        self._route_cache: tuple[np.ndarray, np.ndarray] | None = None
-        self._routes = Memo(ROUTES)
+        self._router: Router | None = None
         self._lazy = threading.RLock()  # the space and tables below are built once, by whichever thread asks first
 
     @property
@@ -104,6 +102,14 @@ class QuestionRanker(Routing):
             if self._space is None:
                 self._space = self.context.space(self.config.temperature, self.config.generic_owners)
             return self._space
+
+    @property
+    def router(self) -> Router:
+        """How requests that are not known are routed (:class:`~clarion.clariq.ranker_route.Router`)."""
+        with self._lazy:
+            if self._router is None:
+                self._router = Router(self.context, self.space, self.config.shortlist)
+            return self._router
 
     @property
     def tables(self) -> tuple[list[np.ndarray], dict[int, int]]:
@@ -152,7 +158,7 @@ class QuestionRanker(Routing):
         if stage not in STAGES:
             raise InputError(f"unknown stage {stage!r}; choose one of: {', '.join(STAGES)}")
         if embeddings is None:
-            embeddings = self.embed(list(requests))
+            embeddings = self.router.embed(list(requests))
         ids, out = self.context.bank_ids, []
         cols = self.space.pool_column(requests)
         done = 0
@@ -187,26 +193,26 @@ class QuestionRanker(Routing):
         """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing.
 
         A known request (train, dev or test) goes through the pipeline (``stage``); so does a request within
-        cosine ``snap`` of one, ranked as that request (:meth:`ranked_as`; ``None``: off). Any other request is,
-        with ``open_bank``, ranked over the whole bank by similarity (:meth:`whole_bank`): every bank question was
-        written for a known topic, so the pipeline's premise — a new topic owns the questions no labelled topic
-        holds — does not hold for it (docs/clariq_ranking.md, "Requests from outside ClariQ")."""
+        cosine ``snap`` of one, ranked as that request (:meth:`Router.ranked_as`; ``None``: off). Any other request
+        is, with ``open_bank``, ranked over the whole bank by similarity (:meth:`Router.whole_bank`): every bank
+        question was written for a known topic, so the pipeline's premise — a new topic owns the questions no
+        labelled topic holds — does not hold for it (docs/clariq_ranking.md, "Requests from outside ClariQ")."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.config.shortlist + 1:
             raise InputError(f"k must be an integer between 1 and {self.config.shortlist + 1}, got {k!r}")
         if not isinstance(open_bank, bool):
             raise InputError(f"open_bank must be True or False, got {open_bank!r}")
-        texts, route = self._resolve(requests, snap)  # each checked by validate_request
+        texts, route = self.router.resolve(requests, snap)  # each checked by validate_request
         new = self.space.pool_column(texts) < 0 if open_bank else np.zeros(len(texts), dtype=bool)
         ranked: list[list[tuple[str, float]]] = [[] for _ in texts]
         known = np.flatnonzero(~new)
         if len(known):
             piped = [texts[i] for i in known]
-            scored = self.score_shortlist(piped, stage, embeddings=self.embed(piped))
+            scored = self.score_shortlist(piped, stage, embeddings=self.router.embed(piped))
             for i, pairs in zip(known, scored, strict=True):
                 ranked[i] = pairs
         fresh = np.flatnonzero(new)
         if len(fresh):
-            for i, pairs in zip(fresh, self.whole_bank([texts[i] for i in fresh], route[new]), strict=True):
+            for i, pairs in zip(fresh, self.router.whole_bank([texts[i] for i in fresh], route[new]), strict=True):
                 ranked[i] = pairs
         out = []
         for pairs in ranked:

@@ -1,16 +1,19 @@
 """Requests from outside ClariQ: the question ranker's routing of a request that is not a known one, to its nearest
 known request (:data:`SNAP`) or over the whole bank by similarity (:data:`FOREIGN`, :data:`PROPAGATE`), and the
-score below which a question is not offered (:data:`FIT`). A mixin of :class:`~clarion.clariq.ranker.QuestionRanker`.
+score below which a question is not offered (:data:`FIT`): the :class:`Router` of a
+:class:`~clarion.clariq.ranker.QuestionRanker` (its ``router``).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
 
 from clarion.data.clariq_constants import validate_requests
 from clarion.errors import InputError
+from clarion.memo import Memo
 from clarion.retrieve.dense import Encoder, member_columns, members
 
 FIT = 0.6
@@ -38,9 +41,17 @@ PROPAGATE = 0.5
 stage's propagation weight). Chosen on the same train descriptions (R@30 0.8477 without, 0.8540 with 0.5)."""
 
 
-class Routing:
-    """How a :class:`~clarion.clariq.ranker.QuestionRanker` (its ``context``, ``space``, ``config`` and
-    ``_route_cache``, the ``_routes`` memo and the ``_lazy`` lock) treats requests that are not known."""
+class Router:
+    """How a ranker treats requests that are not known, over its ``context`` (bank, pool, encoder), its feature
+    ``space`` (embeddings of pool and bank) and its ``shortlist`` size."""
+
+    def __init__(self, context, space, shortlist: int):
+        self.context = context
+        self.space = space
+        self.shortlist = shortlist
+        self._route_cache: tuple[np.ndarray, np.ndarray] | None = None
+        self._routes = Memo(ROUTES)
+        self._lazy = threading.Lock()
 
     @property
     def route_encoder(self) -> Encoder:
@@ -107,9 +118,9 @@ class Routing:
     def ranked_as(self, requests: Sequence[str], snap: float | None = SNAP) -> list[str]:
         """The text each request is ranked as: its nearest known request when their cosine reaches ``snap``
         (``None``: never), else the request itself (stripped)."""
-        return self._resolve(requests, snap)[0]
+        return self.resolve(requests, snap)[0]
 
-    def _resolve(self, requests: Sequence[str], snap: float | None) -> tuple[list[str], np.ndarray]:
+    def resolve(self, requests: Sequence[str], snap: float | None) -> tuple[list[str], np.ndarray]:
         """:meth:`ranked_as` and the route encoder's embeddings of the requests."""
         if snap is not None and (isinstance(snap, bool) or not isinstance(snap, int | float) or not 0 < snap <= 1):
             raise InputError(f"snap must be a cosine in (0, 1] or None, got {snap!r}")
@@ -145,7 +156,7 @@ class Routing:
         :meth:`Space.foreign`: "new york hotel prices" is less apt for "cheap hotels in Rome"), plus
         :data:`PROPAGATE` times that score's mean over the question's nearest bank questions (``propagate``; a
         topic's questions were written together, as the first stage of the pipeline uses)."""
-        ids, size = self.context.bank_ids, self.config.shortlist
+        ids, size = self.context.bank_ids, self.shortlist
         out = []
         scores = np.atleast_2d(embeddings) @ self.route_bank.T - foreign * self.space.foreign(requests)
         scores = scores + propagate * scores[:, self.space.nearest].mean(axis=2)
