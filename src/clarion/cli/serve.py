@@ -80,8 +80,8 @@ def serve(
     token = os.environ.get(TOKEN_VARIABLE) or None
     config = ServeConfig(host, port, knowledge, documents, db, dstc_model=dstc_model, data_dir=data_dir, **options)
     config = replace(config, workers=workers, batch=batch, threads=threads, admin_token=token, system=system)
-    typer.echo(f"evaluation records: {config.db}", err=True)
     app = create_app(config, _loaded(config))
+    typer.echo(f"evaluation records: {config.db}", err=True)
     uvicorn.run(app, host=host, port=port, log_level="info", limit_concurrency=MAX_CONNECTIONS)
 
 
