@@ -80,6 +80,7 @@ def serve(
     token = os.environ.get(TOKEN_VARIABLE) or None
     config = ServeConfig(host, port, knowledge, documents, db, dstc_model=dstc_model, data_dir=data_dir, **options)
     config = replace(config, workers=workers, batch=batch, threads=threads, admin_token=token, system=system)
+    typer.echo("loading the models … (the first run trains them: progress below); /health answers once done", err=True)
     app = create_app(config, _loaded(config))
     typer.echo(f"evaluation records: {config.db}", err=True)
     uvicorn.run(app, host=host, port=port, log_level="info", limit_concurrency=MAX_CONNECTIONS)
