@@ -120,9 +120,7 @@ def _part_path(package: str) -> Path:
         raise ModelError(f"the encoder's weights are not installed ({package}): {MPNET_INSTALL}") from None
     parts = [f for f in files if ".zip." in f.name]
     if len(parts) != 1 or not Path(parts[0].locate()).is_file():
-        raise ModelError(
-            f"{package}: its archive part is missing; reinstall it: {MPNET_INSTALL} --force-reinstall"
-        )
+        raise ModelError(f"{package}: its archive part is missing; reinstall it: {MPNET_INSTALL} --force-reinstall")
     return Path(parts[0].locate())
 
 
