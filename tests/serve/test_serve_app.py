@@ -12,9 +12,8 @@ from clarion.serve import ServeConfig, create_app
 @pytest.fixture(scope="module")
 def saved(grounder, tmp_path_factory):
     """The tiny DSTC model saved to a directory, and the synthetic data directory (its knowledge.json)."""
-    from dstc_synthetic import write_synthetic
-
     from clarion.dstc.models.modeldir import save_model
+    from dstc_synthetic import write_synthetic
 
     root = tmp_path_factory.mktemp("saved")
     save_model(grounder.model, root / "model", "fp")
@@ -48,5 +47,6 @@ def test_serve_says_a_model_error_in_one_line(saved, tmp_path, capsys, monkeypat
     args = ["serve", "--feature", "respond", "--dstc-model", str(tmp_path), "--knowledge", str(data)]
     with pytest.raises(SystemExit) as exit_:
         main(args)
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and "meta.json" in err and err.strip().count("\n") == 0, err
+    lines = capsys.readouterr().err.strip().splitlines()  # "loading the models …", then the error: one line
+    assert exit_.value.code == 2 and len(lines) == 2 and lines[0].startswith("loading the models"), lines
+    assert lines[1].startswith("error: ") and "meta.json" in lines[1], lines

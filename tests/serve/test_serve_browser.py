@@ -1,8 +1,10 @@
 """End to end in a real browser: Debian's chromium, driven by playwright, against a server on 127.0.0.1.
 
 An evaluator opens /eval, chats three turns, rates each reply, rates the dialogue and finishes; the ratings are then
-read back from the SQLite file. Every request the pages make is watched: none may leave 127.0.0.1 (the pages work
-offline). Never `playwright install`: .ci/run installs the chromium package.
+read back from the SQLite file. The API documentation (/docs) renders; the pages fit a 390 px wide phone
+screen; the chat page mentions sources only when the server's answers can have them. Every request the pages make
+is watched: one that leaves the server's host fails the test (the pages work offline). Never `playwright install`:
+.ci/run installs the chromium package.
 """
 
 from __future__ import annotations
@@ -28,14 +30,12 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server(services, tmp_path_factory):
-    """A uvicorn server in a thread on a free port of 127.0.0.1; yields (base URL, database path)."""
+def _serve(services, db):
+    """A uvicorn server in a thread on a free port of 127.0.0.1; yields its base URL."""
     import uvicorn
 
     from clarion.serve import ServeConfig, create_app
 
-    db = tmp_path_factory.mktemp("browser") / "eval.sqlite"
     config = uvicorn.Config(create_app(ServeConfig(db=db), services), host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -46,9 +46,23 @@ def server(services, tmp_path_factory):
             pytest.fail("the test server did not start")
         time.sleep(0.05)
     port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}", db
+    yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(services, tmp_path_factory):
+    """The server over :func:`services` (no knowledge base); yields (base URL, database path)."""
+    db = tmp_path_factory.mktemp("browser") / "eval.sqlite"
+    for base in _serve(services, db):
+        yield base, db
+
+
+@pytest.fixture(scope="module")
+def grounded_server(grounded_services, tmp_path_factory):
+    """A server whose engine answers from the synthetic knowledge base; yields its base URL."""
+    yield from _serve(grounded_services, tmp_path_factory.mktemp("grounded") / "eval.sqlite")
 
 
 @pytest.fixture(scope="module")
@@ -66,25 +80,51 @@ def browser():
         browser.close()
 
 
-@pytest.fixture
-def page(browser, server):
-    """A page whose every request is recorded; any request off 127.0.0.1 is refused."""
-    base, _ = server
-    context = browser.new_context(viewport={"width": 900, "height": 900})
-    outside: list[str] = []
+class Watched:
+    """Pages of one browser context whose every request is recorded; a request off the server's host is refused
+    (never sent) and listed in ``outside``."""
 
-    def route(route):
-        if route.request.url.startswith(base):
+    def __init__(self, browser, base: str, width: int = 900):
+        self.base = base
+        self.context = browser.new_context(viewport={"width": width, "height": 900})
+        self.outside: list[str] = []
+        self.context.route("**/*", self._route)
+
+    def _route(self, route):
+        if route.request.url.startswith(self.base + "/"):
             return route.continue_()
-        outside.append(route.request.url)
+        self.outside.append(route.request.url)
         return route.abort()
 
-    context.route("**/*", route)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    yield page
-    context.close()
-    assert outside == [], f"the page asked the network for {outside}"
+    def new_page(self):
+        page = self.context.new_page()
+        page.on("websocket", lambda socket: self.outside.append(socket.url))
+        page.set_default_timeout(30_000)
+        return page
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.outside == [], f"the page asked the network for {self.outside}"
+
+
+@pytest.fixture
+def watch(browser):
+    """``watch(base, width=900)``: a :class:`Watched` context; on teardown, any request off the host fails."""
+    opened: list[Watched] = []
+
+    def make(base: str, width: int = 900) -> Watched:
+        opened.append(Watched(browser, base, width))
+        return opened[-1]
+
+    yield make
+    for watched in opened:
+        watched.close()
+
+
+@pytest.fixture
+def page(watch, server):
+    """A 900 px wide page on :func:`server`, watched (:class:`Watched`)."""
+    return watch(server[0]).new_page()
 
 
 def test_an_evaluator_chats_rates_and_finishes_and_the_ratings_are_stored(page, server):
@@ -133,3 +173,58 @@ def test_the_chat_page_shows_a_clarifying_question_as_such(page, server):
     page.get_by_test_id("message").fill("x" * 8000 + "!")  # the field takes 8,000 characters: the server gets them
     page.get_by_test_id("send").click()
     page.get_by_test_id("system-turn").nth(1).wait_for(state="visible")
+
+
+def test_a_request_off_the_host_is_caught(browser, server):
+    """The watch itself: a page that asks another host is refused and the request is listed (so the tests above
+    would fail on one)."""
+    watched = Watched(browser, server[0])
+    page = watched.new_page()
+    page.goto(server[0] + "/")
+    page.evaluate("fetch('http://clarion-test.invalid/x').catch(() => null)")
+    page.wait_for_timeout(200)
+    with pytest.raises(AssertionError, match="clarion-test.invalid"):
+        watched.close()
+
+
+def test_the_api_documentation_renders_from_the_server_alone(page, server):
+    base, _ = server
+    page.goto(base + "/docs")
+    page.locator(".opblock-summary-path", has_text="/v1/converse").first.wait_for(state="visible")
+    assert page.locator(".opblock").count() >= 4  # health, converse, clarify, respond, ...
+    assert page.goto(base + "/redoc").status == 404  # ReDoc's bundle fetches its logo from the network: not served
+
+
+OVERFLOW = """() => {
+    const width = document.documentElement.clientWidth;
+    const wide = [...document.querySelectorAll("body *")].filter((node) => {
+        const box = node.getBoundingClientRect();
+        return box.width > 0 && (box.right > width + 0.5 || box.left < -0.5);
+    });
+    return {width, scroll: document.documentElement.scrollWidth,
+            wide: wide.map((node) => `${node.tagName}#${node.id}.${node.className}`)};
+}"""
+
+
+@pytest.mark.parametrize("path", ["/", "/eval"])
+def test_the_pages_fit_a_390_px_wide_screen(watch, server, path):
+    base, _ = server
+    page = watch(base, width=390).new_page()
+    page.goto(base + path)
+    if path == "/eval":
+        page.get_by_test_id("start").click()
+        page.get_by_test_id("need").wait_for(state="visible")
+    page.get_by_test_id("message").fill("Tell me about hip roofs.")
+    page.get_by_test_id("send").click()
+    page.get_by_test_id("system-turn").first.wait_for(state="visible")
+    fit = page.evaluate(OVERFLOW)
+    assert fit["width"] <= 390 and fit["scroll"] <= fit["width"] and fit["wide"] == [], fit
+
+
+def test_the_chat_page_mentions_sources_only_when_answers_can_have_them(watch, server, grounded_server):
+    for base, sources in ((server[0], False), (grounded_server, True)):
+        page = watch(base).new_page()
+        page.goto(base + "/")
+        hint = page.locator("[data-testid=hint][data-sources]")  # set once the page has read /health
+        hint.wait_for(state="attached")
+        assert ("source" in hint.inner_text().lower()) is sources, (base, hint.inner_text())

@@ -151,3 +151,35 @@ def test_serve_config_refusals():
     assert [f.value for f in ServeConfig().features] == ["converse", "clarify"]
     assert [f.value for f in ServeConfig(knowledge="kb.json").features] == ["converse", "clarify", "respond"]
     assert [f.value for f in ServeConfig(features=["respond"]).features] == ["respond"]
+
+
+def test_the_evaluation_database_defaults_to_the_cache_and_serve_says_where(db, tmp_path, monkeypatch, capsys):
+    """Not the working directory: <cache>/serve/eval.sqlite, printed before the server starts; `clarion eval` reads
+    the same file when no --db is given."""
+    import shutil
+
+    from clarion.cli import main
+    from clarion.cli import serve as serve_cli
+    from clarion.serve import ServeConfig
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("CLARION_CACHE_DIR", str(cache))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert ServeConfig().db == cache / "serve" / "eval.sqlite"
+
+    import uvicorn
+
+    monkeypatch.setattr(serve_cli, "_loaded", lambda config: None)  # no models, and no server, in this test
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: None)
+    main(["serve"])
+    assert f"evaluation records: {cache / 'serve' / 'eval.sqlite'}" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "report"])
+    assert exit_.value.code == 2 and "no such evaluation database" in capsys.readouterr().err
+    (cache / "serve").mkdir(parents=True)
+    shutil.copy(db, cache / "serve" / "eval.sqlite")
+    result = CliRunner().invoke(app, ["eval", "report", "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)[0]["dialogues"] == 4, result.output
+    assert list(work.iterdir()) == []

@@ -27,6 +27,8 @@ CostOption = Annotated[
     float, typer.Option("--cost", min=0.0, max=1.0, help="Price of one question (0 asks readily, 1 never).")
 ]
 OUTPUT_FIELDS = ("action", "text", "query", "need", "question_id", "sources", "scores")
+WARMUP_TEXT = "Tell me about dinosaurs."
+"""The request ``clarion chat`` answers once before its prompt (the need model and the encoders load on first use)."""
 
 
 def load_assistant(knowledge, documents, model_dir, cost):
@@ -144,9 +146,15 @@ def chat(
     cost: CostOption = 0.5,
 ) -> None:
     """Talk with the engine in the terminal (history kept; /reset, /why, /quit)."""
+    import time
+
     from clarion.cli.common import one_at_a_time
 
+    typer.echo("loading the conversation models … (the first run trains them: progress below)", err=True)
+    started = time.monotonic()
     assistant = load_assistant(knowledge, documents, model_dir, cost)
+    assistant.reply([{"role": "user", "text": WARMUP_TEXT}])  # what loads on first use loads now, not at turn 1
+    typer.echo(f"ready ({time.monotonic() - started:.0f} s)", err=True)
     with one_at_a_time():
         chat_session(assistant, write=lambda text: (print(text), sys.stdout.flush()))
 

@@ -12,14 +12,21 @@ import typer
 
 from clarion.cli.common import DataDirOption, echo_json, stdout
 from clarion.errors import DataError, InputError
-from clarion.serve.config import DEFAULT_DB, Feature
+from clarion.serve.config import Feature, default_db
 
 MAX_CONNECTIONS = 256
 """Connections uvicorn serves at once; beyond them it answers 503 (requests wait for a model in the bounded pool)."""
 TOKEN_VARIABLE = "CLARION_ADMIN_TOKEN"
 """The environment variable holding the admin token (not an option: a process's arguments are visible to all)."""
 
-DbOption = Annotated[Path, typer.Option("--db", help="SQLite file of the evaluation sessions, turns and ratings.")]
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        help="SQLite file of the evaluation sessions, turns and ratings (default: serve/eval.sqlite in the cache "
+        "directory, $CLARION_CACHE_DIR or ~/.cache/clarion).",
+    ),
+]
 
 eval_app = typer.Typer(no_args_is_help=True, add_completion=False)
 
@@ -33,7 +40,7 @@ def serve(
     documents: Annotated[
         Path | None, typer.Option("--documents", help="Document collection (JSONL) to answer from.")
     ] = None,
-    db: DbOption = DEFAULT_DB,
+    db: DbOption = None,
     model: Annotated[
         Path | None, typer.Option("--model", help="ClariQ pipeline directory (default: the train+dev model).")
     ] = None,
@@ -73,7 +80,9 @@ def serve(
     token = os.environ.get(TOKEN_VARIABLE) or None
     config = ServeConfig(host, port, knowledge, documents, db, dstc_model=dstc_model, data_dir=data_dir, **options)
     config = replace(config, workers=workers, batch=batch, threads=threads, admin_token=token, system=system)
+    typer.echo("loading the models … (the first run trains them: progress below); /health answers once done", err=True)
     app = create_app(config, _loaded(config))
+    typer.echo(f"evaluation records: {config.db}", err=True)
     uvicorn.run(app, host=host, port=port, log_level="info", limit_concurrency=MAX_CONNECTIONS)
 
 
@@ -87,9 +96,10 @@ def _loaded(config):
         return load_services(config, progress_bars)
 
 
-def _store(db: Path):
+def _store(db: Path | None):
     from clarion.serve.storage import EvalStore
 
+    db = default_db() if db is None else db
     if not db.is_file():
         raise DataError(db, "no such evaluation database")
     return EvalStore(db)
@@ -97,8 +107,8 @@ def _store(db: Path):
 
 @eval_app.command()
 def export(
-    db: DbOption,
     out: Annotated[Path, typer.Option("--out", help="JSON-lines file to write (one session per line).")],
+    db: DbOption = None,
 ) -> None:
     """Write every evaluation session (need, turns, decisions, ratings) as JSON lines."""
     import json
@@ -120,7 +130,7 @@ def export(
 
 @eval_app.command()
 def report(
-    db: DbOption,
+    db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as one JSON array.")] = False,
 ) -> None:
     """Mean ratings per system and need level with 95% confidence intervals (one finished dialogue, one value)."""

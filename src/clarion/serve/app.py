@@ -1,4 +1,8 @@
-"""The app factory: ``create_app(config)`` builds the FastAPI app; its lifespan hook loads the models once."""
+"""The app factory: ``create_app(config)`` builds the FastAPI app; its lifespan hook loads the models once.
+
+Every page works offline: the chat and evaluation pages are files of this package, and the API documentation
+(Swagger UI at ``/docs``) takes its script and style from the ``fastapi-offline`` package, served by the app itself,
+never from a CDN. There is no ``/redoc``: ReDoc's bundle fetches its logo from the network."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 
 from clarion import __version__
@@ -47,7 +52,9 @@ def create_app(config: ServeConfig, services: Services | None = None) -> FastAPI
             state.pool.shutdown()
             state.store.close()
 
-    app = FastAPI(title="clarion", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPIOffline(
+        title="clarion", version=__version__, description=DESCRIPTION, lifespan=lifespan, redoc_url=None
+    )
     limits.install(app)
     app.include_router(api.router)
     app.include_router(evaluation.router)

@@ -7,6 +7,7 @@ from enum import Enum
 from pathlib import Path
 
 from clarion.bounds import MAX_TURN_CHARS, Bound, as_choice, check_fields
+from clarion.data.location import cache_dir
 from clarion.errors import InputError
 
 MAX_TURNS = 50
@@ -14,8 +15,14 @@ MAX_TURNS = 50
 MAX_BODY_BYTES = 4 * MAX_TURNS * MAX_TURN_CHARS + 64 * 1024
 """Largest request body (a conversation of the most turns, each of the longest text in 4-byte characters, and
 room for the JSON around it); a larger one is refused before it is read to the end."""
-DEFAULT_DB = Path("clarion-eval.sqlite")
-"""Where evaluation sessions, turns and ratings go unless ``--db`` says otherwise (the working directory)."""
+EVAL_DB = Path("serve") / "eval.sqlite"
+"""Where evaluation sessions, turns and ratings go unless ``--db`` says otherwise: this path under clarion's cache
+directory (:func:`default_db`), never the working directory."""
+
+
+def default_db() -> Path:
+    """The evaluation database used when none is given: ``<cache dir>/serve/eval.sqlite``."""
+    return cache_dir() / EVAL_DB
 
 
 class Feature(str, Enum):
@@ -48,7 +55,8 @@ class ServeConfig:
     """DSTC knowledge (``knowledge.json`` or its directory) for ``/v1/respond`` and the conversation engine."""
     documents: Path | None = None
     """A document collection the conversation engine answers from (instead of a knowledge base)."""
-    db: Path = DEFAULT_DB
+    db: Path | None = None
+    """The evaluation database (default: :func:`default_db`)."""
     clariq_model: Path | None = None
     """ClariQ pipeline directory (default: the train+dev model, trained first when absent)."""
     dstc_model: Path | None = None
@@ -75,6 +83,8 @@ class ServeConfig:
             raise InputError(f"system must be a name of 1-100 characters, got {self.system!r}")
         if self.admin_token is not None and len(self.admin_token) < 16:
             raise InputError("the admin token must be at least 16 characters long")
+        if self.db is None:
+            object.__setattr__(self, "db", default_db())
         if self.features is None:
             with_knowledge = (Feature.respond,) if self.knowledge is not None else ()
             object.__setattr__(self, "features", DEFAULT_FEATURES + with_knowledge)

@@ -137,6 +137,9 @@ class Health(BaseModel):
     features: list[str]
     workers: int
     evaluation: bool
+    sources: bool = Field(
+        description="whether the engine's answers can come with sources (a knowledge base or documents is loaded)"
+    )
 
 
 class Need(BaseModel):

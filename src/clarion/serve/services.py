@@ -110,6 +110,11 @@ class Services:
     def has(self, feature: Feature) -> bool:
         return feature in self.models
 
+    def sources(self) -> bool:
+        """Whether the conversation engine answers from a knowledge base or documents (so with sources); without
+        one its answer is the understood query, and it never has sources."""
+        return getattr(self.models.get(Feature.converse), "answerer", None) is not None
+
     def locked(self, feature: Feature, fn: Callable, *args):
         """``fn(model, *args)`` under the model's lock (run it in the pool: it blocks)."""
         with self._locks[feature]:
