@@ -122,7 +122,7 @@ def test_a_composite_ranker_routes_new_requests_with_its_last_member(tiny_ranker
     )
     assert near == alone and cosine == pytest.approx(alone_cosine)
     column = composite.space.pool_column([known])[0]
-    assert np.array_equal(composite.embed([known])[0], composite.space.pool_emb[column])
+    assert np.array_equal(composite.router.embed([known])[0], composite.space.pool_emb[column])
 
     def ids(rankings):
         return [q for q, _ in rankings[0]]
