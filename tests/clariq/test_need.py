@@ -70,8 +70,15 @@ def test_predictions_are_deterministic_and_batch_independent(model, dev_requests
     np.testing.assert_allclose(model.predict_proba(dev_requests[:3]), model.predict_proba(dev_requests)[:3], atol=1e-4)
 
 
-def test_retraining_gives_the_same_model(model, data, dev_requests):
-    again = NeedModel.train(data, ("train",), tiny=True)
+def test_retraining_gives_the_same_model_and_shows_its_progress(model, data, dev_requests):
+    steps = []
+
+    def progress(description, total):
+        steps.append([description, total, 0])
+        return lambda n=1: steps[-1].__setitem__(2, steps[-1][2] + n)
+
+    again = NeedModel.train(data, ("train",), tiny=True, progress=progress)
+    assert steps == [["training the clarification-need model", 3, 3]]
     np.testing.assert_allclose(again.predict_proba(dev_requests), model.predict_proba(dev_requests))
     assert again.metrics == model.metrics
 

@@ -16,7 +16,14 @@ def test_rewriter_trains_saves_and_loads(data_root, tmp_path, monkeypatch):
     monkeypatch.setenv("CLARION_CACHE_DIR", str(tmp_path))
     config = RewriterConfig.tiny() if os.environ.get("CLARION_TINY") == "1" else RewriterConfig(rows=400)
     data = ClariQ.load(data_root)
-    rewriter = load_or_train(data, ("train",), config)
+    steps = []
+
+    def progress(description, total):
+        steps.append([description, total, 0])
+        return lambda n=1: steps[-1].__setitem__(2, steps[-1][2] + n)
+
+    rewriter = load_or_train(data, ("train",), config, progress=progress)
+    assert steps == [["training the answer-understanding model", 7, 7]]
     assert (rewriter_dir(data, ("train",), config) / "meta.json").is_file()
     cv = rewriter.meta["cv"]
     assert 0 < cv["chosen"] <= cv["oracle"] <= 1

@@ -30,7 +30,7 @@ from clarion.clariq.ranker import QuestionRanker
 from clarion.clariq.ranker_route import FIT, SNAP
 from clarion.data.clariq_constants import NEED_LABELS, NO_QUESTION, validate_request
 from clarion.errors import InputError, ModelError
-from clarion.store import ensure, read_meta
+from clarion.store import ensure, no_progress, read_meta
 from clarion.types import Candidate
 
 
@@ -73,7 +73,8 @@ class Clarifier:
 
             def train(directory: Path) -> None:
                 advance = None if progress is None else progress("training the ClariQ model", ranker_steps())
-                train_models(data, DEFAULT_SPLITS, directory, progress=advance)
+                need_progress = progress or no_progress
+                train_models(data, DEFAULT_SPLITS, directory, progress=advance, need_progress=need_progress)
 
             ready = partial(ready_to_train, data, DEFAULT_SPLITS)
             directory = default_model_dir(data, DEFAULT_SPLITS)

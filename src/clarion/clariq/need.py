@@ -29,7 +29,7 @@ from clarion.detect.cv import fit_decide, repeated_cv
 from clarion.detect.features import FeatureSpace, feature_names, parse_groups
 from clarion.detect.form import without_final_period
 from clarion.errors import InputError, ModelError
-from clarion.store import ensure, model_dir, read_meta, write_meta, writing
+from clarion.store import Progress, ensure, model_dir, no_progress, read_meta, write_meta, writing
 from clarion.types import Topic
 
 TASK = "clariq"
@@ -126,16 +126,23 @@ class NeedModel:
     """The fingerprint of the training data (:func:`data_fingerprint`)."""
 
     @classmethod
-    def train(cls, data: ClariQ, splits: Sequence[str], tiny: bool = False) -> NeedModel:
-        """Train on the labelled topics of ``splits``; ``metrics`` gets the repeated-CV weighted F1."""
+    def train(
+        cls, data: ClariQ, splits: Sequence[str], tiny: bool = False, progress: Progress = no_progress
+    ) -> NeedModel:
+        """Train on the labelled topics of ``splits``; ``metrics`` gets the repeated-CV weighted F1. ``progress``
+        sees three steps: the features, the cross-validation, the final fit."""
         splits = check_splits(splits)
         config = NeedConfig.tiny() if tiny else NeedConfig()
         groups = parse_groups(config.groups)
+        advance = progress("training the clarification-need model", 3)
         requests, y = labelled(data, splits)
         space = feature_space(data, config.temperature)
         X = space.features(config.read(requests), groups)
+        advance(1)
         cv = repeated_cv(config.make(), X, y, config.cv_splits, config.cv_repeats, tune_decision=config.tune_decision)
+        advance(1)
         classifier, weights = fit_decide(config.make(), X, y, config.tune_decision)
+        advance(1)
         metrics = {"cv": cv.as_dict(), "splits": list(splits), "topics": len(y)}
         return cls(config, space, classifier, weights, metrics, data_fingerprint(data, splits))
 
@@ -220,7 +227,9 @@ def default_model_dir(data: ClariQ, splits: Sequence[str], tiny: bool = False) -
     return model_dir(TASK, NAME, {"splits": list(splits), **asdict(config)}, data_fingerprint(data, splits))
 
 
-def load_or_train(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> NeedModel:
+def load_or_train(
+    data: ClariQ, splits: Sequence[str], tiny: bool = False, progress: Progress = no_progress
+) -> NeedModel:
     """The model trained on ``splits``, trained now (:func:`clarion.store.ensure`) when absent."""
     from clarion.clariq.train import ready_to_train
 
@@ -228,7 +237,7 @@ def load_or_train(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Ne
     trained: list[NeedModel] = []  # the model just trained is returned as it is, not read back
 
     def train(directory: Path) -> None:
-        trained.append(NeedModel.train(data, splits, tiny=tiny))
+        trained.append(NeedModel.train(data, splits, tiny=tiny, progress=progress))
         trained[0].save(directory)
 
     what, on = "the clarification-need model", f"ClariQ {'+'.join(splits)}"

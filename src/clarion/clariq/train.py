@@ -27,7 +27,7 @@ from clarion.data.clariq import ClariQ
 from clarion.data.clariq_constants import check_splits
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
-from clarion.store import ensure, model_dir, read_meta, writable_cache, write_meta, writing
+from clarion.store import Progress, ensure, model_dir, no_progress, read_meta, writable_cache, write_meta, writing
 from clarion.types import Run, Topic
 
 TASK = "clariq"
@@ -69,11 +69,13 @@ def train_models(
     out_dir: str | Path | None = None,
     tiny: bool = False,
     progress: Callable[[int], None] | None = None,
+    need_progress: Progress = no_progress,
 ) -> Path:
     """Train the question ranker and the need model on ``splits``; return the model directory.
 
-    ``progress`` (optional) is called with an increment after each training step (``ranker_steps(tiny)``
-    steps in all), e.g. a rich progress bar's ``advance``.
+    ``progress`` (optional) is called with an increment after each ranker training step (``ranker_steps(tiny)``
+    steps in all), e.g. a rich progress bar's ``advance``; ``need_progress`` reports the need model's training
+    when it is not cached yet.
     """
     splits = check_splits(splits)
     config = pipeline_config(splits, tiny)
@@ -84,7 +86,7 @@ def train_models(
     from clarion.clariq.need import load_or_train
 
     # The need method's own cached model for these splits (trained once, shared with `clarion clariq need`).
-    need = load_or_train(data, splits, tiny=tiny)
+    need = load_or_train(data, splits, tiny=tiny, progress=need_progress)
     # Only now, with both trained, is the directory touched: a failed or interrupted training leaves a model
     # already there as it was.
     metrics: dict = {"ranker": ranker.cv_metrics, "need": "trained"}

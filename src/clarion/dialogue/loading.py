@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from clarion.errors import InputError
+from clarion.store import no_progress
 
 
 def bank_embeddings(clarifier):
@@ -59,7 +60,7 @@ def load_parts(knowledge, documents, model_dir, progress, default_splits: Sequen
     answerer = answerer_for(knowledge, documents, progress)  # bad paths fail before any model loads
     clarifier = Clarifier.load(model_dir, progress=progress)
     splits = trained_splits(clarifier.directory) if model_dir is not None else tuple(default_splits)
-    rewriter = load_or_train(ClariQ.load(), splits)
+    rewriter = load_or_train(ClariQ.load(), splits, progress=progress or no_progress)
     return clarifier, rewriter, chooser_for(clarifier), answerer
 
 

@@ -22,6 +22,7 @@ from clarion.data.clariq import ClariQ, ClariqLabels
 from clarion.data.clariq_constants import NO_QUESTION, check_splits
 from clarion.dialogue.understand import CANDIDATES, Features, Rewriter, Vocabulary, tokens
 from clarion.errors import DataError
+from clarion.store import Progress, no_progress
 
 TASK, NAME = "dialogue", "rewriter"
 FORMAT = 2
@@ -170,9 +171,11 @@ def fit(ex: Examples, config: RewriterConfig, keep: np.ndarray | None = None):
     return lgb.train(params, data, num_boost_round=config.trees)
 
 
-def cross_validate(ex: Examples, config: RewriterConfig, folds: int = 5) -> dict[str, float]:
+def cross_validate(
+    ex: Examples, config: RewriterConfig, folds: int = 5, advance: Callable[[int], None] = lambda n=1: None
+) -> dict[str, float]:
     """Mean reciprocal rank, out of fold by topic, of the chosen candidate, of each fixed candidate, and of the
-    best candidate of each example (the ceiling)."""
+    best candidate of each example (the ceiling); ``advance(1)`` after each fold."""
     topics = sorted(set(ex.groups))
     fold_of = {t: i % folds for i, t in enumerate(random.Random(config.seed).sample(topics, len(topics)))}
     n = len(CANDIDATES)
@@ -183,6 +186,7 @@ def cross_validate(ex: Examples, config: RewriterConfig, folds: int = 5) -> dict
         model = fit(ex, config, ~test)
         pred = model.predict(ex.x[np.repeat(test, n)]).reshape(-1, n)
         chosen[test] = y[test][np.arange(test.sum()), pred.argmax(axis=1)]
+        advance(1)
     out = {"chosen": float(chosen.mean()), "oracle": float(y.max(axis=1).mean())}
     out |= {name: float(y[:, i].mean()) for i, name in enumerate(CANDIDATES)}
     return out
@@ -194,16 +198,27 @@ def vocabulary_for(data: ClariQ, labels: ClariqLabels) -> Vocabulary:
     return Vocabulary.learn(bank, answers, requests=[r for r in labels.requests.values() if r.strip()])
 
 
-def train_rewriter(data: ClariQ, splits: Sequence[str], config: RewriterConfig, encode: Callable | None = None):
-    """A :class:`Rewriter` trained on ``splits`` (and its out-of-fold metrics in ``meta``)."""
+def train_rewriter(
+    data: ClariQ,
+    splits: Sequence[str],
+    config: RewriterConfig,
+    encode: Callable | None = None,
+    progress: Progress = no_progress,
+):
+    """A :class:`Rewriter` trained on ``splits`` (and its out-of-fold metrics in ``meta``); ``progress`` sees the
+    examples (their encoding), each of the five cross-validation folds and the final fit."""
     from clarion.retrieve.dense import encode_cached
 
     encode = encode or (lambda texts: encode_cached(list(texts), name="dialogue-rewrites"))
+    advance = progress("training the answer-understanding model", 7)
     labels = merged_labels(data, splits)
     vocabulary = vocabulary_for(data, labels)
     ex = examples(labels, vocabulary, config, encode)
-    metrics = cross_validate(ex, config)
-    return Rewriter(vocabulary, fit(ex, config), {"cv": metrics})
+    advance(1)
+    metrics = cross_validate(ex, config, advance=advance)
+    rewriter = Rewriter(vocabulary, fit(ex, config), {"cv": metrics})
+    advance(1)
+    return rewriter
 
 
 def merged_labels(data: ClariQ, splits: Sequence[str]) -> ClariqLabels:
@@ -253,14 +268,16 @@ def _key(splits: Sequence[str], config: RewriterConfig) -> dict:
     return asdict(config) | {"splits": list(splits), "format": FORMAT}
 
 
-def load_or_train(data: ClariQ, splits: Sequence[str], config: RewriterConfig | None = None) -> Rewriter:
+def load_or_train(
+    data: ClariQ, splits: Sequence[str], config: RewriterConfig | None = None, progress: Progress = no_progress
+) -> Rewriter:
     """The rewriter trained on ``splits``, trained now (:func:`clarion.store.ensure`; a few minutes) when absent."""
     from clarion.store import ensure, write_meta, writing
 
     config = config or RewriterConfig()
 
     def train(directory: Path) -> None:
-        rewriter = train_rewriter(data, splits, config)
+        rewriter = train_rewriter(data, splits, config, progress=progress)
         with writing(directory) as out:
             save(rewriter, out)
             write_meta(out, _key(splits, config), data.fingerprint(splits), rewriter.meta)
