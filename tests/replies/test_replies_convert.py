@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from clarion.data.replies_convert import dailydialog_rows, grade_label, grade_rows, split_of
+from clarion.data.replies_convert import dailydialog_rows, fine_sources, grade_label, grade_rows, split_of
 from clarion.errors import DataError
 
 
@@ -28,6 +28,26 @@ def test_grade_rows_group_by_context_and_drop_single_replies(tmp_path):
     rows = grade_rows(path, seed=1)
     assert {(r.reply, r.label, r.confidence) for r in rows} == {("r1", "good", 1.0), ("r2", "bad", 1.0)}
     assert rows[0].context == ("", "a", "b") and {r.reply_id for r in rows} == {"0", "1"}
+
+
+def test_fine_sources_split_grade_by_its_dialogue_dataset(tmp_path):
+    records = [
+        {"Dataset": "convai2_EVAL", "Context": "a|||b", "Response": "r1", "HumanScores": "[5, 5]"},
+        {"Dataset": "convai2_EVAL", "Context": "a|||b", "Response": "r2", "HumanScores": "[1, 2]"},
+        {"Dataset": "dailydialog_EVAL", "Context": "c|||d", "Response": "r3", "HumanScores": "[3]"},
+        {"Dataset": "empatheticdialogues_EVAL", "Context": "e|||f", "Response": "r4", "HumanScores": "[4]"},
+        {"Dataset": "empatheticdialogues_EVAL", "Context": "e|||f", "Response": "r5", "HumanScores": "[2]"},
+    ]
+    (tmp_path / "grade_human_judgement.json").write_text(json.dumps(records), encoding="utf-8")
+    for number, name in enumerate(("dailydialog_pp_dev.json", "dailydialog_pp_test.json")):
+        record = {"id": number, "context": ["u1", "u2"], "positive_responses": ["p"]}
+        record |= {"adversarial_negative_responses": ["a"], "random_negative_responses": ["n"]}
+        (tmp_path / name).write_text(json.dumps(record) + "\n", encoding="utf-8")
+    sources = fine_sources(tmp_path, seed=1)
+    assert {r.reply for r in sources["grade-convai2"]} == {"r1", "r2"}
+    assert {r.reply for r in sources["grade-empatheticdialogues"]} == {"r4", "r5"}
+    assert "grade-dailydialog" not in sources  # its one context has one reply: nothing to rank
+    assert len({r.context_id for r in sources["dailydialog++"]}) == 2
 
 
 def test_grade_bad_scores_are_refused(tmp_path):

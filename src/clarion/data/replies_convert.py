@@ -144,6 +144,28 @@ def source_of(context_id: str) -> str:
     return "grade" if context_id.isdigit() and int(context_id) < ID_BASE["dailydialog_pp_dev"] else "dailydialog"
 
 
+def grade_datasets(path: Path) -> dict[str, str]:
+    """Each GRADE context id, as :func:`grade_rows` numbers them, -> the dialogue dataset its context comes from
+    (``convai2``, ``dailydialog`` or ``empatheticdialogues``: GRADE's ``Dataset`` without ``_EVAL``)."""
+    first: dict[str, str] = {}
+    for record in read_json(path):
+        if isinstance(record, dict) and "Context" in record:
+            first.setdefault(record["Context"], str(record.get("Dataset", "")).lower().removesuffix("_eval"))
+    return {str(ID_BASE["grade"] + number): dataset for number, dataset in enumerate(first.values())}
+
+
+def fine_sources(root: Path, seed: int = 13) -> dict[str, list[ReplyRow]]:
+    """The rows by source for leave-one-source-out: GRADE's three dialogue datasets (``grade-convai2``,
+    ``grade-dailydialog``, ``grade-empatheticdialogues``: replies of real systems, rated by people) and
+    ``dailydialog++`` (people's replies against constructed negatives)."""
+    datasets = grade_datasets(root / GRADE_FILE)
+    out: dict[str, list[ReplyRow]] = {}
+    for row in SOURCES["grade"](root, seed):
+        out.setdefault(f"grade-{datasets[row.context_id]}", []).append(row)
+    out["dailydialog++"] = SOURCES["dailydialog"](root, seed)
+    return out
+
+
 def split_of(last_utterance: str, seed: int) -> str:
     """The part (train / dev / test) of a context, from a seeded hash of its normalised last utterance."""
     key = re.sub(r"[^a-z0-9]+", " ", last_utterance.lower()).strip()
