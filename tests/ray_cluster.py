@@ -1,4 +1,4 @@
-"""A pytest plugin: ``ray_cluster``, a two-node Ray cluster on loopback for one test module (head and worker node,
+"""A pytest plugin: ``ray_cluster``, a two-node Ray cluster on loopback for the test session (head and worker node,
 one CPU each), stopped afterwards even when a test fails; and ``by_value``, which ships a test module's functions
 to the workers (they cannot import the tests).
 
@@ -79,10 +79,10 @@ def _wait_for_nodes(address: str, count: int) -> None:
     raise RuntimeError(f"the Ray cluster at {address} did not reach {count} nodes in {START_SECONDS} s")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def ray_cluster():
     """The address (host:port) of a running two-node cluster; the environment variables a driver needs are set
-    for the module's tests (token authentication, no usage report)."""
+    for the session (token authentication, no usage report)."""
     if importlib.util.find_spec("ray") is None:  # not imported here: Ray reads RAY_AUTH_MODE when imported
         pytest.skip("Ray is not installed (pip install clarion[ray])")
     temp = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))  # short: Ray's socket paths live under it

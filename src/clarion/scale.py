@@ -152,7 +152,10 @@ def _get(ray, ref) -> list:
             raise cause from None
         raise
     except RayActorError as err:
-        raise ScaleError(f"a worker died {RETRIES + 1} times running one block; giving up ({err})") from None
+        if getattr(err, "_actor_init_failed", False):  # load() raised: its last line says why
+            lines = [line.strip() for line in str(err.error_msg).splitlines() if line.strip()]
+            raise ScaleError(f"a worker could not load its model: {lines[-1] if lines else err}") from None
+        raise ScaleError(f"a worker died {RETRIES + 1} times running one block; giving up") from None
 
 
 def worker_env() -> dict[str, str]:
