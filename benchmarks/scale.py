@@ -1,0 +1,102 @@
+"""Throughput of ``clarion converse`` in one process and on a local Ray cluster of 1 and 2 workers.
+
+    python benchmarks/scale.py [--n 3000] [--workers 1,2]
+
+The requests are the first N AmbigNQ training questions (distinct, so no run answers a request twice from the
+engine's memo), one single-turn conversation each. Each configuration runs the real command in a child process
+and is timed end to end (model loading and cluster start included); the outputs must be byte-identical to the
+one-process run. Start-up overhead: a 2-request run on the cluster minus the same run in one process. Memory per
+worker: the peak resident set of each worker process (``ray::_Holder``), read from /proc while the run goes.
+The models must be in the cache already (``clarion converse`` trains them on first use, which is not timed here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+
+def write_requests(path: Path, n: int) -> None:
+    from clarion.data.location import dataset_dir
+
+    questions = json.loads((dataset_dir("ambignq") / "train_light.json").read_text())
+    with path.open("w") as handle:
+        for record in questions[:n]:
+            turns = [{"role": "user", "text": record["question"]}]
+            handle.write(json.dumps({"id": record["id"], "turns": turns}) + "\n")
+
+
+class PeakMemory(threading.Thread):
+    """The peak RSS (MiB) of each process whose command line starts with ``prefix``, sampled every 0.5 s."""
+
+    def __init__(self, prefix: str):
+        super().__init__(daemon=True)
+        self.prefix, self.peaks, self.done = prefix, {}, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.5):
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()
+                    if command.startswith(self.prefix):
+                        status = Path(f"/proc/{pid}/status").read_text()
+                        rss = next(int(x.split()[1]) for x in status.splitlines() if x.startswith("VmRSS"))
+                        self.peaks[pid] = max(self.peaks.get(pid, 0), rss / 1024)
+                except (OSError, StopIteration, ValueError):
+                    continue
+
+
+def converse(requests: Path, out: Path, *options: str) -> float:
+    start = time.perf_counter()
+    command = [sys.executable, "-m", "clarion", "converse", "--conversations", str(requests), "--out", str(out)]
+    done = subprocess.run([*command, *options], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command + list(options))} failed:\n{done.stderr[-3000:]}")
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=3000, help="Requests (conversations).")
+    parser.add_argument("--workers", default="1,2", help="Cluster sizes to time, comma-separated.")
+    args = parser.parse_args()
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    from clarion.store import cpu_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        write_requests(work / "in.jsonl", args.n)
+        write_requests(work / "two.jsonl", 2)
+        print(f"machine: {cpu_model()}, {os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.1f}")
+        alone = converse(work / "in.jsonl", work / "one.jsonl")
+        print(f"one process: {alone:.1f} s, {args.n / alone:.1f} requests/s")
+        times = {}
+        for workers in [int(w) for w in args.workers.split(",")]:
+            memory = PeakMemory("ray::_Holder")
+            memory.start()
+            times[workers] = converse(work / "in.jsonl", work / f"w{workers}.jsonl", "--workers", str(workers))
+            memory.done.set()
+            memory.join()
+            same = (work / f"w{workers}.jsonl").read_bytes() == (work / "one.jsonl").read_bytes()
+            peaks = ", ".join(f"{m:.0f}" for m in sorted(memory.peaks.values()))
+            print(
+                f"--workers {workers}: {times[workers]:.1f} s, {args.n / times[workers]:.1f} requests/s, "
+                f"output {'identical' if same else 'DIFFERENT'}; peak RSS per worker (MiB): {peaks or 'not seen'}"
+            )
+        if 1 in times and 2 in times:
+            print(f"speed-up, 2 workers over 1: {times[1] / times[2]:.2f}x; over one process: {alone / times[2]:.2f}x")
+        small = converse(work / "two.jsonl", work / "s1.jsonl")
+        cluster = converse(work / "two.jsonl", work / "s2.jsonl", "--workers", "2")
+        print(f"start-up overhead, --workers 2 on 2 requests: {cluster - small:.1f} s ({small:.1f} -> {cluster:.1f} s)")
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
