@@ -183,6 +183,7 @@ def _connect(cluster: Cluster):
         if cluster.address is not None:
             ray.init(address=cluster.address, **options)
         else:
+            os.environ.setdefault("RAY_worker_niceness", "0")  # the run's workers are the command, not background
             ray.init(
                 num_cpus=cluster.workers,
                 _node_ip_address=LOOPBACK,
