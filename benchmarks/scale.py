@@ -1,13 +1,14 @@
-"""Throughput of ``clarion converse`` in one process and on a local Ray cluster of 1 and 2 workers.
+"""Throughput of a batch command in one process and on a local Ray cluster of 1 and 2 workers.
 
-    python benchmarks/scale.py [--n 3000] [--workers 1,2]
+    python benchmarks/scale.py [--command converse|dstc] [--n 3000] [--workers 1,2]
 
-The requests are the first N AmbigNQ training questions (distinct, so no run answers a request twice from the
-engine's memo), one single-turn conversation each. Each configuration runs the real command in a child process
-and is timed end to end (model loading and cluster start included); the outputs must be byte-identical to the
-one-process run. Start-up overhead: a 2-request run on the cluster minus the same run in one process. Memory per
-worker: the peak resident set of each worker process (``ray::_Holder``), read from /proc while the run goes.
-The models must be in the cache already (``clarion converse`` trains them on first use, which is not timed here).
+``converse`` (default): the requests are the first N AmbigNQ training questions (distinct, so no run answers a
+request twice from the engine's memo), one single-turn conversation each. ``dstc``: ``clarion dstc predict`` on
+the first N contexts of dstc11_track5's logs.json, with the default model. Each configuration runs the real
+command in a child process and is timed end to end (model loading and cluster start included); the outputs must
+be byte-identical to the one-process run. Start-up overhead: a 2-input run on the cluster minus the same run in
+one process. Memory per worker: the peak resident set of each worker process (``ray::_Holder``), read from /proc
+while the run goes. The models must be in the cache already (the command trains them on first use; not timed).
 """
 
 from __future__ import annotations
@@ -53,9 +54,23 @@ class PeakMemory(threading.Thread):
                     continue
 
 
+def write_contexts(path: Path, n: int) -> None:
+    from clarion.data.location import dataset_dir
+
+    source = dataset_dir("dstc11_track5")
+    path.mkdir()
+    (path / "logs.json").write_text(json.dumps(json.loads((source / "logs.json").read_text())[:n]))
+    (path / "knowledge.json").symlink_to(source / "knowledge.json")
+
+
+COMMAND = "converse"
+
+
 def converse(requests: Path, out: Path, *options: str) -> float:
     start = time.perf_counter()
     command = [sys.executable, "-m", "clarion", "converse", "--conversations", str(requests), "--out", str(out)]
+    if COMMAND == "dstc":
+        command = [sys.executable, "-m", "clarion", "dstc", "predict", "--data", str(requests), "--out", str(out)]
     done = subprocess.run([*command, *options], capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command + list(options))} failed:\n{done.stderr[-3000:]}")
@@ -66,17 +81,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=3000, help="Requests (conversations).")
     parser.add_argument("--workers", default="1,2", help="Cluster sizes to time, comma-separated.")
+    parser.add_argument("--command", choices=["converse", "dstc"], default="converse", help="The command timed.")
     args = parser.parse_args()
+    global COMMAND
+    COMMAND = args.command
+    write = write_requests if COMMAND == "converse" else write_contexts
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     from clarion.store import cpu_model
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        write_requests(work / "in.jsonl", args.n)
-        write_requests(work / "two.jsonl", 2)
-        print(f"machine: {cpu_model()}, {os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.1f}")
+        write(work / "in.jsonl", args.n)
+        write(work / "two.jsonl", 2)
+        print(f"clarion {COMMAND}, {args.n} inputs; machine: {cpu_model()}, {os.cpu_count()} cores")
+        print(f"load average before: {os.getloadavg()[0]:.1f}")
         alone = converse(work / "in.jsonl", work / "one.jsonl")
-        print(f"one process: {alone:.1f} s, {args.n / alone:.1f} requests/s")
+        print(f"one process: {alone:.1f} s, {args.n / alone:.1f} inputs/s")
         times = {}
         for workers in [int(w) for w in args.workers.split(",")]:
             memory = PeakMemory("ray::_Holder")
@@ -87,7 +107,7 @@ def main() -> None:
             same = (work / f"w{workers}.jsonl").read_bytes() == (work / "one.jsonl").read_bytes()
             peaks = ", ".join(f"{m:.0f}" for m in sorted(memory.peaks.values()))
             print(
-                f"--workers {workers}: {times[workers]:.1f} s, {args.n / times[workers]:.1f} requests/s, "
+                f"--workers {workers}: {times[workers]:.1f} s, {args.n / times[workers]:.1f} inputs/s, "
                 f"output {'identical' if same else 'DIFFERENT'}; peak RSS per worker (MiB): {peaks or 'not seen'}"
             )
         if 1 in times and 2 in times:
