@@ -7,8 +7,9 @@ request twice from the engine's memo), one single-turn conversation each. ``dstc
 the first N contexts of dstc11_track5's logs.json, with the default model. Each configuration runs the real
 command in a child process and is timed end to end (model loading and cluster start included); the outputs must
 be byte-identical to the one-process run. Start-up overhead: a 2-input run on the cluster minus the same run in
-one process. Memory per worker: the peak resident set of each worker process (``ray::_Holder``), read from /proc
-while the run goes. The models must be in the cache already (the command trains them on first use; not timed).
+one process; the throughput after start-up divides the inputs by the time less that 2-input run's. Memory per
+worker: the peak resident set of each worker process (``ray::_Holder``), read from /proc while the run goes. The
+models must be in the cache already (the command trains them on first use; that is not timed).
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ def write_contexts(path: Path, n: int) -> None:
 COMMAND = "converse"
 
 
+def _steady(n: int, total: float, start_up: float) -> str:
+    """Throughput once started: the inputs over the run's time less its start-up (a 2-input run's time)."""
+    return f"start-up {start_up:.1f} s, then {n / max(total - start_up, 1e-9):.1f} inputs/s"
+
+
 def converse(requests: Path, out: Path, *options: str) -> float:
     start = time.perf_counter()
     command = [sys.executable, "-m", "clarion", "converse", "--conversations", str(requests), "--out", str(out)]
@@ -95,10 +101,12 @@ def main() -> None:
         write(work / "two.jsonl", 2)
         print(f"clarion {COMMAND}, {args.n} inputs; machine: {cpu_model()}, {os.cpu_count()} cores")
         print(f"load average before: {os.getloadavg()[0]:.1f}")
+        fixed = {None: converse(work / "two.jsonl", work / "s.jsonl")}  # start-up: a 2-input run
         alone = converse(work / "in.jsonl", work / "one.jsonl")
-        print(f"one process: {alone:.1f} s, {args.n / alone:.1f} inputs/s")
-        times = {}
+        times = {None: alone}
+        print(f"one process: {alone:.1f} s, {args.n / alone:.1f} inputs/s; {_steady(args.n, alone, fixed[None])}")
         for workers in [int(w) for w in args.workers.split(",")]:
+            fixed[workers] = converse(work / "two.jsonl", work / "s.jsonl", "--workers", str(workers))
             memory = PeakMemory("ray::_Holder")
             memory.start()
             times[workers] = converse(work / "in.jsonl", work / f"w{workers}.jsonl", "--workers", str(workers))
@@ -107,14 +115,14 @@ def main() -> None:
             same = (work / f"w{workers}.jsonl").read_bytes() == (work / "one.jsonl").read_bytes()
             peaks = ", ".join(f"{m:.0f}" for m in sorted(memory.peaks.values()))
             print(
-                f"--workers {workers}: {times[workers]:.1f} s, {args.n / times[workers]:.1f} inputs/s, "
-                f"output {'identical' if same else 'DIFFERENT'}; peak RSS per worker (MiB): {peaks or 'not seen'}"
+                f"--workers {workers}: {times[workers]:.1f} s, {args.n / times[workers]:.1f} inputs/s; "
+                f"{_steady(args.n, times[workers], fixed[workers])}; output {'identical' if same else 'DIFFERENT'}; "
+                f"peak RSS per worker (MiB): {peaks or 'not seen'}"
             )
+            print(f"  start-up overhead over one process: {fixed[workers] - fixed[None]:.1f} s")
         if 1 in times and 2 in times:
-            print(f"speed-up, 2 workers over 1: {times[1] / times[2]:.2f}x; over one process: {alone / times[2]:.2f}x")
-        small = converse(work / "two.jsonl", work / "s1.jsonl")
-        cluster = converse(work / "two.jsonl", work / "s2.jsonl", "--workers", "2")
-        print(f"start-up overhead, --workers 2 on 2 requests: {cluster - small:.1f} s ({small:.1f} -> {cluster:.1f} s)")
+            ratio = (times[1] - fixed[1]) / (times[2] - fixed[2])
+            print(f"2 workers over 1: {times[1] / times[2]:.2f}x end to end, {ratio:.2f}x after start-up")
         print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
