@@ -25,6 +25,10 @@ import pytest
 LOOPBACK = "127.0.0.2"
 START_SECONDS = 60
 
+# `ray start` turns token authentication on, and Ray reads RAY_AUTH_MODE once, when imported: set for the whole
+# session, so that a driver connects whichever test imported Ray first (a local --workers cluster works with it too).
+os.environ.setdefault("RAY_AUTH_MODE", "token")
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -111,16 +115,19 @@ def ray_cluster():
 
 @pytest.fixture
 def by_value():
-    """``by_value(module, ...)``: Ray workers receive these modules' functions by value, not by import."""
-    from ray import cloudpickle  # Ray pickles with its own copy
-
+    """``by_value(module, ...)``: Ray workers receive these modules' functions by value, not by import. Ray is
+    imported when it is called, so call it after ``ray_cluster`` is set up (Ray reads RAY_AUTH_MODE on import)."""
     registered = []
 
     def register(*modules) -> None:
+        from ray import cloudpickle  # Ray pickles with its own copy
+
         for module in modules:
             cloudpickle.register_pickle_by_value(module)
             registered.append(module)
 
     yield register
+    if registered:
+        from ray import cloudpickle
     for module in registered:
         cloudpickle.unregister_pickle_by_value(module)

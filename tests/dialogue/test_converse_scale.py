@@ -54,11 +54,16 @@ def _run(args: list[str], capsys) -> tuple[int, list[str]]:
 
 @pytest.fixture
 def scaled_cli(monkeypatch, make_assistant, bow_rewriter, by_value):
-    from clarion.cli import converse
+    """The stand-in engine in this process and, by value, in the workers; called once the cluster is up."""
 
-    by_value(sys.modules[__name__], dialogue_fakes)
-    monkeypatch.setattr(converse, "load_assistant", lambda *args: make_assistant())
-    monkeypatch.setattr(converse, "_worker_assistant", partial(_fake_worker, bow_rewriter))
+    def patch() -> None:
+        from clarion.cli import converse
+
+        by_value(sys.modules[__name__], dialogue_fakes)
+        monkeypatch.setattr(converse, "load_assistant", lambda *args: make_assistant())
+        monkeypatch.setattr(converse, "_worker_assistant", partial(_fake_worker, bow_rewriter))
+
+    return patch
 
 
 @pytest.mark.parametrize(
@@ -68,8 +73,9 @@ def scaled_cli(monkeypatch, make_assistant, bow_rewriter, by_value):
 def test_converse_on_a_cluster_writes_what_one_process_writes(where, scaled_cli, request, tmp_path, capsys):
     conversations = _conversations(tmp_path / "in.jsonl")
     one, many = tmp_path / "one.jsonl", tmp_path / "many.jsonl"
-    alone = _run(["converse", "--conversations", str(conversations), "--out", str(one)], capsys)
     option = ["--workers", "2"] if where == "workers" else ["--ray-address", request.getfixturevalue("ray_cluster")]
+    scaled_cli()
+    alone = _run(["converse", "--conversations", str(conversations), "--out", str(one)], capsys)
     spread = _run(["converse", "--conversations", str(conversations), "--out", str(many), *option], capsys)
     assert spread == alone and alone[0] == 2 and len(alone[1]) == 2
     assert many.read_bytes() == one.read_bytes()
