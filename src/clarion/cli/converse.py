@@ -86,7 +86,9 @@ def converse(
         results = decide_block(assistant, lines)
     else:
         del assistant  # each worker loads its own from the cache just filled
-        load = partial(_worker_assistant, knowledge, documents, model_dir, cost)
+        from clarion.cli.scaled import absolute
+
+        load = partial(_worker_assistant, absolute(knowledge), absolute(documents), absolute(model_dir), cost)
         results = map_with_bar(load, decide_block, lines, cluster, "deciding")
     failed, rows = 0, []
     for (number, _), row in zip(lines, results, strict=True):

@@ -16,13 +16,21 @@ from pathlib import Path
 from clarion.cli.common import map_with_bar
 from clarion.scale import Cluster
 
+
+def absolute(path: Path | None) -> Path | None:
+    """``path`` made absolute: a worker's working directory is not the driver's."""
+    return None if path is None else Path(path).expanduser().resolve()
+
+
 # ClariQ: rank and need
 
 
 def clariq_results(kind: str, method: str, topics: list, data_dir: Path | None, splits: tuple, cluster: Cluster):
     """``rank_method(method)(topics, ...)`` (a run) or ``need_method(method)(...)`` (labels), by topic id, computed
     on the cluster in blocks of topics."""
-    load = partial(_clariq_model, kind, method, data_dir, splits)
+    from clarion.data.location import data_dir as resolved
+
+    load = partial(_clariq_model, kind, method, absolute(resolved(data_dir)), splits)
     pairs = map_with_bar(load, _clariq_block, topics, cluster, f"{kind} with {method}", size=8)
     return dict(pairs)
 
@@ -57,7 +65,7 @@ def _clariq_block(model, topics: list) -> list[tuple]:
 
 def reply_scores(model: Path, groups: list, cluster: Cluster) -> list:
     """``ReplyRanker.load(model).score_groups(groups)``, computed on the cluster in blocks of contexts."""
-    load = partial(_reply_ranker, model)
+    load = partial(_reply_ranker, absolute(model))
     return map_with_bar(load, _score_block, groups, cluster, "ranking contexts", size=16)
 
 
@@ -77,7 +85,7 @@ def _score_block(ranker, groups: list) -> list:
 def dstc_predictions(directory: Path, split, model: Path, changes: dict, n_contexts: int, cluster: Cluster) -> list:
     """:meth:`DstcModel.predict` of every context of the data, computed on the cluster in blocks of contexts;
     ``changes``: the ``generator``, ``lm_samples`` and ``settings`` options of ``clarion dstc predict``."""
-    load = partial(_dstc_worker, directory, split, model, changes)
+    load = partial(_dstc_worker, absolute(directory), split, absolute(model), changes)
     return map_with_bar(load, _predict_block, list(range(n_contexts)), cluster, "predicting contexts", size=16)
 
 
