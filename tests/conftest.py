@@ -13,7 +13,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from clarion.data.location import data_dir  # noqa: E402
 
-pytest_plugins = ["dstc_files"]
+pytest_plugins = ["dstc_files", "ray_cluster"]
 
 
 def _data_missing(message: str) -> None:

@@ -250,6 +250,10 @@ def need_model(topics: list[Topic], data: ClariQ, train_splits: Sequence[str] = 
     """The ``"model"`` need method: labels 1-4 for ``topics`` from the model trained on ``train_splits``."""
     if not topics:
         return {}
-    model = load_or_train(data, tuple(train_splits) or ("train", "dev"))
+    return need_with(load_or_train(data, tuple(train_splits) or ("train", "dev")), topics)
+
+
+def need_with(model: NeedModel, topics: list[Topic]) -> dict[str, int]:
+    """:func:`need_model` with its model loaded (a worker of ``--workers`` loads it once for many blocks)."""
     labels = model.predict([t.request for t in topics])
     return {t.id: label for t, label in zip(topics, labels, strict=True)}

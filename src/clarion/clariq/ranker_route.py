@@ -17,7 +17,7 @@ from clarion.memo import Memo
 from clarion.retrieve.dense import Encoder, member_columns, members
 
 FIT = 0.6
-"""Score (:meth:`QuestionRanker.whole_bank`) below which a question is not offered to a request from outside ClariQ
+"""Score (:meth:`Router.whole_bank`) below which a question is not offered to a request from outside ClariQ
 (``Clarifier.rank(..., fitting=True)``): where an offered question stops being more likely wrong than right. On the
 TREC descriptions of the train topics ranked over the whole bank by the train-only model, of each description's ten
 best questions those scoring 0.5-0.6 are relevant 0.27 of the time (0.03 below 0.5), those at 0.6-0.8 about half the

@@ -123,6 +123,10 @@ def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> Ques
 
 def rank_full(topics: list[Topic], data: ClariQ, train_splits: Sequence[str] = DEFAULT_SPLITS) -> Run:
     """The full pipeline (first stage + LambdaMART + ``Q00001`` slot) trained on ``train_splits``."""
-    ranker = load_ranker(data, tuple(train_splits) or DEFAULT_SPLITS)
+    return rank_full_with(load_ranker(data, tuple(train_splits) or DEFAULT_SPLITS), topics)
+
+
+def rank_full_with(ranker: QuestionRanker, topics: list[Topic]) -> Run:
+    """:func:`rank_full` with its ranker loaded (a worker of ``--workers`` loads it once for many blocks)."""
     ranked = ranker.rank([t.request for t in topics], k=ranker.config.shortlist + 1)
     return {topic.id: dict(pairs) for topic, pairs in zip(topics, ranked, strict=True)}  # strictly decreasing

@@ -15,8 +15,20 @@ from clarion.clariq.methods import (
     NEED_METHODS,
     RANK_METHODS,
 )
-from clarion.cli.common import DataDirOption, console, echo_answer, echo_json, one_at_a_time, progress, stdout
+from clarion.cli.common import (
+    DataDirOption,
+    RayAddressOption,
+    WorkersOption,
+    console,
+    echo_answer,
+    echo_json,
+    one_at_a_time,
+    progress,
+    stdout,
+)
+from clarion.cli.scaled import clariq_results
 from clarion.errors import DataError, InputError
+from clarion.scale import cluster_of
 
 app = typer.Typer(no_args_is_help=True)
 evaluate_app = typer.Typer(no_args_is_help=True, help="Score a run with the official ClariQ metrics.")
@@ -75,6 +87,8 @@ def rank(
         int, typer.Option(min=30, max=100, help="Questions per topic, 30-100 (the full pipeline's shortlist is 100).")
     ] = 100,
     data_dir: DataDirOption = None,
+    workers: WorkersOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Rank the question bank for every topic; writes a TREC run (topic_id Q0 question_id rank score run_id).
 
@@ -85,11 +99,16 @@ def rank(
     from clarion.data.io import check_output
     from clarion.data.trec import write_run
 
+    cluster = cluster_of(workers, ray_address)
     check_output(out, [topics])
     items = _read_topics(topics)
     data = ClariQ.load(data_dir)
-    with console.status(f"ranking {len(items)} topics with {method.value}"):
-        run = rank_method(method.value)(items, data, _splits(splits))
+    if cluster is not None:
+        _ensure_trained("rank", method.value, data, _splits(splits))
+        run = clariq_results("rank", method.value, items, data_dir, _splits(splits), cluster)
+    else:
+        with console.status(f"ranking {len(items)} topics with {method.value}"):
+            run = rank_method(method.value)(items, data, _splits(splits))
     write_run(out, run, run_id=f"clarion-{method.value}", depth=depth)
     console.print(f"wrote {out} ({len(run)} topics)")
 
@@ -101,6 +120,8 @@ def need(
     method: Annotated[NeedMethod, typer.Option(help="Need prediction method.")] = DEFAULT_NEED_METHOD,
     splits: SplitsOption = "train,dev",
     data_dir: DataDirOption = None,
+    workers: WorkersOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Predict clarification need (1-4) for every topic; writes 'topic_id label' lines."""
     from clarion.clariq.methods import need_method
@@ -108,13 +129,30 @@ def need(
     from clarion.data.clariq import ClariQ
     from clarion.data.io import check_output
 
+    cluster = cluster_of(workers, ray_address)
     check_output(out, [topics])
     items = _read_topics(topics)
     data = ClariQ.load(data_dir)
-    with console.status(f"predicting need for {len(items)} topics with {method.value}"):
-        labels = need_method(method.value)(items, data, _splits(splits))
+    if cluster is not None:
+        _ensure_trained("need", method.value, data, _splits(splits))
+        labels = clariq_results("need", method.value, items, data_dir, _splits(splits), cluster)
+    else:
+        with console.status(f"predicting need for {len(items)} topics with {method.value}"):
+            labels = need_method(method.value)(items, data, _splits(splits))
     write_need_run(out, {t.id: labels[t.id] for t in items})
     console.print(f"wrote {out} ({len(items)} topics)")
+
+
+def _ensure_trained(kind: str, method: str, data, splits: tuple) -> None:
+    """The model of a trained method in the cache (trained now when absent), before the workers load it."""
+    if (kind, method) == ("rank", "full"):
+        from clarion.clariq.train import load_ranker
+
+        load_ranker(data, splits)
+    elif (kind, method) == ("need", "model"):
+        from clarion.clariq.need import load_or_train
+
+        load_or_train(data, splits)
 
 
 @evaluate_app.command("need")

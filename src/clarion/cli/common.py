@@ -16,6 +16,17 @@ DataDirOption = Annotated[
     typer.Option("--data-dir", help="Data directory (default: $CLARION_DATA_DIR, ../shared/data, cache)."),
 ]
 
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers", min=1, help="Run on a local Ray cluster of N workers started for the run (needs clarion[ray])."
+    ),
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option("--ray-address", help="Run on the Ray cluster at ADDR (host:port from `ray start --head`, or auto)."),
+]
+
 console = Console(stderr=True)
 """Progress bars and tables for humans go to stderr, so stdout stays machine-readable."""
 
@@ -98,3 +109,12 @@ def progress():
         console=console,
         transient=False,
     )
+
+
+def map_with_bar(load, work, items: list, cluster, description: str, size: int | None = None) -> list:
+    """:func:`clarion.scale.map_blocks` with one progress bar over all the workers' items."""
+    from clarion.scale import map_blocks
+
+    with progress() as bars:
+        task = bars.add_task(f"{description} ({cluster.workers or 'all'} workers)", total=len(items))
+        return map_blocks(load, work, items, cluster, size=size, progress=lambda n: bars.advance(task, n))

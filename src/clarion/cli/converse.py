@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from clarion.cli.common import RayAddressOption, WorkersOption, map_with_bar
 from clarion.errors import InputError
+from clarion.scale import cluster_of
 
 app = typer.Typer(no_args_is_help=True, add_completion=False)
 
@@ -63,32 +66,60 @@ def converse(
     documents: DocumentsOption = None,
     model_dir: ModelDirOption = None,
     cost: CostOption = 0.5,
+    workers: WorkersOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """One decision (clarify, answer or stop) per conversation; a bad line gets {"id", "error"} and one stderr line,
     and the command exits 2 at the end."""
-    from clarion.cli.common import one_at_a_time
     from clarion.data.io import atomic_writer, check_output, read_lines
 
+    cluster = cluster_of(workers, ray_address)
     check_output(out, [conversations])
     lines = list(read_lines(conversations))
     if not lines:
         raise InputError(f"{conversations}: no conversations (one JSON object per line)")
-    assistant = load_assistant(knowledge, documents, model_dir, cost)
+    assistant = load_assistant(knowledge, documents, model_dir, cost)  # trains what is missing, once
+    if cluster is None:
+        results = decide_block(assistant, lines)
+    else:
+        del assistant  # each worker loads its own from the cache just filled
+        from clarion.cli.scaled import absolute
+
+        load = partial(_worker_assistant, absolute(knowledge), absolute(documents), absolute(model_dir), cost)
+        results = map_with_bar(load, decide_block, lines, cluster, "deciding")
     failed, rows = 0, []
-    with one_at_a_time():
-        for number, text in lines:
-            try:
-                rows.append(decide_line(assistant, text))
-            except InputError as err:
-                failed += 1
-                typer.echo(f"error: {conversations}:{number}: {err}", err=True)
-                rows.append({"id": _id_of(text), "error": str(err)})
+    for (number, _), row in zip(lines, results, strict=True):
+        if "error" in row:
+            failed += 1
+            typer.echo(f"error: {conversations}:{number}: {row['error']}", err=True)
+        rows.append(row)
     with atomic_writer(out) as handle:
         for row in rows:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     typer.echo(f"{len(rows) - failed} decisions, {failed} bad lines -> {out}", err=True)
     if failed:
         raise typer.Exit(2)
+
+
+def decide_block(assistant, lines: list[tuple[int, str]]) -> list[dict]:
+    """The output object of each numbered input line: its decision, or ``{"id", "error"}`` for a bad line."""
+    from clarion.cli.common import one_at_a_time
+
+    rows = []
+    with one_at_a_time():
+        for _, text in lines:
+            try:
+                rows.append(decide_line(assistant, text))
+            except InputError as err:
+                rows.append({"id": _id_of(text), "error": str(err)})
+    return rows
+
+
+def _worker_assistant(knowledge, documents, model_dir, cost):
+    """A worker's assistant, from the model cache (no progress bar: the driver draws the one bar)."""
+    from clarion.dialogue import Assistant
+
+    return Assistant.load(knowledge=knowledge, documents=documents, model_dir=model_dir, cost=cost)
 
 
 def _id_of(text: str):

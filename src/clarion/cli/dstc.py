@@ -14,11 +14,22 @@ from typing import Annotated
 
 import typer
 
-from clarion.cli.common import DataDirOption, bars, console, echo_answer, echo_json, one_at_a_time, stdout
+from clarion.cli.common import (
+    DataDirOption,
+    RayAddressOption,
+    WorkersOption,
+    bars,
+    console,
+    echo_answer,
+    echo_json,
+    one_at_a_time,
+    stdout,
+)
 from clarion.dstc.assistant import grounding_reply
 from clarion.dstc.models.default import DEFAULT_DATASET
 from clarion.dstc.models.pipeline import DataSplit
 from clarion.respond.consensus import Generator
+from clarion.scale import cluster_of
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -102,6 +113,8 @@ def predict(
     ] = None,
     settings: SetOption = None,
     data_dir: DataDirOption = None,
+    workers: WorkersOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Write one prediction per context (target, knowledge, response) in the data's track format."""
     from clarion.data.dstc import load_dataset, write_predictions
@@ -110,6 +123,7 @@ def predict(
     from clarion.dstc.models.options import prediction_config
     from clarion.dstc.models.pipeline import PipelineConfig, apply_split
 
+    cluster = cluster_of(workers, ray_address)
     directory = _data(data, data_dir)
     check_output(out, [directory / name for name in ("logs.json", "knowledge.json", "labels.json")])
     prediction_config(PipelineConfig(), settings or [])  # a bad setting fails before the model loads
@@ -119,6 +133,15 @@ def predict(
 
         with bars() as progress_bars:
             model = ensure_default_model(data_dir, progress_bars, say=console.print)
+    if cluster is not None:
+        from clarion.cli.scaled import dstc_predictions
+
+        load_model(model)  # a damaged model fails here, once
+        changes = {"generator": generator, "lm_samples": lm_samples, "settings": settings}
+        predictions = dstc_predictions(directory, split, model, changes, len(dataset.contexts), cluster)
+        write_predictions(out, predictions, dataset.format, n_contexts=len(dataset.contexts))
+        console.print(f"wrote {len(predictions)} predictions to {out}")
+        return
     pipeline = load_model(model)
     if generator is not None:
         pipeline.config.generator = generator

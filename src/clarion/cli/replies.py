@@ -15,8 +15,9 @@ from typing import Annotated
 
 import typer
 
-from clarion.cli.common import DataDirOption, bars, console, echo_json
+from clarion.cli.common import DataDirOption, RayAddressOption, WorkersOption, bars, console, echo_json
 from clarion.replies.methods import DEFAULT_METHOD, METHODS
+from clarion.scale import cluster_of
 
 app = typer.Typer(no_args_is_help=True, help="Graded reply ranking (Yandex General Conversation format).")
 
@@ -98,6 +99,8 @@ def rank(
     out: Annotated[Path, typer.Option("--out", help="Submission to write.")],
     model: Annotated[Path | None, typer.Option("--model", help="Model directory (default: the default model).")] = None,
     data_dir: DataDirOption = None,
+    workers: WorkersOption = None,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Rank each context's replies and write the submission (contexts in ascending id order)."""
     from clarion.data.io import check_output
@@ -105,18 +108,24 @@ def rank(
     from clarion.replies.ranker import ReplyRanker, groups_of, ranked_ids
     from clarion.replies.training import ensure_default_model
 
+    cluster = cluster_of(workers, ray_address)
     check_output(out, [input])
     rows = read_replies(input)
     if model is None:
         with bars() as progress_bars:
             model = ensure_default_model(data_dir, progress_bars, say=console.print)
-    ranker = ReplyRanker.load(model)
+    ranker = ReplyRanker.load(model)  # a damaged model fails here, once
     ids, groups = groups_of(rows)
     reply_ids: dict[str, list[str]] = {}
     for row in rows:
         reply_ids.setdefault(row.context_id, []).append(row.reply_id)
-    with console.status("ranking"):
-        scores = ranker.score_groups(groups)
+    if cluster is not None:
+        from clarion.cli.scaled import reply_scores
+
+        scores = reply_scores(model, groups, cluster)
+    else:
+        with console.status("ranking"):
+            scores = ranker.score_groups(groups)
     write_submission(out, {c: ranked_ids(reply_ids[c], s) for c, s in zip(ids, scores, strict=True)})
     console.print(f"wrote the ranking of {len(ids)} contexts to {out}")
 
