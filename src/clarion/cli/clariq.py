@@ -95,22 +95,29 @@ def rank(
     Full method: ClariQ requests through the pipeline, rewordings as the request they reword, others by similarity.
     """
     from clarion.clariq.methods import rank_method
-    from clarion.data.clariq import ClariQ
     from clarion.data.io import check_output
     from clarion.data.trec import write_run
 
     cluster = cluster_of(workers, ray_address)
     check_output(out, [topics])
     items = _read_topics(topics)
-    data = ClariQ.load(data_dir)
-    if cluster is not None:
-        _ensure_trained("rank", method.value, data, _splits(splits))
-        run = clariq_results("rank", method.value, items, data_dir, _splits(splits), cluster)
-    else:
-        with console.status(f"ranking {len(items)} topics with {method.value}"):
-            run = rank_method(method.value)(items, data, _splits(splits))
+    run = _results("rank", method.value, rank_method, items, splits, data_dir, cluster)
     write_run(out, run, run_id=f"clarion-{method.value}", depth=depth)
     console.print(f"wrote {out} ({len(run)} topics)")
+
+
+def _results(kind: str, method: str, registry, items, splits: str, data_dir, cluster):
+    """The ``rank`` run or ``need`` labels of ``method`` for ``items``: in this process, or on the Ray ``cluster``
+    (the models trained here first, so that no worker trains them)."""
+    from clarion.data.clariq import ClariQ
+
+    data = ClariQ.load(data_dir)
+    if cluster is not None:
+        _ensure_trained(kind, method, data, _splits(splits))
+        return clariq_results(kind, method, items, data_dir, _splits(splits), cluster)
+    doing = "ranking" if kind == "rank" else "predicting need for"
+    with console.status(f"{doing} {len(items)} topics with {method}"):
+        return registry(method)(items, data, _splits(splits))
 
 
 @app.command()
@@ -126,19 +133,12 @@ def need(
     """Predict clarification need (1-4) for every topic; writes 'topic_id label' lines."""
     from clarion.clariq.methods import need_method
     from clarion.clariq.need_io import write_need_run
-    from clarion.data.clariq import ClariQ
     from clarion.data.io import check_output
 
     cluster = cluster_of(workers, ray_address)
     check_output(out, [topics])
     items = _read_topics(topics)
-    data = ClariQ.load(data_dir)
-    if cluster is not None:
-        _ensure_trained("need", method.value, data, _splits(splits))
-        labels = clariq_results("need", method.value, items, data_dir, _splits(splits), cluster)
-    else:
-        with console.status(f"predicting need for {len(items)} topics with {method.value}"):
-            labels = need_method(method.value)(items, data, _splits(splits))
+    labels = _results("need", method.value, need_method, items, splits, data_dir, cluster)
     write_need_run(out, {t.id: labels[t.id] for t in items})
     console.print(f"wrote {out} ({len(items)} topics)")
 
