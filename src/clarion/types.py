@@ -60,11 +60,13 @@ class Decision:
     need: int | None = None
     """The need model's label for the request (1 clear ... 4 very ambiguous), None when not estimated."""
     question_id: str | None = None
-    """The bank question asked (``clarify``), else None."""
+    """The bank question asked (``clarify``), else None (also for a question written for the request)."""
     sources: list[dict] = field(default_factory=list)
     """What the answer rests on: ``{"id", "title", "text"}`` per document or knowledge snippet."""
     scores: dict = field(default_factory=dict)
-    """The numbers behind the decision."""
+    """The numbers behind the decision (``question_source``: ``bank``, ``senses`` or ``kind:<what it asks for>``)."""
+    options: list[str] = field(default_factory=list)
+    """The options a ``clarify`` question offers (possibly none)."""
 
     def to_dict(self) -> dict:
         return asdict(self)

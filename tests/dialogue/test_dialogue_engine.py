@@ -19,7 +19,7 @@ def turns(*texts):
 def test_decision_contract(make_assistant):
     decision = make_assistant().reply(turns("Tell me about hip roof design."))
     assert isinstance(decision, Decision)
-    assert set(decision.to_dict()) == {"action", "text", "query", "need", "question_id", "sources", "scores"}
+    assert set(decision.to_dict()) == {"action", "text", "query", "need", "question_id", "sources", "scores", "options"}
     assert decision.action == "clarify" and decision.text.endswith("?") and decision.question_id == "Q1"
     assert decision.query == "Tell me about hip roof design."  # before any question: the request's meaning
     assert decision.need == 3 and decision.sources == [] and "p_unclear" in decision.scores
@@ -176,9 +176,9 @@ def test_specific_question_is_answered_however_unclear_the_need_model_thinks(mak
     from clarion.dialogue import policy
 
     request = "Who designed the Sydney Opera House?"
-    assert policy.p_unclear({1: 0.0, 2: 1.0}, policy.Readings(), policy.ON, request) == 0.0
+    assert policy.p_unclear(1.0, policy.Readings(), policy.ON, request) == 0.0
     rules = {k: v for k, v in policy.ON.items() if k != "specific_question"}  # switched off: left out
-    assert policy.p_unclear({1: 0.0, 2: 1.0}, policy.Readings(), rules, request) == 1.0
+    assert policy.p_unclear(1.0, policy.Readings(), rules, request) == 1.0
 
 
 def test_the_engine_takes_its_policy_rules_by_name_and_refuses_an_unknown_one(bow_rewriter):

@@ -27,6 +27,8 @@ from pathlib import Path
 from clarion.dialogue import policy
 from clarion.dialogue.answer import Answer, query_answer
 from clarion.dialogue.chaining import CHAINING
+from clarion.dialogue.options import with_picks
+from clarion.dialogue.questions import Written
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
 from clarion.memo import Memo
 from clarion.types import Decision
@@ -57,6 +59,8 @@ class _Read:
     decision: Decision | None = None
     need: int | None = None
     p: float = 0.0
+    written: Written | None = None
+    """The question written for the request when it is not ClariQ's (:mod:`clarion.dialogue.any_request`)."""
 
 
 def understand(rewriter, state: State, chaining: str = DEFAULT_CHAINING) -> Understanding:
@@ -77,8 +81,12 @@ class Assistant:
         answerer: Callable | None = None,
         cost: float = policy.DEFAULT_COST,
         rules: Mapping | None = None,
+        any_request=None,
     ):
         self.clarifier = clarifier
+        self.any_request = any_request
+        """:class:`~clarion.dialogue.any_request.AnyRequest`: need and question for a request that is not ClariQ's
+        (None: every request is read as ClariQ's)."""
         self.rewriter = rewriter
         self.chooser = chooser
         self.answerer = answerer
@@ -99,9 +107,12 @@ class Assistant:
     ) -> Assistant:
         """The deployed engine: the ClariQ models trained on train+dev (or those in ``model_dir``), the answer
         model, and an answerer over ``knowledge`` (a DSTC knowledge dir or file) or ``documents`` (JSONL)."""
+        from clarion.dialogue.any_request import load_or_train
         from clarion.dialogue.loading import load_parts
+        from clarion.store import no_progress
 
-        return cls(*load_parts(knowledge, documents, model_dir, progress, ("train", "dev")), cost=cost)
+        parts = load_parts(knowledge, documents, model_dir, progress, ("train", "dev"))
+        return cls(*parts, cost=cost, any_request=load_or_train(progress=progress or no_progress))
 
     def question_id(self, text: str) -> str | None:
         return self._ids.get(normalised(text))
@@ -121,17 +132,20 @@ class Assistant:
         read = [self._read(turns) for turns in conversations]
         open_ = [r for r in read if r.decision is None]
         needs = self._needs([r.state.request for r in open_])
+        assessed = self._assess([r.state.request for r in open_ if self._is_new(r.state.request)])
         for r in open_:
-            self._weigh(r, needs[r.state.request])
-        proposals = self._proposals([r.state.request for r in open_ if self._may_ask(r)])
+            self._weigh(r, needs[r.state.request], assessed.get(r.state.request))
+        proposals = self._proposals([r.state.request for r in open_ if self._may_ask(r) and r.written is None])
         return [r.decision or self._decide(r, proposals) for r in read]
 
     def _read(self, turns: Sequence[Mapping[str, str]]) -> _Read:
         """The conversation read and understood, and the decision when it does not depend on the need model."""
         turns = check_turns(turns)
-        state = read_state(turns, self.question_id)
+        state, picks = with_picks(read_state(turns, self.question_id))
         understood = self.understand(state)
         scores: dict = {"cost": self.cost, "questions_asked": len(state.exchanges)}
+        if picks and picks[-1] is not None:
+            scores["picked"] = state.exchanges[-1].answer  # the option the last answer chose
         if understood.last_scores:
             scores["rewrite"] = {k: round(v, 4) for k, v in understood.last_scores.items()}
             scores["reading"] = understood.chosen[-1]
@@ -171,12 +185,30 @@ class Assistant:
 
         return {request: v for (_, request), v in self._memo.get_many([("rank", r) for r in requests], compute).items()}
 
-    def _weigh(self, read: _Read, need: tuple) -> None:
-        """The need model's label and the probability that the need is still unclear, into ``read``."""
+    def _is_new(self, request: str) -> bool:
+        """Whether ``request`` is not ClariQ's (nor a rewording of one), when a model for any request is at hand."""
+        is_new = getattr(self.clarifier, "is_new", None)
+        return self.any_request is not None and is_new is not None and is_new(request)
+
+    def _assess(self, requests: Sequence[str]) -> dict[str, tuple[float, Written]]:
+        """P(unclear) and the written question of each request not ClariQ's, those not remembered in one batch."""
+
+        def compute(keys: list) -> list:
+            return self.any_request.assess([request for _, request in keys])
+
+        return {r: v for (_, r), v in self._memo.get_many([("assess", r) for r in requests], compute).items()}
+
+    def _weigh(self, read: _Read, need: tuple, assessed: tuple[float, Written] | None) -> None:
+        """The need model's label and the probability that the need is still unclear, into ``read``: from the
+        ClariQ need model for ClariQ's requests, from the model for any request for the others."""
         label, p_need = need
+        start = 1.0 - p_need[1] if assessed is None else assessed[0]
+        if assessed is not None:
+            read.written = assessed[1]
         readings = policy.Readings(tuple(read.understood.chosen), tuple(read.understood.new_words))
-        read.need, read.p = int(label), policy.p_unclear(p_need, readings, self.rules, read.state.request)
+        read.need, read.p = int(label), policy.p_unclear(start, readings, self.rules, read.state.request)
         read.scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(read.p, 4)}
+        read.scores["unclear_from"] = "clariq" if assessed is None else "any-request"
 
     def _may_ask(self, read: _Read) -> bool:
         """Whether a bank question may be asked: not with a knowledge base, whose only clarifying question is the
@@ -189,10 +221,17 @@ class Assistant:
     def _decide(self, read: _Read, proposals: dict[str, list]) -> Decision:
         state, understood, scores, grounded, p = read.state, read.understood, read.scores, read.grounded, read.p
         choice = None
-        if self._may_ask(read):
+        if self._may_ask(read) and read.written is not None:
+            asked = {normalised(e.question) for e in state.exchanges}
+            if normalised(read.written.text) not in asked:  # one written question per request
+                scores |= {"question_source": read.written.source}
+                text, options = read.written.text, list(read.written.options)
+                return Decision("clarify", text, understood.query, read.need, scores=scores, options=options)
+        elif self._may_ask(read):
             choice = self.next_question(state, understood, proposals.get(state.request))
         if choice is not None and policy.should_ask(p, self.cost, len(state.exchanges), True):
             scores |= {"question_score": round(choice.score, 4), "redundancy": round(choice.redundancy, 4)}
+            scores["question_source"] = "bank"
             text = as_question(choice.question.text)
             return Decision("clarify", text, understood.query, read.need, choice.question.id, scores=scores)
         if grounded is None and self.answerer is not None and not getattr(self.answerer, "reads_turns", False):

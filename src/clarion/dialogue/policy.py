@@ -19,19 +19,17 @@ so a benchmark can switch one off (leave it out) and measure it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from clarion.detect.underspecified import asks_fact
 from clarion.dialogue.understand import tokens
 from clarion.errors import InputError
 from clarion.rules import default_rules, resolved
 
 TASK = "converse"
 """The task whose rules (:func:`clarion.rules.rules_of`) the policy applies."""
-
-NAMED_TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
 DEFAULT_COST = 0.5
 MAX_QUESTIONS = 3
@@ -46,10 +44,6 @@ CLOSING_WORDS = frozenset(
 )
 """Words of a turn that only ends the conversation (generic English)."""
 CLOSING_CUES = frozenset("thanks thank thx bye goodbye cheers".split())
-QUANTITY_WORDS = frozenset("many much long far old tall big high deep fast heavy large often".split())
-"""Words after "how" that ask for one quantity ("how many", "how far", ...)."""
-FACT_WORDS = frozenset({"who", "when"})
-"""Question words that ask for one person or one date."""
 
 
 def closing(text: str) -> bool:
@@ -59,18 +53,9 @@ def closing(text: str) -> bool:
 
 
 def specific_question(text: str) -> bool:
-    """Rule ``specific_question``: a question after one fact: a quantity ("how many/much/far/old ..."), or, about
-    something named (a capitalised word after the first, or a number), a person or a date ("who ...", "when ...")
-    or one attribute ("what/which is/was the X of ...")."""
-    words = NAMED_TOKEN.findall(text)
-    low = [w.lower() for w in words]
-    if len(low) < 3:
-        return False
-    if low[0] == "how" and low[1] in QUANTITY_WORDS:
-        return True
-    named = any(w[0].isupper() or w[0].isdigit() for w in words[1:])
-    attribute = low[0] in {"what", "which"} and low[1] in {"is", "was"} and low[2] == "the" and "of" in low[4:]
-    return named and (low[0] in FACT_WORDS or attribute)
+    """Rule ``specific_question``: :func:`clarion.detect.underspecified.asks_fact` (a question after one fact about
+    something named)."""
+    return asks_fact(text)
 
 
 def settles(chosen: str, new_words: int) -> bool:
@@ -105,14 +90,12 @@ class Readings:
     new_words: tuple[int, ...] = ()
 
 
-def p_unclear(
-    p_need: dict[int, float], readings: Readings, rules: Mapping[str, object] = ON, request: str = ""
-) -> float:
-    """The probability the need is still unclear after the answers, with the rules named in ``rules`` on
-    (:func:`switched_on`)."""
+def p_unclear(start: float, readings: Readings, rules: Mapping[str, object] = ON, request: str = "") -> float:
+    """The probability the need is still unclear after the answers, from ``start`` (the estimate for the request
+    alone), with the rules named in ``rules`` on (:func:`switched_on`)."""
     if "specific_question" in rules and specific_question(request):
         return 0.0
-    p = 1.0 - p_need[1]
+    p = start
     for chosen, new in zip(readings.chosen, readings.new_words, strict=True):
         if "settled" in rules and settles(chosen, new):
             p *= SETTLED_LEFT

@@ -69,6 +69,7 @@ class Decision(BaseModel):
     question_id: str | None = None
     sources: list[Source] = Field(default_factory=list)
     scores: dict[str, Any] = Field(default_factory=dict)
+    options: list[str] = Field(default_factory=list, description="The options a clarifying question offers.")
 
 
 class ClarifyRequest(Strict):

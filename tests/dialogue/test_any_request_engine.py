@@ -1,0 +1,92 @@
+"""The engine on requests that are not ClariQ's: the model for any request decides, and writes the question."""
+
+from __future__ import annotations
+
+import pytest
+from dialogue_fakes import BANK, FakeClarifier, bow_encode
+
+from clarion.dialogue.questions import Written, with_options
+
+OPTIONS = ["the metallic element", "the Roman deity", "the planet"]
+
+
+class NewRequests(FakeClarifier):
+    """A clarifier for which every request is new (not ClariQ's)."""
+
+    def is_new(self, request):
+        return True
+
+
+class FakeAnyRequest:
+    """P(unclear) 0.9 for a short request, 0.1 for a long one; a question with options for "mercury"."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def assess(self, requests):
+        self.calls += 1
+        out = []
+        for r in requests:
+            p = 0.9 if len(r.split()) <= 4 else 0.1
+            if "mercury" in r:
+                written = Written(with_options("Which do you mean by mercury", OPTIONS), list(OPTIONS), "senses")
+            else:
+                written = Written("Which city or area are you looking for coffee shops in?", [], "kind:place")
+            out.append((p, written))
+        return out
+
+
+@pytest.fixture
+def engine(bow_rewriter):
+    from clarion.dialogue import Assistant
+    from clarion.dialogue.choose import QuestionChooser
+
+    chooser = QuestionChooser(list(BANK), bow_encode(list(BANK.values())))
+    return Assistant(NewRequests(), bow_rewriter, chooser, cost=0.5, any_request=FakeAnyRequest())
+
+
+def user(*texts):
+    return [{"role": "user" if i % 2 == 0 else "system", "text": t} for i, t in enumerate(texts)]
+
+
+def test_a_new_unclear_request_gets_the_written_question_with_its_options(engine):
+    d = engine.reply(user("tell me about mercury"))
+    assert d.action == "clarify" and d.options == OPTIONS and d.question_id is None
+    assert d.scores["question_source"] == "senses" and d.scores["unclear_from"] == "any-request"
+    assert d.scores["p_unclear"] == pytest.approx(0.9)
+
+
+def test_a_new_clear_request_is_answered(engine):
+    d = engine.reply(user("which coffee shops in seattle open before six"))
+    assert d.action == "answer" and d.scores["p_unclear"] == pytest.approx(0.1)
+
+
+def test_a_picked_option_narrows_the_query_and_the_question_is_not_asked_again(engine):
+    question = engine.reply(user("tell me about mercury")).text
+    d = engine.reply(user("tell me about mercury", question, "the second one"))
+    assert d.scores["picked"] == "the Roman deity"
+    assert "roman deity" in d.query.lower() and "mercury" in d.query.lower()
+    assert d.action == "answer"
+
+
+def test_an_answer_naming_something_else_narrows_the_query_too(engine):
+    question = engine.reply(user("coffee shops")).text
+    d = engine.reply(user("coffee shops", question, "in Lisbon, near the river"))
+    assert "lisbon" in d.query.lower() and "picked" not in d.scores
+
+
+def test_clariq_requests_keep_the_clariq_need_model_and_bank(bow_rewriter):
+    from clarion.dialogue import Assistant
+    from clarion.dialogue.choose import QuestionChooser
+
+    chooser = QuestionChooser(list(BANK), bow_encode(list(BANK.values())))
+    any_request = FakeAnyRequest()
+    engine = Assistant(FakeClarifier(), bow_rewriter, chooser, cost=0.5, any_request=any_request)
+    d = engine.reply(user("Tell me about hip roof design."))
+    assert d.action == "clarify" and d.question_id in BANK and d.scores["question_source"] == "bank"
+    assert d.scores["unclear_from"] == "clariq" and d.options == [] and any_request.calls == 0
+
+
+def test_a_long_request_is_accepted(engine):
+    d = engine.reply(user("Please help me plan a trip. " * 120))  # over 3,000 characters
+    assert d.action in {"answer", "clarify"} and d.query
