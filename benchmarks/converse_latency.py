@@ -1,11 +1,13 @@
 """Time one conversation turn of the engine with the ClariQ models loaded (median and 90th percentile).
 
-    python benchmarks/converse_latency.py [--n 100] [--splits train]
+    python benchmarks/converse_latency.py [--n 100] [--splits train] [--requests clariq|everyday]
 
 Each timed call is :meth:`clarion.dialogue.Assistant.reply` on a conversation it has not seen (its per-request
 memo of need and proposals is emptied before every call), alternately a first turn (a ClariQ test request) and a
 turn answering a clarifying question (the request, the engine's question, a recorded-style answer). One torch
-thread, as ``clarion converse`` and ``clarion chat`` run.
+thread, as ``clarion converse`` and ``clarion chat`` run. With ``--requests everyday`` the requests are clarion's
+everyday requests (not ClariQ's): the engine has the model for any request, and its questions are written for them
+(the turn includes the need estimate and writing the question).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100, help="Timed turns.")
     parser.add_argument("--splits", default="train,dev", help="Splits the models were trained on.")
+    parser.add_argument("--requests", choices=["clariq", "everyday"], default="clariq")
     args = parser.parse_args()
 
     import torch
@@ -32,7 +35,14 @@ def main() -> None:
     from clarion.store import cpu_model
 
     engine = load_for_splits(tuple(args.splits.split(",")))
-    requests = [t.request for t in ClariQ.load().topics("test")]
+    if args.requests == "everyday":
+        from clarion.data.ambiguous import read_everyday
+        from clarion.dialogue.any_request import load_or_train
+
+        engine.any_request = load_or_train()
+        requests = [r.request for r in read_everyday()]
+    else:
+        requests = [t.request for t in ClariQ.load().topics("test")]
     conversations = []
     for request in requests:
         first = [{"role": "user", "text": request}]
@@ -49,8 +59,11 @@ def main() -> None:
         engine.reply(turns)
         cpu.append(time.process_time() - start_cpu)
         times["first turn" if len(turns) == 1 else "after an answer"].append(time.perf_counter() - start)
+    if args.requests == "everyday":
+        written = sum(bool(engine.reply(c).scores.get("question_source", "bank") != "bank") for c in conversations)
+        print(f"questions written: {written} of {len(conversations)} turns")
     every = [t for ts in times.values() for t in ts]
-    print(f"machine: {cpu_model()}, {os.cpu_count()} cores; one torch thread; models: {args.splits}")
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores; one torch thread; models: {args.splits}; requests: {args.requests}")
     for name, ts in {"all turns": every, **times}.items():
         if ts:
             p90 = statistics.quantiles(ts, n=10)[-1] if len(ts) > 1 else ts[0]

@@ -99,3 +99,25 @@ def form_features(request: str) -> np.ndarray:
         any(c.isdigit() for c in text),
     )
     return np.asarray(values, dtype=np.float64)
+
+
+NAMED_TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+QUANTITY_WORDS = frozenset("many much long far old tall big high deep fast heavy large often".split())
+"""Words after "how" that ask for one quantity ("how many", "how far", ...)."""
+FACT_WORDS = frozenset({"who", "when"})
+"""Question words that ask for one person or one date."""
+
+
+def asks_fact(text: str) -> bool:
+    """Rule ``specific_question``: a question after one fact: a quantity ("how many/much/far/old ..."), or, about
+    something named (a capitalised word after the first, or a number), a person or a date ("who ...", "when ...")
+    or one attribute ("what/which is/was the X of ...")."""
+    words = NAMED_TOKEN.findall(text)
+    low = [w.lower() for w in words]
+    if len(low) < 3:
+        return False
+    if low[0] == "how" and low[1] in QUANTITY_WORDS:
+        return True
+    named = any(w[0].isupper() or w[0].isdigit() for w in words[1:])
+    attribute = low[0] in {"what", "which"} and low[1] in {"is", "was"} and low[2] == "the" and "of" in low[4:]
+    return named and (low[0] in FACT_WORDS or attribute)

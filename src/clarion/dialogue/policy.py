@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from clarion.detect.underspecified import asks_fact
+from clarion.detect.form import asks_fact
 from clarion.dialogue.understand import tokens
 from clarion.errors import InputError
 from clarion.rules import default_rules, resolved
@@ -53,7 +53,7 @@ def closing(text: str) -> bool:
 
 
 def specific_question(text: str) -> bool:
-    """Rule ``specific_question``: :func:`clarion.detect.underspecified.asks_fact` (a question after one fact about
+    """Rule ``specific_question``: :func:`clarion.detect.form.asks_fact` (a question after one fact about
     something named)."""
     return asks_fact(text)
 
