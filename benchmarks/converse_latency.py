@@ -63,7 +63,8 @@ def main() -> None:
         written = sum(bool(engine.reply(c).scores.get("question_source", "bank") != "bank") for c in conversations)
         print(f"questions written: {written} of {len(conversations)} turns")
     every = [t for ts in times.values() for t in ts]
-    print(f"machine: {cpu_model()}, {os.cpu_count()} cores; one torch thread; models: {args.splits}; requests: {args.requests}")
+    machine = f"machine: {cpu_model()}, {os.cpu_count()} cores; one torch thread"
+    print(f"{machine}; models: {args.splits}; requests: {args.requests}")
     for name, ts in {"all turns": every, **times}.items():
         if ts:
             p90 = statistics.quantiles(ts, n=10)[-1] if len(ts) > 1 else ts[0]
