@@ -35,6 +35,9 @@ class FakeAnyRequest:
             out.append((p, written))
         return out
 
+    def is_new_request(self, request, question, reply):
+        return "flight" in reply and "flight" not in request
+
 
 @pytest.fixture
 def engine(bow_rewriter):
@@ -90,3 +93,10 @@ def test_clariq_requests_keep_the_clariq_need_model_and_bank(bow_rewriter):
 def test_a_long_request_is_accepted(engine):
     d = engine.reply(user("Please help me plan a trip. " * 120))  # over 3,000 characters
     assert d.action in {"answer", "clarify"} and d.query
+
+
+def test_a_new_request_after_a_question_is_read_as_the_request(engine):
+    question = engine.reply(user("dinosaurs")).text
+    d = engine.reply(user("dinosaurs", question, "i want to book a flight to paris"))
+    assert d.scores["new_request"] is True and d.query == "i want to book a flight to paris"
+    assert "dinosaurs" not in d.query and d.scores["questions_asked"] == 0

@@ -90,3 +90,32 @@ def read_everyday(path: str | Path | None = None) -> list[Labelled]:
         except (json.JSONDecodeError, KeyError, TypeError) as err:
             raise DataError(path, f"not an everyday request ({err})", number) from None
     return out
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A request, the clarifying question asked, the user's reply, and whether the reply starts a new request."""
+
+    id: str
+    request: str
+    question: str
+    reply: str
+    new_request: bool
+    understood: str = ""
+    """The user's need after the reply, as a clean standalone query."""
+
+
+def read_followups(path: str | Path | None = None) -> list[FollowUp]:
+    """clarion's follow-up replies (JSONL ``{id, request, question, reply, new_request, understood}``)."""
+    path = Path(path) if path is not None else EVERYDAY / "followups.jsonl"
+    out = []
+    for number, line in read_lines(path):
+        try:
+            row = json.loads(line)
+            texts = [row[k] for k in ("request", "question", "reply")]
+            if not all(isinstance(t, str) and t.strip() for t in texts) or not isinstance(row["new_request"], bool):
+                raise TypeError("request, question and reply must be non-empty strings, new_request true or false")
+            out.append(FollowUp(str(row["id"]), *texts, row["new_request"], str(row.get("understood") or "")))
+        except (json.JSONDecodeError, KeyError, TypeError) as err:
+            raise DataError(path, f"not a follow-up ({err})", number) from None
+    return out

@@ -18,9 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from clarion.classifier import tfidf_from_state, tfidf_state
-from clarion.data.ambiguous import EVERYDAY, Labelled, read_ambignq, read_everyday
+from clarion.data.ambiguous import EVERYDAY, Labelled, read_ambignq, read_everyday, read_followups
 from clarion.data.io import atomic_writer, fingerprint_files, read_json, write_json
 from clarion.detect.unclear import Inputs, UnclearConfig, UnclearModel
+from clarion.dialogue.new_request import THRESHOLD, NewRequestDetector, features
 from clarion.dialogue.questions import QuestionWriter, Written
 from clarion.errors import DataError, ModelError
 from clarion.store import Progress, ensure, model_dir, no_progress, read_meta, write_meta, writing
@@ -61,7 +62,34 @@ def training_files(data_dir: str | Path | None = None) -> list[Path]:
         clariq / labels_file("dev"),
         dataset_dir("ambignq", data_dir) / "train_light.json",
         EVERYDAY / "requests.jsonl",
+        EVERYDAY / "followups.jsonl",
     ]
+
+
+def reply_rows(data_dir=None, every: int = 4) -> tuple[list[tuple[str, str, str]], np.ndarray, np.ndarray]:
+    """(request, question, reply) rows labelled new request (1) or answer (0), and their weights: clarion's
+    follow-ups, and from ClariQ train every ``every``-th answer (an answer) and the same question answered by
+    another topic's request (a new request), together weighing as much as the follow-ups."""
+    from clarion.data.clariq import ClariQ
+
+    follow = read_followups()
+    rows = [(f.request, f.question, f.reply) for f in follow]
+    y = [int(f.new_request) for f in follow]
+    data = ClariQ.load(data_dir)
+    gold = data.labels("train")
+    topic = {f: t for t, facets in gold.facets.items() for f in facets}
+    pairs = [(gold.requests[topic[f]], data.bank[q], a) for (f, q), a in list(gold.answers.items())[::every] if a]
+    others = [p[0] for p in pairs]
+    shift = np.random.default_rng(0).permutation(len(others))
+    for (request, question, answer), other in zip(pairs, (others[i] for i in shift), strict=True):
+        rows.append((request, question, answer))
+        y.append(0)
+        if other != request:
+            rows.append((request, question, other))
+            y.append(1)
+    extra = len(rows) - len(follow)
+    weights = np.r_[np.ones(len(follow)), np.full(extra, len(follow) / max(extra, 1))]
+    return rows, np.asarray(y), weights
 
 
 @dataclass
@@ -70,13 +98,15 @@ class AnyRequest:
 
     unclear: UnclearModel
     writer: QuestionWriter
+    new_requests: NewRequestDetector
 
     @classmethod
     def train(cls, data_dir=None, small: bool = False, progress: Progress = no_progress) -> AnyRequest:
-        """Train both models (``small``: a sample of AmbigNQ, for CI); ``progress`` sees three steps."""
+        """Train the three models (``small``: a sample of AmbigNQ and of ClariQ's answers, for CI); ``progress`` sees
+        four steps."""
         from clarion.retrieve.dense import encode_queries
 
-        advance = progress("training the clarification model for any request", 3)
+        advance = progress("training the clarification model for any request", 4)
         rows = [r for rs in sources(data_dir, small).values() for r in rs]
         inputs = Inputs.of([r.request for r in rows], encode_queries([r.request for r in rows]))
         advance(1)
@@ -87,7 +117,14 @@ class AnyRequest:
             [rows[i].request for i in kinds], [rows[i].asks_for for i in kinds], inputs.embeddings[kinds]
         )
         advance(1)
-        return cls(unclear, writer)
+        replies, y, weights = reply_rows(data_dir, every=40 if small else 4)
+        X = features(*zip(*replies, strict=True))
+        advance(1)
+        return cls(unclear, writer, NewRequestDetector.fit(X, y, weights))
+
+    def is_new_request(self, request: str, question: str, reply: str) -> bool:
+        """Whether ``reply`` to ``question`` starts a new request instead of answering it."""
+        return bool(self.new_requests.probability(features([request], [question], [reply]))[0] >= THRESHOLD)
 
     def assess(self, requests: list[str]) -> list[tuple[float, Written]]:
         """P(unclear) of each request and the question to ask it (the encoder runs once for both)."""
@@ -99,6 +136,7 @@ class AnyRequest:
         u, w = self.unclear, self.writer
         with writing(directory) as directory:
             arrays = {**u.arrays(), "kind_coef": w.classifier.coef_, "kind_intercept": w.classifier.intercept_}
+            arrays |= self.new_requests.arrays("new_")
             state = {"labels": list(w.labels), "kind_words": tfidf_state(w.vectorizer, "kind_", arrays)}
             if u.vectorizer is not None:
                 state["words"] = tfidf_state(u.vectorizer, "words_", arrays)
@@ -127,14 +165,15 @@ class AnyRequest:
             kinds.coef_, kinds.intercept_ = arrays["kind_coef"], arrays["kind_intercept"]
             kinds.classes_ = np.asarray(state["labels"])
             writer = QuestionWriter(kinds, tfidf_from_state(state["kind_words"], "kind_", arrays), state["labels"])
+            new_requests = NewRequestDetector.from_arrays(arrays, "new_")
         except (KeyError, TypeError, ValueError, OSError, zipfile.BadZipFile, json.JSONDecodeError) as err:
             raise ModelError(f"{directory}: not a clarification model for any request ({err}); retrain it") from None
-        return cls(unclear, writer)
+        return cls(unclear, writer, new_requests)
 
 
 def default_dir(data_dir=None, small: bool | None = None) -> Path:
     small = tiny() if small is None else small
-    config = {**asdict(UnclearConfig()), "small": small}
+    config = {**asdict(UnclearConfig()), "small": small, "parts": ["unclear", "writer", "new_requests"]}
     return model_dir(TASK, NAME, config, fingerprint_files(training_files(data_dir)))
 
 

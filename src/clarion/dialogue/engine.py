@@ -27,6 +27,7 @@ from pathlib import Path
 from clarion.dialogue import policy
 from clarion.dialogue.answer import Answer, query_answer
 from clarion.dialogue.chaining import CHAINING
+from clarion.dialogue.new_request import restarted
 from clarion.dialogue.options import with_picks
 from clarion.dialogue.questions import Written
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
@@ -141,9 +142,14 @@ class Assistant:
     def _read(self, turns: Sequence[Mapping[str, str]]) -> _Read:
         """The conversation read and understood, and the decision when it does not depend on the need model."""
         turns = check_turns(turns)
-        state, picks = with_picks(read_state(turns, self.question_id))
+        state, new_request = read_state(turns, self.question_id), False
+        if self.any_request is not None and state.exchanges:
+            state, new_request = restarted(state, self._is_new_request)
+        state, picks = with_picks(state)
         understood = self.understand(state)
         scores: dict = {"cost": self.cost, "questions_asked": len(state.exchanges)}
+        if new_request:
+            scores["new_request"] = True  # a reply read as a new request, not an answer
         if picks and picks[-1] is not None:
             scores["picked"] = state.exchanges[-1].answer  # the option the last answer chose
         if understood.last_scores:
@@ -184,6 +190,15 @@ class Assistant:
             return [self.clarifier.rank(r, k=k, fitting=True) for r in missing]
 
         return {request: v for (_, request), v in self._memo.get_many([("rank", r) for r in requests], compute).items()}
+
+    def _is_new_request(self, request: str, question: str, reply: str) -> bool:
+        """Whether ``reply`` to ``question`` starts a new request (remembered: every turn resends the history)."""
+
+        def compute(keys: list) -> list:
+            return [self.any_request.is_new_request(*key[1]) for key in keys]
+
+        key = ("new-request", (request, question, reply))
+        return self._memo.get_many([key], compute)[key]
 
     def _is_new(self, request: str) -> bool:
         """Whether ``request`` is not ClariQ's (nor a rewording of one), when a model for any request is at hand."""

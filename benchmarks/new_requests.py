@@ -1,0 +1,56 @@
+"""Is a reply to a clarifying question a new request? Cross-validated on clarion's follow-ups, checked on ClariQ dev.
+
+    python benchmarks/new_requests.py [--folds 5]
+
+:class:`clarion.dialogue.new_request.NewRequestDetector` is trained as :mod:`clarion.dialogue.any_request` trains it
+(the follow-ups, plus ClariQ train's answers and other topics' requests in their place), with the follow-ups split
+into folds by request (a request's replies are never on both sides). Prints, on the left-out follow-ups, the AUC,
+the accuracy at the threshold and that of always reading the reply as an answer (the engine before); then, for a
+detector trained on everything, the share of ClariQ dev's answers it reads as new requests (they are all answers:
+each one taken for a new request would lose its topic).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folds", type=int, default=5)
+    args = parser.parse_args()
+
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import GroupKFold
+
+    from clarion.data.ambiguous import read_followups
+    from clarion.data.clariq import ClariQ
+    from clarion.dialogue.any_request import reply_rows
+    from clarion.dialogue.new_request import THRESHOLD, NewRequestDetector, features
+
+    rows, y, weights = reply_rows()
+    X = features(*zip(*rows, strict=True))
+    n = len(read_followups())  # the follow-ups come first
+    groups = np.unique([r[0] for r in rows[:n]], return_inverse=True)[1]
+    p = np.zeros(n)
+    for train, test in GroupKFold(args.folds).split(X[:n], y[:n], groups):
+        keep = np.r_[train, np.arange(n, len(y))]
+        p[test] = NewRequestDetector.fit(X[keep], y[keep], weights[keep]).probability(X[test])
+    print(f"clarion's follow-ups: {n} replies, {y[:n].mean():.0%} new requests ({args.folds} folds by request)")
+    print(
+        f"  AUC {roc_auc_score(y[:n], p):.3f}, accuracy {np.mean((p >= THRESHOLD) == y[:n]):.3f} "
+        f"(always an answer: {1 - y[:n].mean():.3f})"
+    )
+    detector = NewRequestDetector.fit(X, y, weights)
+    data = ClariQ.load()
+    gold = data.labels("dev")
+    topic = {f: t for t, facets in gold.facets.items() for f in facets}
+    dev = [(gold.requests[topic[f]], data.bank[q], a) for (f, q), a in gold.answers.items() if a]
+    flagged = detector.probability(features(*zip(*dev, strict=True))) >= THRESHOLD
+    print(f"ClariQ dev answers read as new requests: {flagged.mean():.1%} of {len(dev)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""Is the user's reply to a clarifying question an answer, or a new request?
+
+After "Which aspect of dinosaurs do you mean?", "their extinction" answers the question but "i want to book a flight
+to paris" starts over: the engine must then read the reply as the request, not narrow "dinosaurs" with it.
+:class:`NewRequestDetector` is a logistic regression over features of the request, the question and the reply: the
+packaged MiniLM's cosine of the reply with the request, with the question and with both; the reply's length and
+the share of its words the question and the request already hold; the reply's form
+(:data:`clarion.detect.form.FORM_FEATURES`: a question, "how to", "tell me about" ...). It learns from clarion's
+follow-up set (``src/clarion/data/everyday/followups.jsonl``: replies labelled answer or new request) and from
+ClariQ train: people's answers to its questions are answers, and another topic's request in their place is a new
+request (``benchmarks/new_requests.py`` measures it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from clarion.detect.form import FORM_FEATURES, form_features
+from clarion.dialogue.state import State
+
+WORD = re.compile(r"[a-z0-9']+")
+FEATURES = (
+    "cos_request",
+    "cos_question",
+    "cos_both",
+    "n_words",
+    "log_words",
+    "share_question_words",
+    "share_request_words",
+    *(f"reply_{name}" for name in FORM_FEATURES),
+)
+THRESHOLD = 0.5
+
+
+def features(requests: Sequence[str], questions: Sequence[str], replies: Sequence[str], encode=None) -> np.ndarray:
+    """The :data:`FEATURES` of each (request, question, reply); ``encode``: texts -> L2-normalised embeddings
+    (default: the packaged MiniLM)."""
+    if encode is None:
+        from clarion.retrieve.dense import encode_queries as encode
+    if not replies:
+        return np.zeros((0, len(FEATURES)))
+    er, eq, ea = encode(list(requests)), encode(list(questions)), encode(list(replies))
+    both = encode([f"{r} {q}" for r, q in zip(requests, questions, strict=True)])
+    rows = []
+    for i, reply in enumerate(replies):
+        words = WORD.findall(reply.lower())
+        asked, requested = set(WORD.findall(questions[i].lower())), set(WORD.findall(requests[i].lower()))
+        n = max(len(words), 1)
+        rows.append(
+            [
+                float(ea[i] @ er[i]),
+                float(ea[i] @ eq[i]),
+                float(ea[i] @ both[i]),
+                len(words),
+                np.log1p(len(words)),
+                len(set(words) & asked) / n,
+                len(set(words) & requested) / n,
+                *form_features(reply),
+            ]
+        )
+    return np.asarray(rows, dtype=np.float64)
+
+
+@dataclass
+class NewRequestDetector:
+    """P(new request) of a reply: standardisation and a logistic regression over :func:`features`."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+
+    @classmethod
+    def fit(cls, X: np.ndarray, y: Sequence[int], weights: np.ndarray | None = None, C: float = 1.0):
+        from sklearn.linear_model import LogisticRegression
+
+        mean, scale = X.mean(axis=0), X.std(axis=0)
+        scale[scale == 0] = 1.0
+        model = LogisticRegression(C=C, max_iter=3000).fit((X - mean) / scale, np.asarray(y, dtype=int), weights)
+        return cls(mean, scale, model.coef_[0].astype(np.float64), float(model.intercept_[0]))
+
+    def probability(self, X: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-(((X - self.mean) / self.scale) @ self.coef + self.intercept)))
+
+    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        values = {"mean": self.mean, "scale": self.scale, "coef": self.coef, "intercept": np.asarray([self.intercept])}
+        return {prefix + k: v for k, v in values.items()}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], prefix: str) -> NewRequestDetector:
+        a = {k: arrays[prefix + k] for k in ("mean", "scale", "coef", "intercept")}
+        return cls(a["mean"], a["scale"], a["coef"], float(a["intercept"][0]))
+
+
+def restarted(state: State, is_new: Callable[[str, str, str], bool]) -> tuple[State, bool]:
+    """``state`` read again from the last reply that ``is_new(request, question, reply)`` finds a new request: that
+    reply becomes the request, with the exchanges after it; and whether any reply was one."""
+    request, exchanges, found = state.request, [], False
+    for e in state.exchanges:
+        if is_new(request, e.question, e.answer):
+            request, exchanges, found = e.answer, [], True
+        else:
+            exchanges.append(e)
+    if not found:
+        return state, False
+    return State(request, tuple(exchanges), state.last, state.pending and bool(exchanges)), True
