@@ -89,3 +89,25 @@ def test_a_picked_option_replaces_the_answer_for_understanding():
     assert picks == [2] and read.exchanges[0].answer == "the planet" and read.request == state.request
     unchanged = State("cheap flights", (Exchange("Which city are you flying from?", "Boston"),), "Boston", True)
     assert with_picks(unchanged) == (unchanged, [None])
+
+
+def test_the_chat_lists_a_question_s_options_by_number():
+    from clarion.cli.converse import chat_session
+    from clarion.types import Decision
+
+    class Asks:
+        def reply(self, turns):
+            if len(turns) == 1:
+                return Decision("clarify", with_options("Which do you mean", OPTIONS), "mercury", options=OPTIONS)
+            return Decision("answer", "Mercury is the closest planet to the sun.", "mercury the planet")
+
+    lines, said = ["tell me about mercury", "3"], []
+
+    def read(prompt):
+        if not lines:
+            raise EOFError
+        return lines.pop(0)
+
+    chat_session(Asks(), read=read, write=said.append)
+    assert said[2:5] == ["  1. the metallic element", "  2. the Roman deity", "  3. the planet"]
+    assert said[5] == "clarion> Mercury is the closest planet to the sun."

@@ -167,6 +167,8 @@ def chat_session(assistant, read=input, write=print) -> None:
             continue
         history.append({"role": "system", "text": last.text})
         write(f"clarion> {last.text}")
+        for number, option in enumerate(last.options, 1):  # "2" or the option's words answer it
+            write(f"  {number}. {option}")
 
 
 @app.command()

@@ -71,6 +71,18 @@ class Chat {
       sources.append(list);
       bubble.append(sources);
     }
+    if (decision.options && decision.options.length) {
+      // the question's options: a click answers with the option's words
+      const options = element("div", "options");
+      for (const option of decision.options) {
+        const button = element("button", "option", option);
+        button.type = "button";
+        button.dataset.testid = "option";
+        button.addEventListener("click", () => this.converse(option));
+        options.append(button);
+      }
+      bubble.append(options);
+    }
     if (decision.query) bubble.append(element("p", "query", `Understood as: ${decision.query}`));
     this.transcript.append(bubble);
     bubble.scrollIntoView({block: "end"});
