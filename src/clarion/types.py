@@ -58,7 +58,8 @@ class Decision:
     query: str
     """The user's need as understood so far, as one standalone search query."""
     need: int | None = None
-    """The need model's label for the request (1 clear ... 4 very ambiguous), None when not estimated."""
+    """The ClariQ need model's label for the request (1 clear ... 4 very ambiguous); None when not estimated, as for a
+    request that is not ClariQ's (``scores["p_unclear"]`` then comes from the model for any request)."""
     question_id: str | None = None
     """The bank question asked (``clarify``), else None (also for a question written for the request)."""
     sources: list[dict] = field(default_factory=list)

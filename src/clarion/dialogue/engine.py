@@ -132,10 +132,11 @@ class Assistant:
         gathering concurrent requests calls). One bad conversation raises for the whole call."""
         read = [self._read(turns) for turns in conversations]
         open_ = [r for r in read if r.decision is None]
-        needs = self._needs([r.state.request for r in open_])
-        assessed = self._assess([r.state.request for r in open_ if self._is_new(r.state.request)])
+        new = {r.state.request for r in open_ if self._is_new(r.state.request)}
+        assessed = self._assess(list(new))  # off ClariQ, the ClariQ need model is not asked at all
+        needs = self._needs([r.state.request for r in open_ if r.state.request not in new])
         for r in open_:
-            self._weigh(r, needs[r.state.request], assessed.get(r.state.request))
+            self._weigh(r, needs.get(r.state.request), assessed.get(r.state.request))
         proposals = self._proposals([r.state.request for r in open_ if self._may_ask(r) and r.written is None])
         return [r.decision or self._decide(r, proposals) for r in read]
 
@@ -213,17 +214,18 @@ class Assistant:
 
         return {r: v for (_, r), v in self._memo.get_many([("assess", r) for r in requests], compute).items()}
 
-    def _weigh(self, read: _Read, need: tuple, assessed: tuple[float, Written] | None) -> None:
-        """The need model's label and the probability that the need is still unclear, into ``read``: from the
-        ClariQ need model for ClariQ's requests, from the model for any request for the others."""
-        label, p_need = need
-        start = 1.0 - p_need[1] if assessed is None else assessed[0]
+    def _weigh(self, read: _Read, need: tuple | None, assessed: tuple[float, Written] | None) -> None:
+        """The probability that the need is still unclear, into ``read``: from the ClariQ need model (with its label)
+        for ClariQ's requests, from the model for any request for the others (``need`` None, no label)."""
         if assessed is not None:
-            read.written = assessed[1]
+            start, read.written = assessed
+        else:
+            label, p_need = need
+            start, read.need = 1.0 - p_need[1], int(label)
+            read.scores["p_need"] = {str(k): round(v, 4) for k, v in p_need.items()}
         readings = policy.Readings(tuple(read.understood.chosen), tuple(read.understood.new_words))
-        read.need, read.p = int(label), policy.p_unclear(start, readings, self.rules, read.state.request)
-        read.scores |= {"p_need": {str(k): round(v, 4) for k, v in p_need.items()}, "p_unclear": round(read.p, 4)}
-        read.scores["unclear_from"] = "clariq" if assessed is None else "any-request"
+        read.p = policy.p_unclear(start, readings, self.rules, read.state.request)
+        read.scores |= {"p_unclear": round(read.p, 4), "unclear_from": "clariq" if assessed is None else "any-request"}
 
     def _may_ask(self, read: _Read) -> bool:
         """Whether a bank question may be asked: not with a knowledge base, whose only clarifying question is the

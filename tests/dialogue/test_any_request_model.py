@@ -1,0 +1,33 @@
+"""The stored model for any request: trained (CI's sample), saved, loaded back the same."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def test_trained_saved_and_loaded_it_assesses_the_same(tmp_path, data_root):
+    from clarion.dialogue.any_request import AnyRequest
+
+    model = AnyRequest.train(data_root, small=True)
+    requests = ["Give me a list of good coffee shops?", "What is the boiling point of water at sea level?"]
+    before = model.assess(requests)
+    again = AnyRequest.load(model.save(tmp_path / "any", "test"))
+    after = again.assess(requests)
+    assert np.allclose([p for p, _ in before], [p for p, _ in after])
+    assert [w.text for _, w in before] == [w.text for _, w in after]
+    assert before[0][0] > before[1][0]  # the coffee shops need a place; the boiling point is a fact
+    assert again.is_new_request("dinosaurs", "Which aspect of dinosaurs?", "i want to book a flight to paris")
+    assert not again.is_new_request("dinosaurs", "Which aspect of dinosaurs?", "their extinction")
+
+
+def test_a_damaged_model_is_a_one_line_model_error(tmp_path, data_root):
+    from clarion.dialogue.any_request import AnyRequest
+    from clarion.errors import ModelError
+
+    directory = AnyRequest.train(data_root, small=True).save(tmp_path / "any", "test")
+    (directory / "state.json").write_text("{}")
+    with pytest.raises(ModelError, match="not a clarification model for any request"):
+        AnyRequest.load(directory)
