@@ -1,13 +1,15 @@
 """The conversation engine on ClariQ dev, beside the organisers' multi-turn baseline (the dev table of
 docs/conversation.md).
 
-    python benchmarks/converse_sim.py [--out converse_sim.json] [--limit N]
+    python benchmarks/converse_sim.py [--out converse_sim.json] [--limit N] [--any-request]
 
 Every model is trained on train only (the ClariQ pipeline, the answer-understanding model, the simulator's yes/no
 model). ``query`` is scored by facet MRR among all dev facets with the packaged all-MiniLM-L6-v2 (zero-shot),
 at turns 0-3, on recorded conversations (each facet's own answers to its topic's questions in a seeded order) and
 on simulated ones (the engine chooses the questions and may stop; the baseline asks by BM25 and never stops).
-Also: how often the engine asks first, per need level, and for a few everyday requests unlike ClariQ's.
+Also: how often the engine asks first, per need level, and for a few everyday requests unlike ClariQ's. With
+``--any-request`` the engine has the model for any request, as ``Assistant.load`` gives it: its new-request
+detector then reads every answer first (an answer taken for a new request restarts the conversation from it).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ def main() -> None:
     parser.add_argument("--out", default=None, help="Write the numbers as JSON here.")
     parser.add_argument("--limit", type=int, default=0, help="Only the first N dev facets (a quick look).")
     parser.add_argument("--recorded-only", action="store_true", help="Only the recorded conversations.")
+    parser.add_argument("--any-request", action="store_true", help="The engine with the model for any request.")
     args = parser.parse_args()
 
     import torch
@@ -96,18 +99,26 @@ def main() -> None:
     out: dict = {"machine": f"{cpu_model()}, {os.cpu_count()} cores", "python": platform.python_version()}
     out["rewriter_train_cv"] = rewriter.meta.get("cv", {})
     start = time.perf_counter()
+    read = lambda s: s  # noqa: E731
+    if args.any_request:
+        from clarion.dialogue.any_request import load_or_train as any_request
+        from clarion.dialogue.new_request import restarted
+
+        model = any_request()
+        read = lambda s: restarted(s, model.is_new_request)[0]  # noqa: E731
     recorded = {
-        "engine": recorded_traces(dev, lambda s: understand(rewriter, s).query),
+        "engine": recorded_traces(dev, lambda s: understand(rewriter, read(s)).query),
         "baseline": recorded_traces(dev, lambda s: baseline_query(s.request, [e.answer for e in s.exchanges])),
     }
     out["recorded_mrr"] = {name: facet_mrr(traces, dev, enc) for name, traces in recorded.items()}
     if args.recorded_only:
         return report(out, start, args.out)
     engine = load_for_splits(("train",))
+    engine.any_request = model if args.any_request else None
     simulator = UserSimulator.fit(train, dev, enc)
     baseline = Bm25Baseline(data.bank)
     sims = {"engine": [], "engine (always asks)": [], "baseline": []}
-    eager = Assistant(engine.clarifier, engine.rewriter, engine.chooser, cost=0.0)
+    eager = Assistant(engine.clarifier, engine.rewriter, engine.chooser, cost=0.0, any_request=engine.any_request)
     for topic, facet in facets_of(dev):
         request = dev.requests[topic]
         sims["engine"].append(engine_trace(engine, simulator, request, facet))

@@ -101,10 +101,10 @@ def report(label, result) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sources", nargs="+", default=["clariq", "ambignq", "everyday"])
-    parser.add_argument("--C", nargs="+", type=float, default=[0.1])
+    parser.add_argument("--C", nargs="+", type=float, default=[0.3])
     parser.add_argument("--ablate", action="store_true")
     parser.add_argument("--groups", nargs="+", help="the groups of the base configuration (default: all)")
-    parser.add_argument("--balance", type=float, default=1.0, help="source_balance (1: sources weigh the same)")
+    parser.add_argument("--balance", type=float, default=0.5, help="source_balance (1: sources weigh the same)")
     parser.add_argument("--within", action="store_true")
     parser.add_argument("--data-dir")
     args = parser.parse_args()
@@ -123,7 +123,8 @@ def main() -> None:
         variants = {f"  without {g}": replace(base, groups=[x for x in base.groups if x != g]) for g in base.groups}
         variants |= {f"  with {g}": replace(base, groups=[*base.groups, g]) for g in GROUPS if g not in base.groups}
         variants["  only embedding"] = replace(base, groups=["embedding"])
-        variants["  sources by size"] = replace(base, source_balance=0.0)
+        variants["  sources weigh by their size"] = replace(base, source_balance=0.0)
+        variants["  every source weighs the same"] = replace(base, source_balance=1.0)
         for label, config in variants.items():
             report(label, evaluate(inputs, sources, config, args.within))
 
