@@ -31,7 +31,8 @@ def variants(name: str, args) -> list[tuple[bool, dict]]:
     kind = method_class(name)
     if not kind.trained:
         return [(True, {})]
-    balances = [{"balanced": b == "yes"} for b in args.balance] if "balanced" in {f.name for f in fields(kind)} else [{}]
+    balanced = "balanced" in {f.name for f in fields(kind)}
+    balances = [{"balanced": b == "yes"} for b in args.balance] if balanced else [{}]
     return [(w, o) for o in balances for w in ([True, False] if args.unweighted else [True])]
 
 
@@ -39,7 +40,7 @@ def bootstrap_rows(weighted: dict, unweighted: dict) -> dict:
     """Weighted minus unweighted NDCG x 100,000 with its paired bootstrap interval, per source and pooled."""
     from clarion.evaluate.result import Evaluation, paired_difference
 
-    pooled = ({c: v for s in weighted.values() for c, v in s.items()}, {c: v for s in unweighted.values() for c, v in s.items()})
+    pooled = tuple({c: v for s in run.values() for c, v in s.items()} for run in (weighted, unweighted))
     out = {}
     for name, (a, b) in {**{s: (weighted[s], unweighted[s]) for s in weighted}, "all": pooled}.items():
         d = paired_difference(Evaluation({}, {"ndcg": b}), Evaluation({}, {"ndcg": a}), "ndcg", seed=13)

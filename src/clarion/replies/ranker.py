@@ -30,9 +30,7 @@ MAX_CONTEXT = 3
 """Utterances of a context the models read (the task's ``context_2 .. context_0``)."""
 
 
-def groups_of(
-    rows: Sequence[ReplyRow], sources: Mapping[str, str] | None = None
-) -> tuple[list[str], list[Candidates]]:
+def groups_of(rows: Sequence[ReplyRow], sources: Mapping[str, str] | None = None) -> tuple[list[str], list[Candidates]]:
     """(context ids, one :class:`Candidates` per context) of task rows, labels kept when present; ``sources``
     names the source of each context id (for weighing sources in training)."""
     ids, groups = [], []
