@@ -5,10 +5,10 @@ Each method scores every reply of a context (higher = better) from a :class:`~.e
 - ``random``: a seeded hash of context and reply (the floor);
 - ``cosine``: zero-shot MiniLM cosine between the reply and the context (mean of its utterances' embeddings);
 - ``matching``: a one-layer MLP from reply and context embeddings to the graded, confidence-weighted target;
-- ``lambdamart``: LightGBM lambdarank over :mod:`.features` plus the out-of-fold ``matching`` score (the
-  default);
-- ``quality``, ``quality-trees``: a linear pairwise model and LightGBM lambdarank over the reply-quality features
-  of :mod:`.quality` (:mod:`.quality_rank`);
+- ``lambdamart``: LightGBM lambdarank over :mod:`.features` plus the out-of-fold ``matching`` score;
+- ``quality`` (the default: the best mean over left-out sources, :mod:`.sources`) and ``quality-trees``: a
+  linear pairwise model and LightGBM lambdarank over the reply-quality features of :mod:`.quality`
+  (:mod:`.quality_rank`);
 - ``bilstm``: the Yandex 2018 winner's BiLSTM-distance model (:mod:`.bilstm`).
 """
 
@@ -192,7 +192,7 @@ METHODS: dict[str, Any] = {
     "bilstm": _bilstm,
 }
 """Method name -> a function returning its class (heavy modules load only when chosen)."""
-DEFAULT_METHOD = "lambdamart"
+DEFAULT_METHOD = "quality"
 
 
 def method_class(name: str) -> type[Method]:
