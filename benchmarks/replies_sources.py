@@ -1,7 +1,7 @@
 """Leave-one-source-out reply ranking: every method trained on all sources but one, scored on the one left out.
 
     python benchmarks/replies_sources.py [--methods random cosine quality ...] [--parts train dev]
-        [--unweighted] [--balance no yes] [--out F.json]
+        [--unweighted] [--balance no yes] [--drop fit specificity engagement genericness] [--out F.json]
 
 The sources (``clarion.data.replies_convert.fine_sources``) are GRADE's convai2, dailydialog and
 empatheticdialogues contexts (replies of real dialogue systems, rated 1-5 by people) and DailyDialog++ (people's
@@ -10,7 +10,8 @@ train and dev: the test part stays unread, as for every choice). Prints mean NDC
 the mean over sources, the figure a default is chosen by (``clarion.replies.sources``). ``--balance no yes`` trains
 the methods that can weigh sources equally (``balanced``) both ways; ``--unweighted`` also trains every trained
 method without the annotators' confidence and prints the paired bootstrap (over the left-out contexts) of
-weighted minus unweighted, per source and over all left-out contexts.
+weighted minus unweighted, per source and over all left-out contexts. ``--drop GROUP ...``: ``quality`` trained
+without each group of features (``clarion.replies.quality.FEATURE_GROUPS``), the ablation.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def main() -> None:
     parser.add_argument("--parts", nargs="+", default=["train", "dev"], choices=["train", "dev", "test"])
     parser.add_argument("--balance", nargs="+", default=["no", "yes"], choices=["no", "yes"])
     parser.add_argument("--unweighted", action="store_true", help="also train without confidence weights")
+    parser.add_argument("--drop", nargs="+", default=[], help="also train quality without each feature group")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--out", type=Path)
@@ -84,6 +86,18 @@ def main() -> None:
                 difference = {"method": method, **options, "weighted_minus_unweighted": bootstrap_rows(*runs.values())}
                 results.append(difference)
                 print(json.dumps(difference), flush=True)
+    for group in args.drop:
+        from clarion.replies.quality import FEATURE_GROUPS, QUALITY_FEATURES
+
+        kept = tuple(n for n in QUALITY_FEATURES if n not in FEATURE_GROUPS[group])
+        results.append(
+            {
+                "method": "quality",
+                "without": group,
+                **table(leave_one_source_out(rows, "quality", options={"features": kept})),
+            }
+        )
+        print(json.dumps(results[-1]), flush=True)
     if args.out:
         args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
 

@@ -52,6 +52,7 @@ class Vocabulary:
     contexts_with: dict[str, int] = field(default_factory=dict)
     pool_keys: list[str] = field(default_factory=list)
     pool: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    _position: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def learn(cls, groups: Sequence[Candidates], embedded: Embedded, seed: int = 13) -> Vocabulary:
@@ -69,6 +70,12 @@ class Vocabulary:
         pool = embedded.of([by_key[k] for k in keys]) if keys else np.zeros((0, embedded.vectors.shape[1]))
         n = sum(len(g.replies) for g in groups)
         return cls(n, dict(df), dict(contexts), keys, pool.astype(np.float32))
+
+    def position(self) -> dict[str, int]:
+        """Pool key -> its row in :attr:`pool` (computed once)."""
+        if len(self._position) != len(self.pool_keys):
+            self._position = {k: i for i, k in enumerate(self.pool_keys)}
+        return self._position
 
     def idf(self, word: str, held_in: bool) -> float:
         """``log((N + 1) / (df + 1))`` over the training replies; ``held_in``: the reply is one of them."""
@@ -135,11 +142,11 @@ def _crowding(s: Scene) -> np.ndarray:
     if len(pool) <= NEIGHBOURS:
         return np.zeros(len(s.keys))
     sims = s.block.replies @ pool.T
-    position = {k: i for i, k in enumerate(s.vocabulary.pool_keys)}
+    position = s.vocabulary.position()
     for row, key in enumerate(s.keys):  # the reply itself (or its exact twin) is not its own neighbour
         if key in position:
             sims[row, position[key]] = -1.0
-    return np.sort(sims, axis=1)[:, -NEIGHBOURS:].mean(axis=1)
+    return np.partition(sims, -NEIGHBOURS, axis=1)[:, -NEIGHBOURS:].mean(axis=1)
 
 
 def _embedding(name: str) -> Callable[[Scene], np.ndarray]:
@@ -164,6 +171,13 @@ QUALITY_FEATURES: dict[str, Callable[[Scene], np.ndarray]] = {
     "consensus": _embedding("consensus"),
 }
 """Feature name -> function of a context's :class:`Scene` giving one value per reply."""
+FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
+    "fit": ("cos_last", "cos_whole", "shared_content", "echo", "copied_share"),
+    "specificity": ("words", "content_words", "idf_sum", "idf_mean", "idf_max"),
+    "engagement": ("asks",),
+    "genericness": ("commonness", "crowding", "distinct", "consensus"),
+}
+"""The features by what they measure (the ablations of ``benchmarks/replies_sources.py --drop``)."""
 
 
 def quality_matrix(

@@ -49,6 +49,8 @@ class QualityMethod(Method):
     balanced: bool = False
     """Weigh every source of the training contexts the same (:func:`~.methods.source_balance`)."""
     c: float = 0.01
+    features: tuple[str, ...] = tuple(QUALITY_FEATURES)
+    """The :data:`~.quality.QUALITY_FEATURES` read (all by default; fewer for an ablation)."""
     vocabulary: Vocabulary = field(default_factory=Vocabulary, repr=False)
     centre: list[float] = field(default_factory=list, repr=False)
     scale: list[float] = field(default_factory=list, repr=False)
@@ -59,7 +61,7 @@ class QualityMethod(Method):
 
     def fit(self, groups, embedded, progress=None):
         self.vocabulary = Vocabulary.learn(groups, embedded)
-        x = quality_matrix(groups, embedded, self.vocabulary, held_in=True)
+        x = quality_matrix(groups, embedded, self.vocabulary, held_in=True, names=self.features)
         self.centre, self.scale = x.mean(axis=0).tolist(), (x.std(axis=0) + 1e-9).tolist()
         relevance, weight = training_weights(groups, self.weighted, self.balanced)
         self._fit(self._standard(x), relevance, weight, [len(g.replies) for g in groups])
@@ -76,13 +78,14 @@ class QualityMethod(Method):
     def scores(self, groups, embedded):
         if not self.coef:
             raise ModelError(f"the {self.name} reply ranker is not trained")
-        return self._predict(self._standard(quality_matrix(groups, embedded, self.vocabulary)))
+        x = quality_matrix(groups, embedded, self.vocabulary, names=self.features)
+        return self._predict(self._standard(x))
 
     def _predict(self, x: np.ndarray) -> np.ndarray:
         return x @ np.array(self.coef)
 
     def state(self) -> dict[str, Any]:
-        return {"features": list(QUALITY_FEATURES), "centre": self.centre, "scale": self.scale, "coef": self.coef}
+        return {"features": list(self.features), "centre": self.centre, "scale": self.scale, "coef": self.coef}
 
     def save(self, directory):
         v = self.vocabulary
@@ -100,8 +103,10 @@ class QualityMethod(Method):
         try:
             method.balanced = bool(read_json(directory / "method.json").get("balanced", False))
             state = read_json(directory / "quality.json")
-            if state["features"] != list(QUALITY_FEATURES):
-                raise ValueError("its features are not this version's")
+            unknown = set(state["features"]) - set(QUALITY_FEATURES)
+            if unknown:
+                raise ValueError(f"features this version does not have: {', '.join(sorted(unknown))}")
+            method.features = tuple(state["features"])
             method.centre, method.scale, method.coef = state["centre"], state["scale"], state.get("coef", [])
             pool = np.load(directory / "pool.npy", allow_pickle=False)
             method.vocabulary = Vocabulary(
