@@ -1,7 +1,8 @@
 """Leave-one-source-out reply ranking: every method trained on all sources but one, scored on the one left out.
 
     python benchmarks/replies_sources.py [--methods random cosine quality ...] [--parts train dev]
-        [--unweighted] [--balance no yes] [--drop fit specificity engagement genericness] [--out F.json]
+        [--unweighted] [--balance no yes] [--versus cosine] [--out F.json]
+        [--drop fit specificity engagement genericness]
 
 The sources (``clarion.data.replies_convert.fine_sources``) are GRADE's convai2, dailydialog and
 empatheticdialogues contexts (replies of real dialogue systems, rated 1-5 by people) and DailyDialog++ (people's
@@ -10,8 +11,9 @@ train and dev: the test part stays unread, as for every choice). Prints mean NDC
 the mean over sources, the figure a default is chosen by (``clarion.replies.sources``). ``--balance no yes`` trains
 the methods that can weigh sources equally (``balanced``) both ways; ``--unweighted`` also trains every trained
 method without the annotators' confidence and prints the paired bootstrap (over the left-out contexts) of
-weighted minus unweighted, per source and over all left-out contexts. ``--drop GROUP ...``: ``quality`` trained
-without each group of features (``clarion.replies.quality.FEATURE_GROUPS``), the ablation.
+weighted minus unweighted, per source and over all left-out contexts. ``--versus cosine``: each method minus
+cosine, the same bootstrap. ``--drop GROUP ...``: ``quality`` trained without each group of features
+(``clarion.replies.quality.FEATURE_GROUPS``), the ablation.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ def variants(name: str, args) -> list[tuple[bool, dict]]:
 
 
 def bootstrap_rows(weighted: dict, unweighted: dict) -> dict:
-    """Weighted minus unweighted NDCG x 100,000 with its paired bootstrap interval, per source and pooled."""
+    """The first run minus the second (e.g. weighted minus unweighted), NDCG x 100,000, with its paired bootstrap
+    interval over the left-out contexts, per source and pooled."""
     from clarion.evaluate.result import Evaluation, paired_difference
 
     pooled = tuple({c: v for s in run.values() for c, v in s.items()} for run in (weighted, unweighted))
@@ -55,6 +58,7 @@ def main() -> None:
     parser.add_argument("--parts", nargs="+", default=["train", "dev"], choices=["train", "dev", "test"])
     parser.add_argument("--balance", nargs="+", default=["no", "yes"], choices=["no", "yes"])
     parser.add_argument("--unweighted", action="store_true", help="also train without confidence weights")
+    parser.add_argument("--versus", help="also print each method (its first variant) minus this method")
     parser.add_argument("--drop", nargs="+", default=[], help="also train quality without each feature group")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--data-dir", type=Path)
@@ -73,12 +77,13 @@ def main() -> None:
         for name, rows in fine_sources(dataset_dir("replies", args.data_dir), args.seed).items()
     }
     print("contexts:", {name: len({r.context_id for r in rs}) for name, rs in rows.items()}, flush=True)
-    results = []
+    results, first = [], {}
     for method in args.methods:
         runs = {}
         for weighted, options in variants(method, args):
             start = time.time()
             runs[weighted] = leave_one_source_out(rows, method, weighted, options)
+            first.setdefault(method, runs[weighted])
             row = {"method": method, "weighted": weighted, **options, **table(runs[weighted])}
             results.append({**row, "seconds": round(time.time() - start, 1)})
             print(json.dumps(results[-1]), flush=True)
@@ -86,6 +91,9 @@ def main() -> None:
                 difference = {"method": method, **options, "weighted_minus_unweighted": bootstrap_rows(*runs.values())}
                 results.append(difference)
                 print(json.dumps(difference), flush=True)
+    for method in [m for m in first if args.versus in first and m != args.versus]:
+        results.append({"method": method, f"minus_{args.versus}": bootstrap_rows(first[method], first[args.versus])})
+        print(json.dumps(results[-1]), flush=True)
     for group in args.drop:
         from clarion.replies.quality import FEATURE_GROUPS, QUALITY_FEATURES
 

@@ -113,3 +113,18 @@ def test_quality_methods_are_registered_and_refuse_unknown_options():
 def test_table_is_the_mean_over_sources_not_over_contexts():
     values = {"c1": 1.0, "c2": 0.5, "c3": 0.9}
     assert table(by_source(values, {"c1": "a", "c2": "a", "c3": "b"})) == {"a": 75000, "b": 90000, "mean": 82500}
+
+
+@pytest.mark.parametrize("kind", [QualityMethod, QualityTrees])
+def test_a_quality_model_learns_its_pairs_and_reloads_with_its_features(tmp_path, kind):
+    embedded = embedded_for(TRAIN)
+    kept = ("words", "idf_sum", "commonness", "asks")
+    model = kind(features=kept, rounds=5) if kind is QualityTrees else kind(features=kept)
+    model.fit(TRAIN * 8, embedded)
+    model.save(tmp_path)
+    again = kind.load(tmp_path)
+    assert again.features == kept and again.vocabulary.contexts_with == model.vocabulary.contexts_with
+    assert again.scores(TRAIN, embedded).tolist() == pytest.approx(model.scores(TRAIN, embedded).tolist())
+    if kind is QualityMethod:  # the generic reply is below the specific one of every context
+        scores = model.scores(TRAIN, embedded)
+        assert scores[0] > scores[1] and scores[2] > scores[3] and scores[4] > scores[5]
