@@ -1,9 +1,9 @@
 """Speed of reply ranking: N contexts x up to 6 replies ranked by one ``ReplyRanker`` (default 1,000 contexts).
 
-The contexts are the converted contexts of every part that hold 6 replies (DailyDialog++), cycled to N (each text is still encoded
-at ranking time: the ranker keeps no cache between calls). The model is loaded (trained when absent) and warmed up
-on a few contexts before the clock starts; the time covers embedding, features and scoring of every context, in
-batches of ``--batch`` contexts (``score_groups``), and separately one context at a time through ``rank``.
+The contexts are the converted contexts of every part that hold 6 replies (DailyDialog++), cycled to N (each text is
+still encoded at ranking time: the ranker keeps no cache between calls). The model is loaded (trained when absent)
+and warmed up on a few contexts before the clock starts; the time covers embedding, features and scoring of every
+context, in batches of ``--batch`` contexts (``score_groups``), and separately one context at a time through ``rank``.
 
     python benchmarks/replies_speed.py [--contexts 1000] [--threads 2] [--model DIR] [--one-by-one 100]
 """

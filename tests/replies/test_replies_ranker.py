@@ -72,12 +72,15 @@ def test_load_refuses_a_directory_without_a_model(tmp_path):
 
 def test_trained_methods_learn_and_reload_with_the_same_scores(tmp_path):
     rows = rows_of(CONTEXTS)
-    for method in ("matching",):  # lambdamart: tests/replies/test_replies_training.py (slow)
+    for method in ("matching", "quality", "quality-trees"):  # lambdamart: test_replies_training.py (slow)
         directory = train_into(tmp_path / method, rows, "fixture", method=method)
         ranker = ReplyRanker.load(directory)
         context, replies = CONTEXTS[0][0], [r for r, _ in CONTEXTS[0][1]]
         again = ReplyRanker.load(directory)
         assert ranker.score(context, replies) == again.score(context, replies)
+    quality = ReplyRanker.load(tmp_path / "quality")
+    assert quality.method.vocabulary.replies == len(rows)  # the vocabulary is saved with the model
+    assert evaluate_rows(quality, rows, cached=False)["ndcg"] > 95_000
     matching = ReplyRanker.load(tmp_path / "matching")
     assert evaluate_rows(matching, rows, cached=False)["ndcg"] > 95_000  # learned its training data
     assert matching.rank(

@@ -20,6 +20,8 @@ class Candidates:
     replies: tuple[str, ...]
     relevance: tuple[int, ...] | None = None
     confidence: tuple[float, ...] | None = None
+    source: str = ""
+    """Where the context comes from (a dataset's name), for weighing sources equally in training."""
 
 
 @dataclass

@@ -5,14 +5,17 @@ Each method scores every reply of a context (higher = better) from a :class:`~.e
 - ``random``: a seeded hash of context and reply (the floor);
 - ``cosine``: zero-shot MiniLM cosine between the reply and the context (mean of its utterances' embeddings);
 - ``matching``: a one-layer MLP from reply and context embeddings to the graded, confidence-weighted target;
-- ``lambdamart``: LightGBM lambdarank over :mod:`.features` plus the out-of-fold ``matching`` score (the
-  default);
+- ``lambdamart``: LightGBM lambdarank over :mod:`.features` plus the out-of-fold ``matching`` score;
+- ``quality`` (the default: the best mean over left-out sources, :mod:`.sources`) and ``quality-trees``: a
+  linear pairwise model and LightGBM lambdarank over the reply-quality features of :mod:`.quality`
+  (:mod:`.quality_rank`);
 - ``bilstm``: the Yandex 2018 winner's BiLSTM-distance model (:mod:`.bilstm`).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +33,16 @@ def targets(groups: Sequence[Candidates], weighted: bool) -> tuple[np.ndarray, n
     rel = np.array([r for g in groups for r in g.relevance or ()], dtype=np.float64)
     conf = np.array([c for g in groups for c in g.confidence or ()], dtype=np.float64)
     return rel, conf if weighted else np.ones_like(rel)
+
+
+def source_balance(groups: Sequence[Candidates]) -> np.ndarray:
+    """A weight per reply under which every source (``Candidates.source``) weighs the same in all, shared equally
+    by its contexts (a context's replies share its weight); the weights average 1 over the replies. One source
+    (or none named): every context weighs the same."""
+    contexts = Counter(g.source for g in groups)
+    per_context = np.array([1.0 / (len(contexts) * contexts[g.source] * len(g.replies)) for g in groups])
+    per_reply = np.repeat(per_context, [len(g.replies) for g in groups])
+    return per_reply * len(per_reply)
 
 
 def split_scores(groups: Sequence[Candidates], flat: np.ndarray) -> list[np.ndarray]:
@@ -151,6 +164,18 @@ def _lambdamart():
     return LambdaMartMethod
 
 
+def _quality():
+    from clarion.replies.quality_rank import QualityMethod
+
+    return QualityMethod
+
+
+def _quality_trees():
+    from clarion.replies.quality_rank import QualityTrees
+
+    return QualityTrees
+
+
 def _bilstm():
     from clarion.replies.bilstm import BiLstmMethod
 
@@ -162,10 +187,12 @@ METHODS: dict[str, Any] = {
     "cosine": lambda: Cosine,
     "matching": lambda: Matching,
     "lambdamart": _lambdamart,
+    "quality": _quality,
+    "quality-trees": _quality_trees,
     "bilstm": _bilstm,
 }
 """Method name -> a function returning its class (heavy modules load only when chosen)."""
-DEFAULT_METHOD = "lambdamart"
+DEFAULT_METHOD = "quality"
 
 
 def method_class(name: str) -> type[Method]:

@@ -12,7 +12,8 @@ the train part of the converted GRADE + DailyDialog++ data), training it first w
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,11 @@ MAX_CONTEXT = 3
 """Utterances of a context the models read (the task's ``context_2 .. context_0``)."""
 
 
-def groups_of(rows: Sequence[ReplyRow]) -> tuple[list[str], list[Candidates]]:
-    """(context ids, one :class:`Candidates` per context) of task rows, labels kept when present."""
+def groups_of(rows: Sequence[ReplyRow], sources: Mapping[str, str] | None = None) -> tuple[list[str], list[Candidates]]:
+    """(context ids, one :class:`Candidates` per context) of task rows, labels kept when present; ``sources``
+    names the source of each context id (for weighing sources in training)."""
     ids, groups = [], []
+    sources = sources or {}
     for context_id, block in group_contexts(rows).items():
         labelled = all(r.label is not None for r in block)
         ids.append(context_id)
@@ -41,6 +44,7 @@ def groups_of(rows: Sequence[ReplyRow]) -> tuple[list[str], list[Candidates]]:
                 replies=tuple(r.reply for r in block),
                 relevance=tuple(r.relevance for r in block) if labelled else None,
                 confidence=tuple(float(r.confidence) for r in block) if labelled else None,  # type: ignore[arg-type]
+                source=sources.get(context_id, ""),
             )
         )
     return ids, groups
@@ -51,9 +55,12 @@ def tiny() -> bool:
     return os.environ.get("CLARION_TINY") == "1"
 
 
-def method_config(method: str = DEFAULT_METHOD, weighted: bool = True) -> dict[str, Any]:
-    """The settings a model is trained with (and keyed by): method, confidence weighting, tiny or not."""
-    return {"method": method, "weighted": weighted, "tiny": tiny()}
+def method_config(
+    method: str = DEFAULT_METHOD, weighted: bool = True, options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The settings a model is trained with (and keyed by): method, confidence weighting, the method's other
+    options (e.g. ``balanced``), tiny or not."""
+    return {"method": method, "weighted": weighted, **dict(options or {}), "tiny": tiny()}
 
 
 class ReplyRanker:
@@ -79,13 +86,22 @@ class ReplyRanker:
 
     @classmethod
     def train(
-        cls, groups: Sequence[Candidates], method: str = DEFAULT_METHOD, weighted: bool = True, progress=no_progress
+        cls,
+        groups: Sequence[Candidates],
+        method: str = DEFAULT_METHOD,
+        weighted: bool = True,
+        progress=no_progress,
+        options: Mapping[str, Any] | None = None,
     ) -> ReplyRanker:
-        """A ranker fitted on labelled ``groups``."""
+        """A ranker fitted on labelled ``groups``; ``options`` set the method's other fields (``balanced``)."""
         if not groups or any(g.relevance is None for g in groups):
             raise InputError("training needs labelled contexts (label and confidence on every row)")
         kind = method_class(method)
-        model = kind(weighted=weighted)
+        known = {f.name for f in fields(kind) if f.repr} - {"weighted"}
+        unknown = sorted(set(options or {}) - known)
+        if unknown:
+            raise InputError(f"method {method!r} has no option {unknown[0]!r}; its options: {', '.join(sorted(known))}")
+        model = kind(weighted=weighted, **dict(options or {}))
         if kind.trained and tiny():
             model = _tiny(model)
         if not kind.trained:

@@ -1,14 +1,14 @@
 """Training a reply ranker into a model directory, and the default model the CLI and the API share.
 
 The default model is :data:`~.methods.DEFAULT_METHOD`, confidence-weighted, trained on the ``train`` part of
-GRADE + DailyDialog++ as ``clarion replies convert`` writes it (:mod:`clarion.data.replies_convert`), keyed in
-the cache by its settings and the source files' fingerprint. Its score on the ``dev`` part is kept in
-``meta.json``.
+GRADE + DailyDialog++ as ``clarion replies convert`` writes it (:mod:`clarion.data.replies_convert`), each
+context's source known (GRADE's three dialogue datasets, DailyDialog++), keyed in the cache by its settings and
+the source files' fingerprint. Its score on the ``dev`` part is kept in ``meta.json``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +49,13 @@ def train_into(
     weighted: bool = True,
     progress: Progress = no_progress,
     dev: Sequence[ReplyRow] = (),
+    sources: Mapping[str, str] | None = None,
 ) -> Path:
     """Train ``method`` on labelled ``rows`` and save it in ``out`` (``meta.json`` last, with the dev score
-    when ``dev`` rows are given)."""
+    when ``dev`` rows are given); ``sources`` names each context's source (context id -> name)."""
     from clarion.store import write_meta, writing
 
-    _, groups = groups_of(rows)
+    _, groups = groups_of(rows, sources)
     ranker = ReplyRanker.train(groups, method, weighted, progress)
     metrics: dict[str, Any] = {"train_contexts": len(groups), "train_rows": len(rows)}
     if dev:
@@ -63,6 +64,15 @@ def train_into(
         ranker.method.save(directory)
         write_meta(directory, method_config(method, weighted), fingerprint, metrics)
     return out
+
+
+def default_sources(data_dir: str | Path | None = None) -> dict[str, str]:
+    """Context id -> source (``grade-convai2``, ..., ``dailydialog++``) of the converted data."""
+    from clarion.data.location import dataset_dir
+    from clarion.data.replies_convert import fine_sources
+
+    rows = fine_sources(dataset_dir(DATASET, data_dir), SEED)
+    return {r.context_id: name for name, part in rows.items() for r in part}
 
 
 def default_data(data_dir: str | Path | None = None) -> tuple[list[ReplyRow], list[ReplyRow], str]:
@@ -103,7 +113,7 @@ def ensure_default_model(data_dir: str | Path | None = None, progress: Progress 
 
     def train(directory: Path) -> None:
         rows, dev, fingerprint = default_data(data_dir)
-        train_into(directory, rows, fingerprint, progress=progress, dev=dev)
+        train_into(directory, rows, fingerprint, progress=progress, dev=dev, sources=default_sources(data_dir))
 
     what = f"the default reply ranker ({DEFAULT_METHOD})"
     return ensure(default_model_dir(data_dir), train, what, "GRADE + DailyDialog++ (train part)", say=say)

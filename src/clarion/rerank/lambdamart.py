@@ -51,14 +51,17 @@ class LambdaMART:
     """Boosters trained with seeds ``seed``, ``seed + 1``, ...; the score is their mean."""
     boosters: list[Any] = field(default_factory=list)
 
-    def fit(self, x: np.ndarray, y: np.ndarray, groups: Sequence[int]) -> LambdaMART:
+    def fit(self, x: np.ndarray, y: np.ndarray, groups: Sequence[int], weights: np.ndarray | None = None) -> LambdaMART:
+        """``weights``: one per row (LightGBM multiplies each row's lambda gradients by it), or none."""
         import lightgbm as lgb
 
         if sum(groups) != len(x) or len(x) != len(y):
             raise ValueError(f"groups sum {sum(groups)}, rows {len(x)}, labels {len(y)} differ")
         if isinstance(self.bag, bool) or not isinstance(self.bag, int) or self.bag < 1:
             raise ValueError(f"bag must be a positive integer, got {self.bag!r}")
-        train = lgb.Dataset(x, label=y, group=list(groups), categorical_feature=list(self.categorical) or "auto")
+        train = lgb.Dataset(
+            x, label=y, group=list(groups), weight=weights, categorical_feature=list(self.categorical) or "auto"
+        )
         params = {**DEFAULT_PARAMS, **self.params}
         self.boosters = [
             lgb.train({**params, "seed": params["seed"] + i}, train, num_boost_round=self.rounds)
