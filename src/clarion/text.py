@@ -53,3 +53,26 @@ _NEGATION = re.compile(
 def negated(text: str) -> bool:
     """Whether ``text`` holds a negation word ("no", "not", "n't", "never", "without", "lacks", ...)."""
     return bool(_NEGATION.search(text.lower().replace("\u2019", "'")))
+
+
+POLARITY = frozenset({"no", "yes", "yeah", "yep", "nope", "nah"})
+"""Words that only say yes or no to the question: nothing a search for the need can use."""
+
+
+def tidy_query(query: str) -> str:
+    """``query`` as a person would write it: without yes/no words (:data:`POLARITY`) and without a run of words
+    repeated right after itself ("jaguar animal animal" -> "jaguar animal"; the answer-understanding model may
+    repeat the answer to weigh it in a search)."""
+    words = [w for w in query.split() if w.lower().strip(",.!?") not in POLARITY]
+    changed = True
+    while changed:
+        changed = False
+        for n in range(len(words) // 2, 0, -1):
+            for i in range(len(words) - 2 * n + 1):
+                if [w.lower() for w in words[i : i + n]] == [w.lower() for w in words[i + n : i + 2 * n]]:
+                    del words[i + n : i + 2 * n]
+                    changed = True
+                    break
+            if changed:
+                break
+    return " ".join(words) or query

@@ -68,6 +68,9 @@ class Decision:
     """The numbers behind the decision (``question_source``: ``bank``, ``senses`` or ``kind:<what it asks for>``)."""
     options: list[str] = field(default_factory=list)
     """The options a ``clarify`` question offers (possibly none)."""
+    understood: str = ""
+    """``query`` as a person would write it (:func:`clarion.text.tidy_query`: no yes/no words, no repeated run of
+    words, which ``query`` may keep to weigh an answer in a search)."""
 
     def to_dict(self) -> dict:
         return asdict(self)

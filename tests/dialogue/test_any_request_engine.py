@@ -100,3 +100,28 @@ def test_a_new_request_after_a_question_is_read_as_the_request(engine):
     d = engine.reply(user("dinosaurs", question, "i want to book a flight to paris"))
     assert d.scores["new_request"] is True and d.query == "i want to book a flight to paris"
     assert "dinosaurs" not in d.query and d.scores["questions_asked"] == 0
+
+
+@pytest.mark.parametrize(
+    ("query", "tidy"),
+    [
+        ("jaguar animal animal", "jaguar animal"),
+        ("good coffee shops paris paris", "good coffee shops paris"),
+        ("python tutorial no i mean the programming language no i mean the programming language",
+         "python tutorial i mean the programming language"),
+        ("no", "no"),  # nothing else left: as it was
+        ("Tell me about hip roof design.", "Tell me about hip roof design."),
+    ],
+)  # fmt: skip
+def test_the_understood_query_reads_like_a_request(query, tidy):
+    from clarion.text import tidy_query
+
+    assert tidy_query(query) == tidy
+
+
+def test_every_decision_carries_the_tidy_understood_query(engine):
+    question = engine.reply(user("coffee shops")).text
+    d = engine.reply(user("coffee shops", question, "yes paris"))
+    from clarion.text import tidy_query
+
+    assert "yes" not in d.understood.split() and d.understood == tidy_query(d.query)

@@ -19,7 +19,8 @@ def turns(*texts):
 def test_decision_contract(make_assistant):
     decision = make_assistant().reply(turns("Tell me about hip roof design."))
     assert isinstance(decision, Decision)
-    assert set(decision.to_dict()) == {"action", "text", "query", "need", "question_id", "sources", "scores", "options"}
+    fields = {"action", "text", "query", "need", "question_id", "sources", "scores", "options", "understood"}
+    assert set(decision.to_dict()) == fields
     assert decision.action == "clarify" and decision.text.endswith("?") and decision.question_id == "Q1"
     assert decision.query == "Tell me about hip roof design."  # before any question: the request's meaning
     assert decision.need == 3 and decision.sources == [] and "p_unclear" in decision.scores

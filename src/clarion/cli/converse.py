@@ -29,7 +29,7 @@ ModelDirOption = Annotated[
 CostOption = Annotated[
     float, typer.Option("--cost", min=0.0, max=1.0, help="Price of one question (0 asks readily, 1 never).")
 ]
-OUTPUT_FIELDS = ("action", "text", "query", "need", "question_id", "sources", "scores")
+OUTPUT_FIELDS = ("action", "text", "query", "need", "question_id", "sources", "scores", "options", "understood")
 WARMUP_TEXT = "Tell me about dinosaurs."
 """The request ``clarion chat`` answers once before its prompt (the need model and the encoders load on first use)."""
 

@@ -21,7 +21,7 @@ weighs the need model's estimate, what the answers settled and the cost of askin
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from clarion.dialogue import policy
@@ -32,6 +32,7 @@ from clarion.dialogue.options import with_picks
 from clarion.dialogue.questions import Written
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
 from clarion.memo import Memo
+from clarion.text import tidy_query
 from clarion.types import Decision
 
 DEFAULT_CHAINING = "first_then_answers"
@@ -138,7 +139,8 @@ class Assistant:
         for r in open_:
             self._weigh(r, needs.get(r.state.request), assessed.get(r.state.request))
         proposals = self._proposals([r.state.request for r in open_ if self._may_ask(r) and r.written is None])
-        return [r.decision or self._decide(r, proposals) for r in read]
+        decisions = [r.decision or self._decide(r, proposals) for r in read]
+        return [replace(d, understood=tidy_query(d.query)) for d in decisions]
 
     def _read(self, turns: Sequence[Mapping[str, str]]) -> _Read:
         """The conversation read and understood, and the decision when it does not depend on the need model."""

@@ -70,6 +70,7 @@ class Decision(BaseModel):
     sources: list[Source] = Field(default_factory=list)
     scores: dict[str, Any] = Field(default_factory=dict)
     options: list[str] = Field(default_factory=list, description="The options a clarifying question offers.")
+    understood: str = Field("", description="The query as a person would write it (no yes/no, no repeats).")
 
 
 class ClarifyRequest(Strict):

@@ -83,7 +83,8 @@ class Chat {
       }
       bubble.append(options);
     }
-    if (decision.query) bubble.append(element("p", "query", `Understood as: ${decision.query}`));
+    const understood = decision.understood || decision.query;
+    if (understood) bubble.append(element("p", "query", `Understood as: ${understood}`));
     this.transcript.append(bubble);
     bubble.scrollIntoView({block: "end"});
     return bubble;
