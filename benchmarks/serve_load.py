@@ -12,7 +12,8 @@ Conversations, all distinct, from ClariQ (``--mix``): ``topics`` (default): the 
 the models), then dev topics' rows as two-turn dialogues (request, one of its clarifying questions, the facet's
 answer), so a dev topic's request comes back in several dialogues (111 distinct requests in 300), as it does in the
 later turns of a real conversation; ``distinct``: no request twice (the test requests, then one dialogue per dev and
-train topic; 298 conversations), so nothing the server remembers per request is used twice. ``--batch`` and
+train topic; 298 conversations), so nothing the server remembers per request is used twice; ``everyday``: clarion's
+everyday requests, one turn each, none twice (not ClariQ's: the model for any request decides). ``--batch`` and
 ``--threads`` are passed to ``clarion serve`` (``--batch 1``: one request per model call).
 
     python benchmarks/serve_load.py [--requests 300] [--concurrency 8] [--endpoint converse] [--mix topics]
@@ -44,6 +45,11 @@ def conversations(n: int, mix: str = "topics") -> list[dict]:
     from itertools import zip_longest
 
     from clarion.data.clariq import ClariQ, read_topics
+
+    if mix == "everyday":  # requests that are not ClariQ's: the model for any request decides and writes questions
+        from clarion.data.ambiguous import read_everyday
+
+        return [{"kind": "one turn", "turns": [{"role": "user", "text": r.request}]} for r in read_everyday()][:n]
 
     data = ClariQ.load()
     tests = read_topics(data.path("test.tsv"))
@@ -199,7 +205,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch", type=int, default=16, help="clarion serve --batch (1: no batching).")
     parser.add_argument("--threads", type=int, default=1, help="clarion serve --threads (torch threads per call).")
-    parser.add_argument("--mix", choices=["topics", "distinct"], default="topics", help="See conversations().")
+    mixes = ["topics", "distinct", "everyday"]
+    parser.add_argument("--mix", choices=mixes, default="topics", help="See conversations().")
     parser.add_argument("--deadline", type=float, default=600, help="Seconds at most for the load.")
     parser.add_argument("--start-timeout", type=float, default=1800)
     parser.add_argument("--json", type=Path, help="Also write the figures here.")
