@@ -98,3 +98,132 @@ def test_a_database_locked_too_long_is_busy_not_a_crash(tmp_path, monkeypatch):
     assert status_of(busy.value) == 503
     assert store.start("clarion", NEED)  # and writes again once the lock is gone
     store.close()
+
+
+# ------------------------------------------------------------------------------------- clarion serve --processes N
+
+
+def test_the_settings_reach_the_processes_through_the_environment_without_the_token(tmp_path):
+    from pathlib import Path
+
+    from clarion.errors import InputError
+    from clarion.serve.config import CONFIG_VARIABLE, TOKEN_VARIABLE, ServeConfig, from_environment, to_environment
+
+    config = ServeConfig(port=8123, knowledge=Path("kb.json"), db=tmp_path / "e.sqlite", processes=3, workers=1)
+    config = ServeConfig(**{**config.__dict__, "admin_token": "a-token-of-sixteen+", "system": "mine"})
+    written = to_environment(config)
+    assert "a-token-of-sixteen+" not in written
+    assert from_environment({CONFIG_VARIABLE: written, TOKEN_VARIABLE: "a-token-of-sixteen+"}) == config
+    assert from_environment({CONFIG_VARIABLE: written}).admin_token is None
+    with pytest.raises(InputError, match="CLARION_SERVE_CONFIG is not set"):
+        from_environment({})
+    with pytest.raises(InputError, match="does not hold"):
+        from_environment({CONFIG_VARIABLE: '{"colour": "blue"}'})
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_serve_runs_uvicorn_in_one_process_or_as_its_workers(processes, tmp_path, monkeypatch):
+    """One process: the app with the models loaded here. N: uvicorn's workers, each building the app from the
+    factory's import string and the settings in the environment."""
+    import os
+
+    import uvicorn
+
+    from clarion.cli import main
+    from clarion.cli import serve as serve_cli
+    from clarion.serve.app import FACTORY
+    from clarion.serve.config import CONFIG_VARIABLE, from_environment
+
+    calls = []
+
+    def run(app, **options):
+        calls.append((app, options, os.environ.get(CONFIG_VARIABLE) and from_environment()))
+
+    monkeypatch.setattr(serve_cli, "_loaded", lambda config: None)
+    monkeypatch.setattr(uvicorn, "run", run)
+    monkeypatch.setenv("CLARION_ADMIN_TOKEN", "a-token-of-sixteen+")
+    main(["serve", "--port", "8123", "--processes", str(processes), "--db", str(tmp_path / "e.sqlite")])
+    [(app, options, config)] = calls
+    assert options["workers"] == processes and options["port"] == 8123
+    if processes == 1:
+        assert not isinstance(app, str) and config is None
+    else:
+        assert app == FACTORY and options["factory"] is True
+        assert config.processes == 2 and config.db == tmp_path / "e.sqlite"
+        assert config.admin_token == "a-token-of-sixteen+"
+    assert CONFIG_VARIABLE not in os.environ  # taken back once the server stops
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _children(pid: int) -> list[str]:
+    """The command lines of ``pid``'s child processes (Linux)."""
+    from pathlib import Path
+
+    listed = Path(f"/proc/{pid}/task/{pid}/children")
+    pids = listed.read_text().split() if listed.exists() else []
+    return [Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode() for child in pids]
+
+
+def test_clarion_serve_with_two_processes_answers_on_one_port_and_stores_every_session(saved, tmp_path):
+    """A real `clarion serve --processes 2` on 127.0.0.1 (the tiny DSTC model: each process loads it in seconds)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    model, data = saved
+    db, port = tmp_path / "eval.sqlite", _free_port()
+    options = ["--feature", "respond", "--dstc-model", str(model), "--knowledge", str(data), "--workers", "1"]
+    command = [sys.executable, "-m", "clarion", "serve", "--port", str(port), "--processes", "2", "--db", str(db)]
+    log = (tmp_path / "serve.log").open("w")
+    server = subprocess.Popen([*command, *options], stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
+    base = f"http://127.0.0.1:{port}"
+    try:
+        health = _wait_for_health(base, server, tmp_path / "serve.log")
+        assert health["processes"] == 2 and health["features"] == ["respond"]
+        assert sum("spawn_main" in line for line in _children(server.pid)) == 2, _children(server.pid)
+        turns = [{"role": "user", "text": "Is the ALPHA LODGE quiet at night?"}]
+
+        def start(_):
+            return httpx.post(f"{base}/v1/eval/sessions", json={"kind": "dstc"}, timeout=30).status_code
+
+        with ThreadPoolExecutor(6) as pool:
+            statuses = list(pool.map(start, range(24)))
+        assert statuses == [200] * 24
+        assert httpx.post(f"{base}/v1/respond", json={"turns": turns}, timeout=30).json()["target"] is True
+        assert _count(db, "SELECT COUNT(*) FROM sessions") == 24
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+    assert server.returncode == 0, (tmp_path / "serve.log").read_text()[-2000:]
+
+
+def _wait_for_health(base: str, server, log, seconds: float = 120) -> dict:
+    import time
+
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise AssertionError(f"clarion serve stopped ({server.returncode}):\n{log.read_text()[-2000:]}")
+        try:
+            return httpx.get(f"{base}/health", timeout=5).json()
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    raise AssertionError(f"no /health within {seconds} s:\n{log.read_text()[-2000:]}")
