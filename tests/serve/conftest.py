@@ -90,6 +90,18 @@ def grounder(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def saved(grounder, tmp_path_factory):
+    """The tiny DSTC model saved to a directory, and the synthetic data directory (its knowledge.json): what
+    ``clarion serve --feature respond --dstc-model MODEL --knowledge DATA`` loads in seconds."""
+    from clarion.dstc.models.modeldir import save_model
+    from dstc_synthetic import write_synthetic
+
+    root = tmp_path_factory.mktemp("saved")
+    save_model(grounder.model, root / "model", "fp")
+    return root / "model", write_synthetic(root / "data")
+
+
+@pytest.fixture(scope="session")
 def needs(grounder):
     from clarion.serve.needs import dstc_needs
 

@@ -9,17 +9,6 @@ from clarion.errors import ModelError
 from clarion.serve import ServeConfig, create_app
 
 
-@pytest.fixture(scope="module")
-def saved(grounder, tmp_path_factory):
-    """The tiny DSTC model saved to a directory, and the synthetic data directory (its knowledge.json)."""
-    from clarion.dstc.models.modeldir import save_model
-    from dstc_synthetic import write_synthetic
-
-    root = tmp_path_factory.mktemp("saved")
-    save_model(grounder.model, root / "model", "fp")
-    return root / "model", write_synthetic(root / "data")
-
-
 def test_the_lifespan_loads_the_configured_models(saved, tmp_path):
     model, data = saved
     config = ServeConfig(features=["respond"], dstc_model=model, knowledge=data, db=tmp_path / "eval.sqlite")

@@ -125,6 +125,7 @@ def test_eval_report_prints_a_table_and_json(db):
         (["eval", "export", "--db", "missing.sqlite", "--out", "x.jsonl"], "no such evaluation database"),
         (["serve", "--knowledge", "missing-dir"], "no such file or directory"),
         (["serve", "--workers", "0"], "ServeConfig.workers must be int in [1, 64]"),
+        (["serve", "--processes", "0"], "ServeConfig.processes must be int in [1, 64]"),
         (["serve", "--port", "70000"], "ServeConfig.port"),
         (["serve", "--feature", "teleport"], "teleport"),
     ],

@@ -4,6 +4,7 @@ human-evaluation records it stores)."""
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
@@ -12,12 +13,14 @@ import typer
 
 from clarion.cli.common import DataDirOption, echo_json, stdout
 from clarion.errors import DataError, InputError
-from clarion.serve.config import Feature, default_db
+from clarion.serve.config import TOKEN_VARIABLE, Feature, ServeConfig, default_db
 
 MAX_CONNECTIONS = 256
-"""Connections uvicorn serves at once; beyond them it answers 503 (requests wait for a model in the bounded pool)."""
-TOKEN_VARIABLE = "CLARION_ADMIN_TOKEN"
-"""The environment variable holding the admin token (not an option: a process's arguments are visible to all)."""
+"""Connections uvicorn serves at once, per process; beyond them it answers 503 (requests wait for a model in the
+bounded pool)."""
+HEALTHCHECK_SECONDS = 30
+"""How long uvicorn's supervisor waits for a worker process to answer its ping before it replaces the process (a
+process loading its models is busy: uvicorn's 5 s default is short for that on two loaded cores)."""
 
 DbOption = Annotated[
     Path | None,
@@ -54,7 +57,11 @@ def serve(
             help="Load these endpoints' models (repeat; default: converse, clarify, and respond with --knowledge).",
         ),
     ] = None,
-    workers: Annotated[int, typer.Option("--workers", help="Threads running model calls.")] = 2,
+    workers: Annotated[int, typer.Option("--workers", help="Threads running model calls (per process).")] = 2,
+    processes: Annotated[
+        int,
+        typer.Option("--processes", help="Server processes behind the one port, each loading its own models."),
+    ] = 1,
     batch: Annotated[
         int, typer.Option("--batch", help="Most concurrent converse/clarify requests one model call takes.")
     ] = 16,
@@ -66,11 +73,13 @@ def serve(
     at /eval (API documentation at /docs). The models load once, before the server listens.
 
     GET /v1/eval/export is on only when the CLARION_ADMIN_TOKEN environment variable holds a token (16+ characters).
+    With --processes N, uvicorn runs N processes on the one port, sharing the evaluation database. Each loads the
+    models (memory x N), once this process has loaded them to check them (and trained what was missing).
     """
     try:
         import uvicorn
 
-        from clarion.serve import ServeConfig, create_app
+        from clarion.serve import create_app
     except ImportError as err:
         raise InputError(f"clarion serve needs {err.name}: pip install 'clarion[serve]'") from None
     for name, path in (("--knowledge", knowledge), ("--documents", documents)):
@@ -79,11 +88,39 @@ def serve(
     options = {"clariq_model": model, "features": tuple(feature) if feature else None}
     token = os.environ.get(TOKEN_VARIABLE) or None
     config = ServeConfig(host, port, knowledge, documents, db, dstc_model=dstc_model, data_dir=data_dir, **options)
-    config = replace(config, workers=workers, batch=batch, threads=threads, admin_token=token, system=system)
+    config = replace(config, workers=workers, processes=processes, batch=batch, threads=threads, system=system)
+    config = replace(config, admin_token=token)
     typer.echo("loading the models … (the first run trains them: progress below); /health answers once done", err=True)
-    app = create_app(config, _loaded(config))
+    services = _loaded(config)
     typer.echo(f"evaluation records: {config.db}", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="info", limit_concurrency=MAX_CONNECTIONS)
+    listen = {"host": host, "port": port, "log_level": "info", "limit_concurrency": MAX_CONNECTIONS}
+    if config.processes == 1:
+        uvicorn.run(create_app(config, services), workers=1, **listen)
+        return
+    del services  # checked (and trained when missing); each process loads its own
+    _serve_processes(config, listen)
+
+
+def _serve_processes(config: ServeConfig, listen: dict) -> None:
+    """uvicorn's own processes: it binds the port, starts ``config.processes`` processes that each build the app by
+    :data:`~clarion.serve.app.FACTORY` from the settings in ``$CLARION_SERVE_CONFIG``, and restarts one that dies."""
+    import gc
+
+    import uvicorn
+
+    from clarion.serve.app import FACTORY
+    from clarion.serve.config import CONFIG_VARIABLE, to_environment
+
+    gc.collect()  # the models this process loaded to check them
+    typer.echo(f"starting {config.processes} processes; each loads the models again", err=True)
+    os.environ[CONFIG_VARIABLE] = to_environment(config)  # the processes inherit it (and the token's variable)
+    try:
+        uvicorn.run(
+            FACTORY, factory=True, workers=config.processes, timeout_worker_healthcheck=HEALTHCHECK_SECONDS, **listen
+        )
+    finally:
+        with suppress(KeyError):
+            del os.environ[CONFIG_VARIABLE]
 
 
 def _loaded(config):

@@ -37,6 +37,7 @@ async def health(request: Request) -> dict:
         "system": state.config.system,
         "features": [f.value for f in state.services.models],
         "workers": state.pool.workers,
+        "processes": state.config.processes,
         "evaluation": bool(state.needs) and state.services.has(Feature.converse),
         "sources": state.services.sources(),
     }

@@ -1,4 +1,6 @@
 """The app factory: ``create_app(config)`` builds the FastAPI app; its lifespan hook loads the models once.
+:func:`from_environment` is the same factory for the processes of ``clarion serve --processes N`` (uvicorn imports
+it by :data:`FACTORY` in each process, which then loads its own models).
 
 Every page works offline: the chat and evaluation pages are files of this package, and the API documentation
 (Swagger UI at ``/docs``) takes its script and style from the ``fastapi-offline`` package, served by the app itself,
@@ -19,6 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from clarion import __version__
 from clarion.serve import api, evaluation, limits
 from clarion.serve.config import ServeConfig
+from clarion.serve.config import from_environment as config_from_environment
 from clarion.serve.needs import NeedPool
 from clarion.serve.services import BATCHED, Pool, Services, load_services
 from clarion.serve.storage import EvalStore
@@ -27,6 +30,9 @@ STATIC = Path(str(files("clarion.serve") / "static"))
 """The page files (HTML, CSS, JavaScript), shipped in the package: the pages need no network."""
 
 PAGES = {"/": "index.html", "/eval": "eval.html"}
+
+FACTORY = "clarion.serve.app:from_environment"
+"""The import string uvicorn's worker processes build the app from (``uvicorn.run(FACTORY, factory=True, ...)``)."""
 
 DESCRIPTION = """Mixed-initiative conversational search: clarify, answer or stop (`/v1/converse`), ClariQ
 clarifying questions (`/v1/clarify`), DSTC knowledge-grounded answers (`/v1/respond`), and the human-evaluation
@@ -62,6 +68,12 @@ def create_app(config: ServeConfig, services: Services | None = None) -> FastAPI
     for route, page in PAGES.items():
         app.add_api_route(route, _page(page), methods=["GET"], include_in_schema=False)
     return app
+
+
+def from_environment() -> FastAPI:
+    """The app of the settings ``clarion serve --processes N`` put in ``$CLARION_SERVE_CONFIG``
+    (:func:`clarion.serve.config.from_environment`); its models load in its lifespan hook, in this process."""
+    return create_app(config_from_environment())
 
 
 def batchers(services: Services, pool: Pool, config: ServeConfig) -> dict:

@@ -1,8 +1,12 @@
-"""The service's settings and its request limits."""
+"""The service's settings and its request limits, and how they reach the processes of ``clarion serve --processes N``
+(:func:`to_environment`, :func:`from_environment`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from pathlib import Path
 
@@ -18,6 +22,11 @@ room for the JSON around it); a larger one is refused before it is read to the e
 EVAL_DB = Path("serve") / "eval.sqlite"
 """Where evaluation sessions, turns and ratings go unless ``--db`` says otherwise: this path under clarion's cache
 directory (:func:`default_db`), never the working directory."""
+
+CONFIG_VARIABLE = "CLARION_SERVE_CONFIG"
+"""The environment variable that gives each process of ``clarion serve --processes N`` its settings (JSON)."""
+TOKEN_VARIABLE = "CLARION_ADMIN_TOKEN"
+"""The environment variable holding the admin token (not an option: a process's arguments are visible to all)."""
 
 
 def default_db() -> Path:
@@ -40,6 +49,7 @@ DEFAULT_FEATURES = (Feature.converse, Feature.clarify)
 _BOUNDS = {
     "port": Bound("int", 0, 65_535),
     "workers": Bound("int", 1, 64),
+    "processes": Bound("int", 1, 64),
     "batch": Bound("int", 1, 256),
     "threads": Bound("int", 1, 64),
 }
@@ -66,6 +76,8 @@ class ServeConfig:
     """Default: :data:`DEFAULT_FEATURES`, and ``respond`` when ``knowledge`` is given."""
     workers: int = 2
     """Threads that run model calls (off the event loop); requests beyond them wait their turn."""
+    processes: int = 1
+    """Server processes behind the one port (uvicorn's workers), each with its own models and ``workers`` threads."""
     batch: int = 16
     """Most concurrent ``/v1/converse`` (or ``/v1/clarify``) requests one model call takes (1: each alone)."""
     threads: int = 1
@@ -89,3 +101,25 @@ class ServeConfig:
             with_knowledge = (Feature.respond,) if self.knowledge is not None else ()
             object.__setattr__(self, "features", DEFAULT_FEATURES + with_knowledge)
         object.__setattr__(self, "features", tuple(as_choice("features", Feature, f) for f in self.features))
+
+
+def to_environment(config: ServeConfig) -> str:
+    """``config`` as the JSON :func:`from_environment` reads, without the admin token (the processes read it from
+    :data:`TOKEN_VARIABLE`, where ``clarion serve`` found it: never written to a file or another variable)."""
+    values = {k: v for k, v in asdict(config).items() if k != "admin_token"}
+    values["features"] = [f.value for f in config.features]
+    return json.dumps({k: str(v) if isinstance(v, Path) else v for k, v in values.items()})
+
+
+def from_environment(environ: Mapping[str, str] = os.environ) -> ServeConfig:
+    """The config :func:`to_environment` wrote to :data:`CONFIG_VARIABLE`, with the token of :data:`TOKEN_VARIABLE`."""
+    text = environ.get(CONFIG_VARIABLE)
+    if not text:
+        raise InputError(f"{CONFIG_VARIABLE} is not set: start the processes with clarion serve --processes N")
+    try:
+        values = json.loads(text)
+        paths = {f.name for f in fields(ServeConfig) if "Path" in str(f.type)}
+        values = {k: Path(v) if k in paths and v is not None else v for k, v in values.items()}
+        return ServeConfig(**values, admin_token=environ.get(TOKEN_VARIABLE) or None)
+    except (ValueError, TypeError) as err:
+        raise InputError(f"{CONFIG_VARIABLE} does not hold clarion serve's settings ({err})") from None

@@ -5,7 +5,8 @@
 - malformed JSON: 400; a body that does not fit the endpoint's schema: 422 naming the field;
 - :class:`~clarion.errors.InputError` raised by a model: 422 (:class:`~clarion.serve.storage.NotFound` 404,
   :class:`~clarion.serve.storage.Conflict` 409); any other :class:`~clarion.errors.ClarionError`: 400;
-- an endpoint whose model this server did not load: 503.
+- an endpoint whose model this server did not load, an evaluation database other writers kept locked
+  (:class:`~clarion.serve.storage.Busy`): 503.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import logging
 
 from clarion.errors import ClarionError, InputError
 from clarion.serve.config import MAX_BODY_BYTES
-from clarion.serve.storage import Conflict, NotFound
+from clarion.serve.storage import Busy, Conflict, NotFound
 
 log = logging.getLogger("clarion.serve")
 
@@ -28,6 +29,7 @@ class NotLoaded(ClarionError):
 
 
 STATUS[NotLoaded] = 503
+STATUS[Busy] = 503
 
 
 def status_of(err: ClarionError) -> int:

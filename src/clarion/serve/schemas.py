@@ -138,6 +138,7 @@ class Health(BaseModel):
     system: str
     features: list[str]
     workers: int
+    processes: int = Field(description="server processes behind the port (clarion serve --processes), this one of them")
     evaluation: bool
     sources: bool = Field(
         description="whether the engine's answers can come with sources (a knowledge base or documents is loaded)"

@@ -1,7 +1,11 @@
 """Evaluation records in SQLite: sessions (who rated which system on which need), turns, ratings.
 
 One file, WAL journal, ``synchronous=FULL``: every write is its own committed transaction, so a server killed at
-any moment keeps every turn and rating it acknowledged. Safe to share between threads (one connection, one lock).
+any moment keeps every turn and rating it acknowledged. Safe to share between threads (one connection, one lock)
+and between processes on one host (``clarion serve --processes N``, replicas sharing ``--db``): WAL lets readers
+and one writer work at once; a write is one short ``BEGIN IMMEDIATE`` transaction that checks the session's state
+and writes (so a finish stored by another process is seen), and a writer waits up to :data:`BUSY_TIMEOUT` seconds
+for the others. Not on a network file system, whose locks SQLite cannot trust.
 
 Tables: ``sessions`` (id, system, need kind/id/level/text, start and finish times, the dialogue's 1-5 rating,
 whether the evaluator got what they needed, a comment), ``turns`` (session, index, role, text, the system's decision
@@ -16,12 +20,16 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from clarion.errors import DataError, InputError
+from clarion.errors import ClarionError, DataError, InputError
 
 SCHEMA_VERSION = 1
+BUSY_TIMEOUT = 30.0
+"""Seconds a statement waits for another connection's write lock (a write takes milliseconds: only a stalled disk
+makes anyone wait that long) before :class:`Busy`."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -68,6 +76,10 @@ class NotFound(InputError):
     """No such session: HTTP 404."""
 
 
+class Busy(ClarionError):
+    """The database stayed locked by other writers for :data:`BUSY_TIMEOUT` seconds: HTTP 503 (try again)."""
+
+
 class EvalStore:
     """The evaluation database at ``path`` (created with its tables when absent)."""
 
@@ -78,44 +90,67 @@ class EvalStore:
             if self.path.is_dir():
                 raise DataError(self.path, "is a directory, not a database file")
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.executescript(SCHEMA)
-            self._check_version()
+            self._db = sqlite3.connect(self.path, BUSY_TIMEOUT, check_same_thread=False, isolation_level=None)
+            self._set_up()
         except sqlite3.DatabaseError as err:
             raise DataError(self.path, f"not a usable SQLite database ({err})") from None
         except OSError as err:
             raise DataError(self.path, f"cannot open: {err.strerror}") from None
 
+    def _set_up(self) -> None:
+        """WAL, the tables, the schema version. Processes opening one new file at once can get SQLITE_BUSY here
+        without SQLite's busy wait (switching to WAL, recovering another's WAL): then try again, up to
+        :data:`BUSY_TIMEOUT`."""
+        deadline = time.monotonic() + BUSY_TIMEOUT
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.execute("PRAGMA foreign_keys=ON")
+                self._db.executescript(SCHEMA)
+                self._check_version()
+                return
+            except (sqlite3.OperationalError, Busy) as err:
+                if not _is_busy(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
     def _check_version(self) -> None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if row is None:
-            self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        elif row[0] != str(SCHEMA_VERSION):
+        with self._transaction() as db:  # processes opening a new file at once: the first one's row stays
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row[0] != str(SCHEMA_VERSION):
             raise DataError(self.path, f"evaluation schema {row[0]}, this clarion reads {SCHEMA_VERSION}")
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
-    def _write(self, sql: str, args: tuple) -> None:
-        with self._lock:
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One short write transaction: the write lock is taken at its start (``BEGIN IMMEDIATE``, waiting for
+        other processes' writes), so what it reads is what it writes over; committed at the end, rolled back on
+        any error."""
+        with self._lock, _busy():
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute(sql, args)
+                yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
 
-    def _rows(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            cursor = self._db.execute(sql, args)
+    def _write(self, sql: str, args: tuple) -> None:
+        with self._transaction() as db:
+            db.execute(sql, args)
+
+    def _rows(self, sql: str, args: tuple = (), db: sqlite3.Connection | None = None) -> list[dict[str, Any]]:
+        if db is not None:  # inside a transaction, which holds the lock
+            cursor = db.execute(sql, args)
             names = [c[0] for c in cursor.description]
             return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        with self._lock, _busy():
+            return self._rows(sql, args, self._db)
 
     def start(self, system: str, need: dict[str, Any]) -> str:
         """A new session rating ``system`` on ``need`` (kind, id, level, text); its id."""
@@ -127,8 +162,8 @@ class EvalStore:
         )
         return session
 
-    def session(self, session: str) -> dict[str, Any]:
-        rows = self._rows("SELECT * FROM sessions WHERE id = ?", (session,))
+    def session(self, session: str, db: sqlite3.Connection | None = None) -> dict[str, Any]:
+        rows = self._rows("SELECT * FROM sessions WHERE id = ?", (session,), db)
         if not rows:
             raise NotFound(f"session {session!r} does not exist")
         return rows[0]
@@ -136,9 +171,10 @@ class EvalStore:
     def turns(self, session: str) -> list[dict[str, Any]]:
         return self._rows("SELECT * FROM turns WHERE session_id = ? ORDER BY idx", (session,))
 
-    def open_session(self, session: str) -> dict[str, Any]:
-        """The session, unless it is unknown (:class:`NotFound`) or finished (:class:`Conflict`)."""
-        row = self.session(session)
+    def open_session(self, session: str, db: sqlite3.Connection | None = None) -> dict[str, Any]:
+        """The session, unless it is unknown (:class:`NotFound`) or finished (:class:`Conflict`); ``db``: read in
+        that transaction."""
+        row = self.session(session, db)
         if row["finished"] is not None:
             raise Conflict(f"session {session!r} is finished")
         return row
@@ -147,14 +183,15 @@ class EvalStore:
         self, session: str, index: int, role: str, text: str, decision: dict | None = None, latency_ms=None
     ) -> None:
         """Store turn ``index`` of ``session`` (committed before this returns)."""
-        self.open_session(session)
         shown = None if decision is None else json.dumps(decision)
         try:
-            self._write(
-                "INSERT INTO turns (session_id, idx, role, text, decision, latency_ms, created) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (session, index, role, text, shown, latency_ms, time.time()),
-            )
+            with self._transaction() as db:
+                self.open_session(session, db)
+                db.execute(
+                    "INSERT INTO turns (session_id, idx, role, text, decision, latency_ms, created) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (session, index, role, text, shown, latency_ms, time.time()),
+                )
         except sqlite3.IntegrityError:
             raise Conflict(f"session {session!r} already has a turn {index} (send one turn at a time)") from None
 
@@ -164,23 +201,25 @@ class EvalStore:
 
     def rate_turn(self, session: str, index: int, useful: bool, natural: bool) -> None:
         """Rate system turn ``index`` (a second rating of it replaces the first)."""
-        self.open_session(session)
-        rows = self._rows("SELECT role FROM turns WHERE session_id = ? AND idx = ?", (session, index))
-        if not rows or rows[0]["role"] != "system":
-            raise Conflict(f"session {session!r} has no system turn {index} to rate")
-        self._write(
-            "INSERT INTO turn_ratings VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, idx) DO UPDATE SET "
-            "useful = excluded.useful, natural = excluded.natural, created = excluded.created",
-            (session, index, int(useful), int(natural), time.time()),
-        )
+        with self._transaction() as db:
+            self.open_session(session, db)
+            rows = self._rows("SELECT role FROM turns WHERE session_id = ? AND idx = ?", (session, index), db)
+            if not rows or rows[0]["role"] != "system":
+                raise Conflict(f"session {session!r} has no system turn {index} to rate")
+            db.execute(
+                "INSERT INTO turn_ratings VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, idx) DO UPDATE SET "
+                "useful = excluded.useful, natural = excluded.natural, created = excluded.created",
+                (session, index, int(useful), int(natural), time.time()),
+            )
 
     def finish(self, session: str, rating: int, satisfied: bool, comment: str = "") -> None:
         """Close ``session`` with the dialogue's rating; no turn or rating is taken after it."""
-        self.open_session(session)
-        self._write(
-            "UPDATE sessions SET finished = ?, rating = ?, satisfied = ?, comment = ? WHERE id = ?",
-            (time.time(), rating, int(satisfied), comment, session),
-        )
+        with self._transaction() as db:
+            self.open_session(session, db)
+            db.execute(
+                "UPDATE sessions SET finished = ?, rating = ?, satisfied = ?, comment = ? WHERE id = ?",
+                (time.time(), rating, int(satisfied), comment, session),
+            )
 
     def need_counts(self, system: str) -> dict[str, int]:
         """Sessions per need id for ``system`` (to give evaluators the least-covered needs)."""
@@ -220,3 +259,18 @@ class EvalStore:
                 "comment": s["comment"],
                 "turns": turns.get(s["id"], []),
             }
+
+
+@contextmanager
+def _busy() -> Iterator[None]:
+    """A lock other writers held past :data:`BUSY_TIMEOUT` becomes :class:`Busy` (HTTP 503), not a 500."""
+    try:
+        yield
+    except sqlite3.OperationalError as err:
+        if not _is_busy(err):
+            raise
+        raise Busy(f"the evaluation database stayed locked for {BUSY_TIMEOUT:.0f} s ({err}); try again") from None
+
+
+def _is_busy(err: Exception) -> bool:
+    return isinstance(err, Busy) or "locked" in str(err) or "busy" in str(err)
