@@ -46,8 +46,10 @@ def features(requests: Sequence[str], questions: Sequence[str], replies: Sequenc
         from clarion.retrieve.dense import encode_queries as encode
     if not replies:
         return np.zeros((0, len(FEATURES)))
-    er, eq, ea = encode(list(requests)), encode(list(questions)), encode(list(replies))
-    both = encode([f"{r} {q}" for r, q in zip(requests, questions, strict=True)])
+    n = len(replies)
+    texts = [*requests, *questions, *replies, *(f"{r} {q}" for r, q in zip(requests, questions, strict=True))]
+    emb = encode(texts)  # one encoder pass for the four views
+    er, eq, ea, both = emb[:n], emb[n : 2 * n], emb[2 * n : 3 * n], emb[3 * n :]
     rows = []
     for i, reply in enumerate(replies):
         words = WORD.findall(reply.lower())
