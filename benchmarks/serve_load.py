@@ -144,9 +144,11 @@ def bad_bodies(base: str) -> dict[str, int]:
     """The status of each kind of bad body (each must be a 4xx)."""
     import httpx
 
+    from clarion.serve.config import MAX_BODY_BYTES
+
     json_type = {"content-type": "application/json"}
     cases = {
-        "oversized (80 KB)": {"json": {"turns": [{"role": "user", "text": "a" * 2000}] * 40}},
+        "oversized (over the body limit)": {"json": {"turns": [{"role": "user", "text": "a" * MAX_BODY_BYTES}]}},
         "malformed JSON": {"content": b'{"turns": [', "headers": json_type},
         "empty body": {"content": b"", "headers": json_type},
         "empty conversation": {"json": {"turns": []}},

@@ -100,6 +100,7 @@ def test_a_new_request_is_ranked_over_the_whole_bank_by_similarity(tiny_ranker):
     assert ids_of(ranker.rank([known, request])) == ids_of(ranker.rank([known]) + ranker.rank([request]))
     bot = Clarifier(directory, ranker)
     assert bot.is_new(request) and not bot.is_new(known)
+    assert bot.is_new_many([request, known, request]) == [True, False, True] and bot.is_new_many([]) == []
     for bad in (0, 1.5, True, "0.8"):
         with pytest.raises(InputError, match="snap must be"):
             ranker.rank([request], snap=bad)

@@ -129,6 +129,11 @@ class Clarifier:
         ``SNAP``): :meth:`rank` then ranks the whole bank by similarity instead of running the pipeline."""
         return self._nearest(request)[2] < SNAP
 
+    def is_new_many(self, requests: Sequence[str]) -> list[bool]:
+        """:meth:`is_new` of each request, their texts encoded in one batch."""
+        texts = [validate_request(r).strip() for r in requests]
+        return [cosine < SNAP for _, cosine in self.ranker.router.nearest_known(texts)] if texts else []
+
     def _need_model(self):
         with self._need_lock:  # loaded on first use, once, whichever thread asks first
             if self._need is None:

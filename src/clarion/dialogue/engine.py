@@ -133,7 +133,7 @@ class Assistant:
         gathering concurrent requests calls). One bad conversation raises for the whole call."""
         read = [self._read(turns) for turns in conversations]
         open_ = [r for r in read if r.decision is None]
-        new = {r.state.request for r in open_ if self._is_new(r.state.request)}
+        new = self._new_requests([r.state.request for r in open_])
         assessed = self._assess(list(new))  # off ClariQ, the ClariQ need model is not asked at all
         needs = self._needs([r.state.request for r in open_ if r.state.request not in new])
         for r in open_:
@@ -203,10 +203,15 @@ class Assistant:
         key = ("new-request", (request, question, reply))
         return self._memo.get_many([key], compute)[key]
 
-    def _is_new(self, request: str) -> bool:
-        """Whether ``request`` is not ClariQ's (nor a rewording of one), when a model for any request is at hand."""
-        is_new = getattr(self.clarifier, "is_new", None)
-        return self.any_request is not None and is_new is not None and is_new(request)
+    def _new_requests(self, requests: Sequence[str]) -> set[str]:
+        """The requests that are not ClariQ's (nor rewordings of one), when a model for any request is at hand (one
+        encoder pass for all when the clarifier has ``is_new_many``)."""
+        if self.any_request is None or not requests:
+            return set()
+        many, one = getattr(self.clarifier, "is_new_many", None), getattr(self.clarifier, "is_new", None)
+        if many is not None:
+            return {r for r, new in zip(requests, many(list(requests)), strict=True) if new}
+        return {r for r in requests if one is not None and one(r)}
 
     def _assess(self, requests: Sequence[str]) -> dict[str, tuple[float, Written]]:
         """P(unclear) and the written question of each request not ClariQ's, those not remembered in one batch."""
