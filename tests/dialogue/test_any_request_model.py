@@ -8,10 +8,16 @@ import pytest
 pytestmark = pytest.mark.slow
 
 
-def test_trained_saved_and_loaded_it_assesses_the_same(tmp_path, data_root):
+@pytest.fixture(scope="module")
+def model(data_root):
     from clarion.dialogue.any_request import AnyRequest
 
-    model = AnyRequest.train(data_root, small=True)
+    return AnyRequest.train(data_root, small=True)  # trained once for the module (about a minute)
+
+
+def test_trained_saved_and_loaded_it_assesses_the_same(tmp_path, model):
+    from clarion.dialogue.any_request import AnyRequest
+
     requests = ["Give me a list of good coffee shops?", "What is the boiling point of water at sea level?"]
     before = model.assess(requests)
     again = AnyRequest.load(model.save(tmp_path / "any", "test"))
@@ -23,11 +29,11 @@ def test_trained_saved_and_loaded_it_assesses_the_same(tmp_path, data_root):
     assert not again.is_new_request("dinosaurs", "Which aspect of dinosaurs?", "their extinction")
 
 
-def test_a_damaged_model_is_a_one_line_model_error(tmp_path, data_root):
+def test_a_damaged_model_is_a_one_line_model_error(tmp_path, model):
     from clarion.dialogue.any_request import AnyRequest
     from clarion.errors import ModelError
 
-    directory = AnyRequest.train(data_root, small=True).save(tmp_path / "any", "test")
+    directory = model.save(tmp_path / "any", "test")
     (directory / "state.json").write_text("{}")
     with pytest.raises(ModelError, match="not a clarification model for any request"):
         AnyRequest.load(directory)

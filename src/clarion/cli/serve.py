@@ -31,6 +31,17 @@ DbOption = Annotated[
     ),
 ]
 
+FeatureOption = Annotated[
+    list[Feature] | None,
+    typer.Option(
+        "--feature",
+        help="Load these endpoints' models (repeat; default: converse, clarify, and respond with --knowledge).",
+    ),
+]
+ProcessesOption = Annotated[
+    int, typer.Option("--processes", help="Server processes behind the one port, each loading its own models.")
+]
+
 eval_app = typer.Typer(no_args_is_help=True, add_completion=False)
 
 
@@ -50,18 +61,9 @@ def serve(
     dstc_model: Annotated[
         Path | None, typer.Option("--dstc-model", help="DSTC pipeline directory (default: the default model).")
     ] = None,
-    feature: Annotated[
-        list[Feature] | None,
-        typer.Option(
-            "--feature",
-            help="Load these endpoints' models (repeat; default: converse, clarify, and respond with --knowledge).",
-        ),
-    ] = None,
+    feature: FeatureOption = None,
     workers: Annotated[int, typer.Option("--workers", help="Threads running model calls (per process).")] = 2,
-    processes: Annotated[
-        int,
-        typer.Option("--processes", help="Server processes behind the one port, each loading its own models."),
-    ] = 1,
+    processes: ProcessesOption = 1,
     batch: Annotated[
         int, typer.Option("--batch", help="Most concurrent converse/clarify requests one model call takes.")
     ] = 16,
@@ -86,10 +88,9 @@ def serve(
         if path is not None and not path.exists():
             raise DataError(path, f"no such file or directory (given as {name})")
     options = {"clariq_model": model, "features": tuple(feature) if feature else None}
-    token = os.environ.get(TOKEN_VARIABLE) or None
     config = ServeConfig(host, port, knowledge, documents, db, dstc_model=dstc_model, data_dir=data_dir, **options)
-    config = replace(config, workers=workers, processes=processes, batch=batch, threads=threads, system=system)
-    config = replace(config, admin_token=token)
+    settings = {"workers": workers, "processes": processes, "batch": batch, "threads": threads, "system": system}
+    config = replace(config, **settings, admin_token=os.environ.get(TOKEN_VARIABLE) or None)
     typer.echo("loading the models … (the first run trains them: progress below); /health answers once done", err=True)
     services = _loaded(config)
     typer.echo(f"evaluation records: {config.db}", err=True)
