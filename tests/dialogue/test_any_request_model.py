@@ -25,8 +25,9 @@ def test_trained_saved_and_loaded_it_assesses_the_same(tmp_path, model):
     assert np.allclose([p for p, _ in before], [p for p, _ in after])
     assert [w.text for _, w in before] == [w.text for _, w in after]
     assert before[0][0] > before[1][0]  # the coffee shops need a place; the boiling point is a fact
-    assert again.is_new_request("dinosaurs", "Which aspect of dinosaurs?", "i want to book a flight to paris")
-    assert not again.is_new_request("dinosaurs", "Which aspect of dinosaurs?", "their extinction")
+    question = "Which city or area are you looking for coffee shops in?"
+    assert again.is_new_request("coffee shops", question, "how do i reset my password")
+    assert not again.is_new_request("coffee shops", question, "in Lisbon, near the river")
 
 
 def test_a_damaged_model_is_a_one_line_model_error(tmp_path, model):
