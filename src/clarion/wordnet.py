@@ -11,6 +11,7 @@ import gzip
 import io
 import os
 import re
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,10 @@ def _lexnames() -> str:
     rows = re.findall(r"^(\d\d)\t(\S+)\s*\t", man, re.M)
     return "".join(f"{num}\t{name}\t{_CATEGORY[name.split('.')[0]]}\n" for num, name in rows)
 
+
+READING = threading.Lock()
+"""nltk's WordNet reader seeks in shared open files: hold this for each lookup (the service reads from several threads,
+and every module that looks words up shares the one reader)."""
 
 WORDNET_HOW = (
     "on Debian/Ubuntu apt-get install wordnet-base wordnet-sense-index; elsewhere run "

@@ -7,12 +7,12 @@ WordNet comes from Debian's ``wordnet-base`` files or nltk's data path (:func:`c
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 
 import numpy as np
 
 from clarion.detect.form import TOKEN, stopwords, topic_phrase
+from clarion.wordnet import READING, load_wordnet
 
 LEXICON_FEATURES = (
     "wn_phrase_senses",
@@ -24,23 +24,12 @@ LEXICON_FEATURES = (
 )
 
 
-@lru_cache(maxsize=1)
-def _wordnet():
-    from clarion.wordnet import load_wordnet
-
-    return load_wordnet()
-
-
-_READING = threading.Lock()
-"""nltk's WordNet reader seeks in shared open files: one lookup at a time (the service reads from several threads)."""
-
-
 @lru_cache(maxsize=65_536)
 def _senses(entry: str) -> tuple[int, int]:
     """The number of WordNet senses of ``entry`` (a word, or words joined by ``_``) and of their lexicographer files
     (a function of the entry alone, remembered: requests share most of their words)."""
-    with _READING:
-        synsets = _wordnet().synsets(entry)
+    with READING:
+        synsets = load_wordnet().synsets(entry)
         return len(synsets), len({s.lexname() for s in synsets})
 
 

@@ -18,7 +18,6 @@ beyond the turns (:func:`options_in`).
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,6 +25,7 @@ from functools import lru_cache
 import numpy as np
 
 from clarion.detect.form import normalise, stopwords
+from clarion.wordnet import READING, load_wordnet
 
 KINDS: dict[str, str] = {
     "place": "Which city or area are you looking for {topic} in?",
@@ -93,16 +93,6 @@ class Written:
     source: str = "kind:" + DEFAULT_KIND
 
 
-_READING = threading.Lock()
-
-
-@lru_cache(maxsize=1)
-def _wordnet():
-    from clarion.wordnet import load_wordnet
-
-    return load_wordnet()
-
-
 MAX_OPTIONS = 3
 
 
@@ -111,8 +101,8 @@ def senses(word: str) -> tuple[str, ...]:
     """Up to :data:`MAX_OPTIONS` readings of a noun with senses in different WordNet domains, most frequent first,
     each named by what it is (its hypernym, or the class it is an instance of): ("the metallic element", "the Roman
     deity", "the terrestrial planet") for "mercury"; () when WordNet knows one domain only."""
-    with _READING:
-        synsets = _wordnet().synsets(word, "n")
+    with READING:
+        synsets = load_wordnet().synsets(word, "n")
         seen, out = set(), []
         for synset in synsets:
             if synset.lexname() in seen:
