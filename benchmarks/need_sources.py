@@ -19,24 +19,11 @@ import numpy as np
 
 
 def load_sources(names, data_dir=None) -> dict[str, tuple[list[str], np.ndarray]]:
-    from clarion.data.ambiguous import read_ambignq, read_everyday
-    from clarion.data.clariq import ClariQ
-    from clarion.data.location import dataset_dir
+    """Requests and labels (1 = unclear) of each named source, as the model for any request trains on them."""
+    from clarion.dialogue.any_request import sources
 
-    out = {}
-    for name in names:
-        if name == "clariq":
-            from clarion.clariq.need import labelled
-
-            requests, need = labelled(ClariQ.load(data_dir), ("train", "dev"))
-            out[name] = (requests, (need >= 2).astype(int))
-        elif name == "ambignq":
-            rows = read_ambignq(dataset_dir("ambignq", data_dir) / "train_light.json")
-            out[name] = ([r.request for r in rows], np.asarray([r.ask for r in rows], dtype=int))
-        else:
-            rows = read_everyday()
-            out[name] = ([r.request for r in rows], np.asarray([r.ask for r in rows], dtype=int))
-    return out
+    rows = sources(data_dir)
+    return {n: ([r.request for r in rows[n]], np.asarray([r.ask for r in rows[n]], dtype=int)) for n in names}
 
 
 def balanced_accuracy(y, p, threshold=0.5) -> float:

@@ -30,7 +30,7 @@ def main() -> None:
 
     from clarion.data.ambiguous import read_followups
     from clarion.data.clariq import ClariQ
-    from clarion.dialogue.any_request import reply_rows
+    from clarion.dialogue.any_request import answers, reply_rows
     from clarion.dialogue.new_request import THRESHOLD, NewRequestDetector, features
 
     rows, y, weights = reply_rows()
@@ -48,9 +48,7 @@ def main() -> None:
     )
     detector = NewRequestDetector.fit(X, y, weights)
     data = ClariQ.load()
-    gold = data.labels("dev")
-    topic = {f: t for t, facets in gold.facets.items() for f in facets}
-    dev = [(gold.requests[topic[f]], data.bank[q], a) for (f, q), a in gold.answers.items() if a]
+    dev = answers(data, "dev")
     flagged = detector.probability(features(*zip(*dev, strict=True))) >= THRESHOLD
     print(f"ClariQ dev answers read as new requests: {flagged.mean():.1%} of {len(dev)}")
     if not args.no_understood:

@@ -37,14 +37,14 @@ def tiny() -> bool:
 
 def sources(data_dir: str | Path | None = None, small: bool = False) -> dict[str, list[Labelled]]:
     """The labelled requests of each source: ClariQ train+dev (need 1 is clear), AmbigNQ train, everyday."""
+    from clarion.clariq.need import labelled
     from clarion.data.clariq import ClariQ
     from clarion.data.location import dataset_dir
 
-    data = ClariQ.load(data_dir)
-    clariq = []
-    for split in ("train", "dev"):
-        gold = data.labels(split)
-        clariq += [Labelled(t, r, gold.need[t] >= 2, "clariq") for t, r in gold.requests.items()]
+    requests, need = labelled(ClariQ.load(data_dir), ("train", "dev"))
+    clariq = [
+        Labelled(f"clariq-{i}", r, bool(n >= 2), "clariq") for i, (r, n) in enumerate(zip(requests, need, strict=True))
+    ]
     ambignq = read_ambignq(dataset_dir("ambignq", data_dir) / "train_light.json")
     if small:
         keep = np.random.default_rng(0).permutation(len(ambignq))[:TINY_AMBIGNQ]
@@ -66,6 +66,14 @@ def training_files(data_dir: str | Path | None = None) -> list[Path]:
     ]
 
 
+def answers(data, split: str, every: int = 1) -> list[tuple[str, str, str]]:
+    """(request, question, answer) of every ``every``-th answer row of ClariQ ``split``, empty answers left out."""
+    gold = data.labels(split)
+    topic = {f: t for t, facets in gold.facets.items() for f in facets}
+    rows = list(gold.answers.items())[::every]
+    return [(gold.requests[topic[f]], data.bank[q], a) for (f, q), a in rows if a]
+
+
 def reply_rows(data_dir=None, every: int = 4) -> tuple[list[tuple[str, str, str]], np.ndarray, np.ndarray]:
     """(request, question, reply) rows labelled new request (1) or answer (0), and their weights: clarion's
     follow-ups, and from ClariQ train every ``every``-th answer (an answer) and the same question answered by
@@ -75,10 +83,7 @@ def reply_rows(data_dir=None, every: int = 4) -> tuple[list[tuple[str, str, str]
     follow = read_followups()
     rows = [(f.request, f.question, f.reply) for f in follow]
     y = [int(f.new_request) for f in follow]
-    data = ClariQ.load(data_dir)
-    gold = data.labels("train")
-    topic = {f: t for t, facets in gold.facets.items() for f in facets}
-    pairs = [(gold.requests[topic[f]], data.bank[q], a) for (f, q), a in list(gold.answers.items())[::every] if a]
+    pairs = answers(ClariQ.load(data_dir), "train", every)
     others = [p[0] for p in pairs]
     shift = np.random.default_rng(0).permutation(len(others))
     for (request, question, answer), other in zip(pairs, (others[i] for i in shift), strict=True):
