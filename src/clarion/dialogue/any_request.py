@@ -176,10 +176,12 @@ class AnyRequest:
         return cls(unclear, writer, new_requests)
 
 
-def default_dir(data_dir=None, small: bool | None = None) -> Path:
+def default_dir(data_dir=None, small: bool | None = None, fingerprint: str | None = None) -> Path:
+    """Where the model trained on the data of ``data_dir`` (its files' ``fingerprint``, computed when not given)
+    lives."""
     small = tiny() if small is None else small
     config = {**asdict(UnclearConfig()), "small": small, "parts": ["unclear", "writer", "new_requests"]}
-    return model_dir(TASK, NAME, config, fingerprint_files(training_files(data_dir)))
+    return model_dir(TASK, NAME, config, fingerprint or fingerprint_files(training_files(data_dir)))
 
 
 def load_or_train(data_dir=None, small: bool | None = None, progress: Progress = no_progress) -> AnyRequest:
@@ -187,15 +189,15 @@ def load_or_train(data_dir=None, small: bool | None = None, progress: Progress =
     ``CLARION_TINY=1``)."""
     small = tiny() if small is None else small
     trained: list[AnyRequest] = []
+    try:
+        fingerprint = fingerprint_files(training_files(data_dir))
+    except DataError as err:
+        raise DataError(err.path, f"{err.message} (the clarification model for any request trains on it)") from None
 
     def train(directory: Path) -> None:
         trained.append(AnyRequest.train(data_dir, small, progress))
-        trained[0].save(directory, directory.name.rsplit("-", 1)[-1])
+        trained[0].save(directory, fingerprint)
 
-    try:
-        directory = default_dir(data_dir, small)
-    except DataError as err:
-        raise DataError(err.path, f"{err.message} (the clarification model for any request trains on it)") from None
     on = "ClariQ train+dev, AmbigNQ train" + (" (a sample)" if small else "") + " and clarion's everyday requests"
-    ensure(directory, train, "the clarification model for any request", on)
+    directory = ensure(default_dir(data_dir, small, fingerprint), train, "the clarification model for any request", on)
     return trained[0] if trained else AnyRequest.load(directory)
