@@ -183,7 +183,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["val", "oof", "dev", "both"], default="both")
     parser.add_argument("--meteor", action="store_true", help="also run the METEOR 1.5 jar (Java)")
-    parser.add_argument("--model", default=None, help="model directory (default: the default model)")
+    parser.add_argument("--model", default=None, help="model directory (default: the default model of the train split)")
     parser.add_argument("--folds", type=int, default=5, help="oof: dialogue folds (each answered by the others)")
     parser.add_argument(
         "--bootstrap", type=int, default=0, metavar="N", help="dev: also resample the true-positive turns N times"
@@ -194,13 +194,14 @@ def main() -> None:
 
     from clarion.dstc.models.default import default_model_dir
     from clarion.dstc.models.modeldir import load_model
+    from clarion.dstc.models.pipeline import DataSplit
 
     if args.part == "oof":
         if args.folds < 2:
             parser.error("--folds must be at least 2")
         oof_part(args.meteor, args.folds)
         return
-    model = load_model(args.model or default_model_dir())
+    model = load_model(args.model or default_model_dir(split=DataSplit.train))  # dev and val: held out
     with threadpool_limits(limits=1, user_api="blas"):
         if args.part in ("val", "both"):
             val_part(model, args.meteor)

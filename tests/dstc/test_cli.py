@@ -94,6 +94,31 @@ def test_predict_without_labels_trains_the_default_model(tmp_path):
     assert list((tmp_path / "cache" / "models" / "dstc").iterdir())
 
 
+def test_the_default_model_learns_every_context_and_dev_is_scored_by_the_train_side_model(tmp_path):
+    from clarion.dstc.models.default import held_out_split
+    from clarion.dstc.models.pipeline import DataSplit
+
+    root = tmp_path / "root"
+    default = write_synthetic(root / "dstc11_track5")
+    other = write_synthetic(tmp_path / "other")
+    assert held_out_split(default, DataSplit.dev, root) is DataSplit.train
+    assert held_out_split(default, DataSplit.all, root) is DataSplit.all
+    assert held_out_split(other, DataSplit.dev, root) is DataSplit.all
+    assert held_out_split(other, DataSplit.dev, tmp_path / "no data here") is DataSplit.all
+
+    def trained(*args: str) -> dict:
+        pred = tmp_path / "pred.json"
+        result = CliRunner().invoke(app, ["dstc", "predict", *args, "--out", str(pred), "--data-dir", str(root)])
+        assert result.exit_code == 0, result.output
+        models = tmp_path / "cache" / "models" / "dstc"
+        return {d.name.rsplit("-", 1)[-1]: json.loads((d / "meta.json").read_text()) for d in models.glob("pipeline-*")}
+
+    metas = trained("--data", str(other))
+    assert list(metas) == ["all"] and metas["all"]["metrics"]["contexts"] == 24  # every labelled context
+    metas = trained("--split", "dev")  # dstc11_track5's own dev side: the model that has not seen it
+    assert sorted(metas) == ["all", "train"] and metas["train"]["metrics"]["contexts"] < 24
+
+
 @pytest.mark.parametrize("name", ["logs.json", "knowledge.json", "labels.json"])
 def test_malformed_input_is_one_line_exit_2(data, tmp_path, capsys, name):
     (data / name).write_text("[{" if name != "knowledge.json" else '{"hotel": {"0": {"name": 3}}}')

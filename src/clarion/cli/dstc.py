@@ -129,10 +129,11 @@ def predict(
     prediction_config(PipelineConfig(), settings or [])  # a bad setting fails before the model loads
     dataset = apply_split(load_dataset(directory, labels=False), split)
     if model is None:
-        from clarion.dstc.models.default import ensure_default_model
+        from clarion.dstc.models.default import ensure_default_model, held_out_split
 
+        trained_on = held_out_split(directory, split, data_dir)
         with bars() as progress_bars:
-            model = ensure_default_model(data_dir, progress_bars, say=console.print)
+            model = ensure_default_model(data_dir, progress_bars, say=console.print, split=trained_on)
     if cluster is not None:
         from clarion.cli.scaled import dstc_predictions
 
