@@ -48,8 +48,5 @@ def embed(groups: Sequence[Candidates], cached: bool = False) -> Embedded:
     if cached:
         vectors = encode_cached(texts, name="replies")
     else:
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch with less padding
-        encoded = encode_queries([texts[i] for i in order], batch_size=128)
-        vectors = np.empty_like(encoded)
-        vectors[order] = encoded
+        vectors = encode_queries(texts, batch_size=128)
     return Embedded({t: i for i, t in enumerate(texts)}, vectors)

@@ -1,0 +1,38 @@
+"""Encoding many texts: batched by their number of word pieces, each text's embedding kept in its place."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from clarion.retrieve.dense import _length_batches, encode, encode_queries, load_encoder
+
+# Character length and word-piece count disagree: a long common word is one piece, rare words are several.
+TEXTS = [
+    "Unquestionably understandable.",
+    "zxq vbn plk",
+    "ok",
+    "Hi! Qwzx jjkl mmnop rrst?",
+    "The weather is lovely today, shall we walk by the river after lunch?",
+    "a b c d e f g",
+]
+
+
+def test_batches_follow_the_number_of_word_pieces_and_cover_every_text_once():
+    tokenizer = load_encoder()[0].tokenizer
+    batches = list(_length_batches(tokenizer, TEXTS, 2, 256))
+    positions = [i for p, _ in batches for i in p]
+    assert sorted(positions) == list(range(len(TEXTS)))
+    pieces = [len(tokenizer(TEXTS[i])["input_ids"]) for i in positions]
+    assert pieces == sorted(pieces)
+    by_chars = sorted(range(len(TEXTS)), key=lambda i: len(TEXTS[i]))
+    assert positions != by_chars  # the hand-made texts order differently by characters
+    for p, batch in batches:
+        assert batch["input_ids"].shape[1] == max(len(tokenizer(TEXTS[i])["input_ids"]) for i in p)
+
+
+def test_embeddings_stay_in_the_texts_order_whatever_the_batch():
+    whole = encode(TEXTS)
+    for size in (1, 2, 64):
+        assert np.allclose(encode_queries(TEXTS, batch_size=size), whole, atol=1e-5)
+    one = encode_queries([TEXTS[3]])[0]
+    assert np.allclose(one, whole[3], atol=1e-5)
