@@ -194,6 +194,18 @@ class DenseIndex:
         return encode(list(queries), encoder=self.encoder) @ self.embeddings.T
 
 
+def encode_distinct(texts: Sequence[str], batch_size: int = 64, encoder: Encoder = None) -> np.ndarray:
+    """:func:`encode_queries` of ``texts``, each distinct text encoded once and the texts batched by length (little
+    padding): for a training set's many repeated and unevenly long texts; the rows come back in ``texts``' order."""
+    unique = list(dict.fromkeys(texts))
+    order = sorted(range(len(unique)), key=lambda i: len(unique[i]))
+    encoded = encode_queries([unique[i] for i in order], batch_size, encoder)
+    rows = np.empty_like(encoded)
+    rows[order] = encoded
+    position = {text: i for i, text in enumerate(unique)}
+    return rows[[position[t] for t in texts]] if len(texts) else rows
+
+
 def encode_queries(texts: Sequence[str], batch_size: int = 64, encoder: Encoder = None) -> np.ndarray:
     """The same embeddings as :func:`encode` (mean pooling, L2 norm — the pipeline of both packaged encoders),
     computed by calling the transformer directly under ``torch.inference_mode``: a few milliseconds for
