@@ -96,3 +96,25 @@ def test_engine_uses_train_dev_when_cached_and_says_nothing(cache, data_root, mo
     assert capsys.readouterr().err == ""
     load_parts(None, None, None, None, ("train",))  # a caller that names the splits gets them, silently
     assert asked["clarifier"] == ("train",) and capsys.readouterr().err == ""
+
+
+def test_converse_workers_load_the_models_the_driver_chose(monkeypatch, tmp_path):
+    """With --workers the driver's choice (say the train-only models) is passed on, not made again per worker."""
+
+    from clarion.cli import converse
+
+    chosen = tmp_path / "pipeline-train"
+    passed = {}
+    conversations = tmp_path / "in.jsonl"
+    conversations.write_text('{"id": 1, "turns": [{"role": "user", "text": "hi"}]}\n')
+    engine = SimpleNamespace(clarifier=SimpleNamespace(directory=chosen))
+    monkeypatch.setattr(converse, "load_assistant", lambda *a: engine)
+    monkeypatch.setattr(converse, "cluster_of", lambda workers, address: "cluster")
+
+    def map_with_bar(load, decide, lines, cluster, what):
+        passed["model_dir"] = load.args[2]
+        return [{"id": 1, "action": "answer"}]
+
+    monkeypatch.setattr(converse, "map_with_bar", map_with_bar)
+    converse.converse(conversations, tmp_path / "out.jsonl", workers=2)
+    assert passed["model_dir"] == chosen.resolve()
