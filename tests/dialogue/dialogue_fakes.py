@@ -44,6 +44,9 @@ class _Ranker:
 class FakeClarifier:
     """need() and rank() of :class:`clarion.clariq.clarifier.Clarifier` for a fixed request set."""
 
+    directory = None
+    """No model directory: ``clarion converse --workers`` then lets each worker choose, as the driver did."""
+
     def __init__(self, p_clear=0.1, bank=BANK):
         self.bank = bank
         self.p_clear = p_clear

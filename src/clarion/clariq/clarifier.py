@@ -52,11 +52,12 @@ class Clarifier:
         model_dir: str | Path | None = None,
         data_dir: str | Path | None = None,
         progress: Callable[[str, int], Callable[[int], None]] | None = None,
+        splits: Sequence[str] | None = None,
     ) -> Clarifier:
-        """The model in ``model_dir``; by default the train+dev model, trained first (saying so on stderr; about 10
-        minutes on a 2-core CPU) when absent. An explicit ``model_dir`` must hold a finished model. ``progress``
-        reports that training as :meth:`clarion.dstc.assistant.Grounder.load`'s does: ``progress(description,
-        total)`` returns an ``advance(n)`` callback (a rich or tqdm bar)."""
+        """The model in ``model_dir``; by default the model trained on ``splits`` (default train+dev), trained first
+        (saying so on stderr; about 10 minutes on a 2-core CPU) when absent. An explicit ``model_dir`` must hold a
+        finished model. ``progress`` reports that training as :meth:`clarion.dstc.assistant.Grounder.load`'s does:
+        ``progress(description, total)`` returns an ``advance(n)`` callback (a rich or tqdm bar)."""
         if progress is not None and not callable(progress):
             raise InputError(f"progress must be a callable progress(description, total), got {progress!r}")
         if model_dir is None:
@@ -68,17 +69,18 @@ class Clarifier:
                 train_models,
             )
             from clarion.data.clariq import ClariQ
+            from clarion.data.clariq_constants import check_splits
 
-            data = ClariQ.load(data_dir)
+            data, splits = ClariQ.load(data_dir), check_splits(splits or DEFAULT_SPLITS)
 
             def train(directory: Path) -> None:
                 advance = None if progress is None else progress("training the ClariQ model", ranker_steps())
                 need_progress = progress or no_progress
-                train_models(data, DEFAULT_SPLITS, directory, progress=advance, need_progress=need_progress)
+                train_models(data, splits, directory, progress=advance, need_progress=need_progress)
 
-            ready = partial(ready_to_train, data, DEFAULT_SPLITS)
-            directory = default_model_dir(data, DEFAULT_SPLITS)
-            ensure(directory, train, "the ClariQ model", "ClariQ train+dev", ready=ready)
+            ready = partial(ready_to_train, data, splits)
+            directory = default_model_dir(data, splits)
+            ensure(directory, train, "the ClariQ model", f"ClariQ {'+'.join(splits)}", ready=ready)
         else:
             from clarion.data.io import as_path
 

@@ -27,7 +27,17 @@ from clarion.data.clariq import ClariQ
 from clarion.data.clariq_constants import check_splits
 from clarion.rerank.competition import COMPETITION_FEATURES
 from clarion.rerank.features import FEATURES
-from clarion.store import Progress, ensure, model_dir, no_progress, read_meta, writable_cache, write_meta, writing
+from clarion.store import (
+    Progress,
+    announce,
+    ensure,
+    model_dir,
+    no_progress,
+    read_meta,
+    writable_cache,
+    write_meta,
+    writing,
+)
 from clarion.types import Run, Topic
 
 TASK = "clariq"
@@ -54,6 +64,30 @@ def default_model_dir(data: ClariQ, splits: Sequence[str] = DEFAULT_SPLITS, tiny
     """Where :func:`train_models` puts the model for ``splits``."""
     splits = check_splits(splits)
     return model_dir(TASK, NAME, pipeline_config(splits, tiny), data_fingerprint(data, splits))
+
+
+BENCHMARK_SPLITS = ("train",)
+"""The splits of the models ``clarion clariq benchmark`` trains (dev is what it scores)."""
+
+
+TRAIN_ONLY = (
+    "using the ClariQ models trained on ClariQ train, those `clarion clariq benchmark` trains ({directory}); "
+    "`clarion clariq train` trains the train+dev ones (about 10 minutes on 2 cores), used from then on"
+)
+"""What :func:`engine_splits` says when it chooses the train-only models."""
+
+
+def engine_splits(data: ClariQ, say: Callable[[str], None] = announce) -> tuple[str, ...]:
+    """The splits of the ClariQ models a conversation uses when no model is named: train+dev when that model is
+    cached (``clarion clariq train``), else train, the models ``clarion clariq benchmark`` trains (trained when
+    absent: one set of models serves the benchmark and a first conversation, whichever runs first), said by ``say``
+    in one line with how to get the train+dev ones."""
+    from clarion.store import is_complete
+
+    if is_complete(default_model_dir(data, DEFAULT_SPLITS)):
+        return DEFAULT_SPLITS
+    say(TRAIN_ONLY.format(directory=default_model_dir(data, BENCHMARK_SPLITS)))
+    return BENCHMARK_SPLITS
 
 
 def ready_to_train(data: ClariQ, splits: Sequence[str]) -> None:

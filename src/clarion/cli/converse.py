@@ -82,6 +82,7 @@ def converse(
     if cluster is None:
         results = decide_block(assistant, lines)
     else:
+        model_dir = model_dir or assistant.clarifier.directory  # the workers load the models the driver chose
         del assistant  # each worker loads its own from the cache just filled
         from clarion.cli.scaled import absolute
 

@@ -109,11 +109,11 @@ class AnyRequest:
     def train(cls, data_dir=None, small: bool = False, progress: Progress = no_progress) -> AnyRequest:
         """Train the three models (``small``: a sample of AmbigNQ and of ClariQ's answers, for CI); ``progress`` sees
         four steps."""
-        from clarion.retrieve.dense import encode_queries
+        from clarion.retrieve.dense import encode_distinct
 
         advance = progress("training the clarification model for any request", 4)
         rows = [r for rs in sources(data_dir, small).values() for r in rs]
-        inputs = Inputs.of([r.request for r in rows], encode_queries([r.request for r in rows]))
+        inputs = Inputs.of([r.request for r in rows], encode_distinct([r.request for r in rows]))
         advance(1)
         unclear = UnclearModel.fit(inputs, [int(r.ask) for r in rows], [r.source for r in rows], UnclearConfig())
         advance(1)
@@ -123,7 +123,7 @@ class AnyRequest:
         )
         advance(1)
         replies, y, weights = reply_rows(data_dir, every=40 if small else 4)
-        X = features(*zip(*replies, strict=True))
+        X = features(*zip(*replies, strict=True), encode=encode_distinct)
         advance(1)
         return cls(unclear, writer, NewRequestDetector.fit(X, y, weights))
 

@@ -107,13 +107,15 @@ class Assistant:
         progress=None,
         cost: float = policy.DEFAULT_COST,
     ) -> Assistant:
-        """The deployed engine: the ClariQ models trained on train+dev (or those in ``model_dir``), the answer
-        model, and an answerer over ``knowledge`` (a DSTC knowledge dir or file) or ``documents`` (JSONL)."""
+        """The deployed engine: the ClariQ models in ``model_dir``, by default those trained on train+dev when
+        cached, else the train-only ones ``clarion clariq benchmark`` trains (trained now when absent, and said so:
+        :func:`clarion.clariq.train.engine_splits`); the answer model; and an answerer over ``knowledge`` (a DSTC
+        knowledge dir or file) or ``documents`` (JSONL)."""
         from clarion.dialogue.any_request import load_or_train
         from clarion.dialogue.loading import load_parts
         from clarion.store import no_progress
 
-        parts = load_parts(knowledge, documents, model_dir, progress, ("train", "dev"))
+        parts = load_parts(knowledge, documents, model_dir, progress)
         return cls(*parts, cost=cost, any_request=load_or_train(progress=progress or no_progress))
 
     def question_id(self, text: str) -> str | None:

@@ -51,16 +51,24 @@ def trained_splits(directory: Path) -> tuple[str, ...]:
     return tuple(splits) if isinstance(splits, list) and splits else ("train", "dev")
 
 
-def load_parts(knowledge, documents, model_dir, progress, default_splits: Sequence[str]):
-    """(clarifier, rewriter, chooser, answerer) for :class:`~clarion.dialogue.engine.Assistant`."""
+def load_parts(knowledge, documents, model_dir, progress, default_splits: Sequence[str] | None = None):
+    """(clarifier, rewriter, chooser, answerer) for :class:`~clarion.dialogue.engine.Assistant`. Without
+    ``model_dir``, the ClariQ models trained on ``default_splits``; when that is None, on the splits of
+    :func:`~clarion.clariq.train.engine_splits` (train+dev when cached, else train), said in one line."""
     from clarion.clariq.clarifier import Clarifier
+    from clarion.clariq.train import engine_splits
     from clarion.data.clariq import ClariQ
     from clarion.dialogue.training import load_or_train
 
     answerer = answerer_for(knowledge, documents, progress)  # bad paths fail before any model loads
-    clarifier = Clarifier.load(model_dir, progress=progress)
-    splits = trained_splits(clarifier.directory) if model_dir is not None else tuple(default_splits)
-    rewriter = load_or_train(ClariQ.load(), splits, progress=progress or no_progress)
+    data = ClariQ.load()
+    if model_dir is None:
+        splits = tuple(default_splits) if default_splits is not None else engine_splits(data)
+        clarifier = Clarifier.load(progress=progress, splits=splits)
+    else:
+        clarifier = Clarifier.load(model_dir, progress=progress)
+        splits = trained_splits(clarifier.directory)
+    rewriter = load_or_train(data, splits, progress=progress or no_progress)
     return clarifier, rewriter, chooser_for(clarifier), answerer
 
 

@@ -211,6 +211,15 @@ def _length_batches(tokenizer, texts: Sequence[str], batch_size: int, max_length
         yield positions, batch
 
 
+def encode_distinct(texts: Sequence[str], batch_size: int = 64, encoder: Encoder = None) -> np.ndarray:
+    """:func:`encode_queries` of ``texts``, each distinct text encoded once (it batches them by length): for a
+    training set's many repeated texts; the rows come back in ``texts``' order."""
+    unique = list(dict.fromkeys(texts))
+    encoded = encode_queries(unique, batch_size, encoder)
+    position = {text: i for i, text in enumerate(unique)}
+    return encoded[[position[t] for t in texts]] if len(texts) else encoded
+
+
 def encode_queries(texts: Sequence[str], batch_size: int = 64, encoder: Encoder = None) -> np.ndarray:
     """The same embeddings as :func:`encode` (mean pooling, L2 norm — the pipeline of both packaged encoders),
     computed by calling the transformer directly under ``torch.inference_mode``: a few milliseconds for

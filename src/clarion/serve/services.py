@@ -26,7 +26,13 @@ def _clarifier(config: ServeConfig, progress, loaded: dict):
     engine = loaded.get(Feature.converse)
     if engine is not None and config.data_dir is None:  # the same model: one copy in memory
         return engine.clarifier
-    return Clarifier.load(config.clariq_model, config.data_dir, progress=progress)
+    if config.clariq_model is not None:
+        return Clarifier.load(config.clariq_model, config.data_dir, progress=progress)
+    from clarion.clariq.train import engine_splits
+    from clarion.data.clariq import ClariQ
+
+    splits = engine_splits(ClariQ.load(config.data_dir))  # the engine's choice: train+dev when cached, else train
+    return Clarifier.load(data_dir=config.data_dir, progress=progress, splits=splits)
 
 
 def _grounder(config: ServeConfig, progress, loaded: dict):
