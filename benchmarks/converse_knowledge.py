@@ -1,7 +1,7 @@
 """The conversation engine with a DSTC knowledge base on the dev side of dstc11_track5's dialogue split (issue 62).
 
 Each dev context (the dialogue up to a user turn) is given to ``Assistant.reply_many`` as ``{"role", "text"}`` turns,
-with the ClariQ models trained on train+dev and the DSTC model (default: the default model, trained when absent)
+with the ClariQ models trained on train+dev and the DSTC model (default: the train-side model, trained when absent)
 over dstc11_track5's knowledge base. On the gold knowledge-seeking turns it counts how the engine answered (grounded
 answer, the Grounder's "which place" question, a ClariQ question or a query answer: the last two are misses); it
 scores the engine's knowledge answers with the DSTC11 scorer beside the Grounder's own predictions for the same
@@ -68,11 +68,13 @@ def load(model, limit: int | None):
     from clarion.dialogue.engine import Assistant
     from clarion.dialogue.loading import load_parts
     from clarion.dstc.assistant import Grounder
-    from clarion.dstc.models.default import DEFAULT_DATASET
+    from clarion.dstc.models.default import DEFAULT_DATASET, ensure_default_model
+    from clarion.dstc.models.pipeline import DataSplit
 
     dev = split_dataset(load_dataset(dataset_dir(DEFAULT_DATASET), labels=True), "dev")
     if limit:
         dev = dev.subset(range(min(limit, len(dev.contexts))))
+    model = model or ensure_default_model(split=DataSplit.train)  # the model that has not seen the dev dialogues
     grounder = Grounder.load(model, dev.knowledge)
     clarifier, rewriter, chooser, _ = load_parts(None, None, None, None, ("train", "dev"))
     return dev, Assistant(clarifier, rewriter, chooser, KnowledgeAnswerer(grounder)), grounder
@@ -100,7 +102,7 @@ def show_examples(title: str, rows: list[tuple], k: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="only the first N dev contexts")
-    parser.add_argument("--model", default=None, help="DSTC model directory (default: the default model)")
+    parser.add_argument("--model", default=None, help="DSTC model directory (default: the train-side model)")
     parser.add_argument("--batch", type=int, default=8, help="conversations per reply_many call")
     parser.add_argument("--examples", type=int, default=5, help="examples printed per kind")
     args = parser.parse_args()
