@@ -196,12 +196,16 @@ class DenseIndex:
 
 def _length_batches(tokenizer, texts: Sequence[str], batch_size: int, max_length: int):
     """Batches of ``texts`` (their positions, the tokenizer's padded tensors), the texts ordered by their number of
-    word pieces so that a batch pads little: sorting by characters left 40% of the work padding on a reply set."""
-    with _TOKENIZING:
-        lengths = tokenizer(
-            list(texts), truncation=True, max_length=max_length, return_attention_mask=False, return_length=True
-        )["length"]
-    order = sorted(range(len(texts)), key=lambda i: lengths[i])
+    word pieces so that a batch pads little: sorting by characters left 40% of the work padding on a reply set. Texts
+    that fit one batch (a request being answered) are tokenized once, as they come: ordering cannot save padding."""
+    if len(texts) <= batch_size:
+        order = list(range(len(texts)))
+    else:
+        with _TOKENIZING:
+            lengths = tokenizer(
+                list(texts), truncation=True, max_length=max_length, return_attention_mask=False, return_length=True
+            )["length"]
+        order = sorted(range(len(texts)), key=lambda i: lengths[i])
     for start in range(0, len(order), batch_size):
         positions = order[start : start + batch_size]
         with _TOKENIZING:  # a fast tokenizer set for padding by two threads at once: "Already borrowed"
@@ -217,7 +221,7 @@ def encode_distinct(texts: Sequence[str], batch_size: int = 64, encoder: Encoder
     unique = list(dict.fromkeys(texts))
     encoded = encode_queries(unique, batch_size, encoder)
     position = {text: i for i, text in enumerate(unique)}
-    return encoded[[position[t] for t in texts]] if len(texts) else encoded
+    return encoded[[position[t] for t in texts]]
 
 
 def encode_queries(texts: Sequence[str], batch_size: int = 64, encoder: Encoder = None) -> np.ndarray:
