@@ -3,6 +3,7 @@ first decision, with the cache as it is (``$CLARION_CACHE_DIR``).
 
     CLARION_CACHE_DIR=/tmp/empty python benchmarks/first_conversation.py chat       # from an empty cache
     python benchmarks/first_conversation.py chat converse                          # with the models cached
+                                              # (after the README's command 1: benchmark, then chat --prepare)
 
 Prints, per command, the wall time, the CPU time of the command (its process and threads: comparable when other
 jobs share the machine, which wall time is not) and the load average before and after. The command's stderr
@@ -59,6 +60,7 @@ def main() -> None:
     parser.add_argument("commands", nargs="+", choices=["chat", "converse"])
     parser.add_argument("--logs", type=Path, default=Path("."))
     args = parser.parse_args()
+    args.logs.mkdir(parents=True, exist_ok=True)
     for name in args.commands:
         row = timed(name, args.logs)
         loads = "/".join(f"{x:.1f}" for x in row["load_before"]), "/".join(f"{x:.1f}" for x in row["load_after"])

@@ -93,6 +93,7 @@ def main() -> None:
     parser.add_argument("--groups", nargs="+", help="the groups of the base configuration (default: all)")
     parser.add_argument("--balance", type=float, default=0.5, help="source_balance (1: sources weigh the same)")
     parser.add_argument("--within", action="store_true")
+    parser.add_argument("--class-balance", nargs="+", type=float, default=[0.0], help="class_balance values to try")
     parser.add_argument("--data-dir")
     args = parser.parse_args()
 
@@ -102,9 +103,12 @@ def main() -> None:
     inputs = inputs_of(sources)
     print("left-out AUC / balanced accuracy per source", flush=True)
     for C in args.C:
-        base = UnclearConfig(groups=args.groups or DEFAULT_GROUPS, C=C, source_balance=args.balance)
-        label = f"{'+'.join(base.groups)} C={C:g} balance={args.balance:g}"
-        report(label, evaluate(inputs, sources, base, args.within))
+        for classes in args.class_balance:
+            base = UnclearConfig(
+                groups=args.groups or DEFAULT_GROUPS, C=C, source_balance=args.balance, class_balance=classes
+            )
+            label = f"{'+'.join(base.groups)} C={C:g} balance={args.balance:g} classes={classes:g}"
+            report(label, evaluate(inputs, sources, base, args.within))
         if not args.ablate:
             continue
         variants = {f"  without {g}": replace(base, groups=[x for x in base.groups if x != g]) for g in base.groups}

@@ -25,3 +25,18 @@ def test_chat_loads_and_warms_up_before_its_prompt(monkeypatch):
     assert result.exit_code == 0, result.output
     assert events == ["load", f"reply {converse_cli.WARMUP_TEXT}", "prompt"]
     assert result.stderr.startswith("loading the conversation models") and "ready (" in result.stderr
+
+
+def test_prepare_trains_and_loads_the_models_and_exits_without_a_prompt(monkeypatch):
+    events: list[str] = []
+
+    class Engine:
+        def reply(self, turns):
+            events.append("reply")
+
+    monkeypatch.setattr(converse_cli, "load_assistant", lambda *args: events.append("load") or Engine())
+    monkeypatch.setattr(converse_cli, "chat_session", lambda assistant, **kwargs: events.append("prompt"))
+    result = CliRunner().invoke(app, ["chat", "--prepare"])
+    assert result.exit_code == 0, result.output
+    assert events == ["load", "reply"]
+    assert "the conversation models are ready" in result.stderr

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from clarion.detect.form import asks_fact
-from clarion.detect.unclear import HAND_GROUPS, Inputs, UnclearConfig, UnclearModel, hand_features, source_weights
+from clarion.detect.unclear import (
+    HAND_GROUPS,
+    Inputs,
+    UnclearConfig,
+    UnclearModel,
+    class_balanced,
+    hand_features,
+    source_weights,
+)
 from clarion.errors import InputError
 
 
@@ -26,6 +34,18 @@ def test_source_weights_bring_sources_to_the_same_total():
     assert source_weights(["a"] * 9 + ["b"], balance=0.0).tolist() == [1.0] * 10
     half = source_weights(["a"] * 9 + ["b"], balance=0.5)
     assert half[:9].sum() == pytest.approx(3 * half[9])  # 9 ** 0.5 against 1 ** 0.5
+
+
+def test_class_balance_gives_each_class_half_of_its_source_and_keeps_the_sources_totals():
+    sources = ["a"] * 8 + ["b"] * 4
+    y = [1] * 6 + [0] * 2 + [1, 0, 0, 0]
+    before = source_weights(sources, balance=0.5)
+    w = class_balanced(before, sources, y)
+    assert w[:6].sum() == pytest.approx(w[6:8].sum()) and w[8] == pytest.approx(w[9:12].sum())
+    assert w[:8].sum() / w[8:].sum() == pytest.approx(before[:8].sum() / before[8:].sum())
+    assert w.mean() == pytest.approx(1.0)
+    one_class = class_balanced(np.ones(3), ["c"] * 3, [1, 1, 1])
+    assert one_class.tolist() == pytest.approx([1.0, 1.0, 1.0])
 
 
 def _inputs(requests):

@@ -36,3 +36,43 @@ def test_embeddings_stay_in_the_texts_order_whatever_the_batch():
         assert np.allclose(encode_queries(TEXTS, batch_size=size), whole, atol=1e-5)
     one = encode_queries([TEXTS[3]])[0]
     assert np.allclose(one, whole[3], atol=1e-5)
+
+
+def test_many_batches_run_in_lanes_with_the_same_embeddings_and_the_thread_count_restored():
+    import torch
+
+    from clarion.retrieve import dense
+
+    texts = [f"{a} {b}" for a in TEXTS for b in TEXTS] * 2  # 72 texts, 36 batches of 2
+    whole = encode(texts)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        assert dense._lanes(36) == 2 and dense._lanes(dense.LANE_BATCHES - 1) == 1
+        counted: list[int] = []
+        emb = encode_queries(texts, batch_size=2, on_batch=counted.append)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert np.allclose(emb, whole, atol=1e-5)
+    assert sum(counted) == len(texts) and len(counted) == 36
+
+
+def test_a_failing_lane_raises_and_releases_the_lanes(monkeypatch):
+    import pytest
+    import torch
+
+    from clarion.retrieve import dense
+
+    def broken(tokenizer, texts, positions, max_length):
+        raise RuntimeError("tokenizer failed")
+
+    monkeypatch.setattr(dense, "_tokenized", broken)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with pytest.raises(RuntimeError, match="tokenizer failed"):
+            encode_queries(TEXTS * 6, batch_size=2)
+        assert torch.get_num_threads() == 2 and not dense._LANES.locked()
+    finally:
+        torch.set_num_threads(before)

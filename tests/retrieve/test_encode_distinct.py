@@ -10,7 +10,7 @@ def test_encode_distinct_encodes_each_text_once_and_keeps_the_order(monkeypatch)
 
     seen: list[list[str]] = []
 
-    def fake(texts, batch_size=64, encoder=None):
+    def fake(texts, batch_size=64, encoder=None, on_batch=None):
         seen.append(list(texts))
         return np.asarray([[len(t), ord(t[0])] for t in texts], dtype=np.float32)
 

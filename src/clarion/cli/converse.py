@@ -178,6 +178,14 @@ def chat(
     documents: DocumentsOption = None,
     model_dir: ModelDirOption = None,
     cost: CostOption = 0.5,
+    prepare: Annotated[
+        bool,
+        typer.Option(
+            "--prepare",
+            help="Train the models a conversation needs (when absent), load them, answer one test turn and exit; "
+            "chat, converse and serve then start in seconds.",
+        ),
+    ] = False,
 ) -> None:
     """Talk with the engine in the terminal (history kept; /reset, /why, /quit)."""
     import time
@@ -188,6 +196,9 @@ def chat(
     started = time.monotonic()
     assistant = load_assistant(knowledge, documents, model_dir, cost)
     assistant.reply([{"role": "user", "text": WARMUP_TEXT}])  # what loads on first use loads now, not at turn 1
+    if prepare:
+        typer.echo(f"the conversation models are ready ({time.monotonic() - started:.0f} s): clarion chat", err=True)
+        return
     typer.echo(f"ready ({time.monotonic() - started:.0f} s)", err=True)
     with one_at_a_time():
         chat_session(assistant, write=lambda text: (print(text), sys.stdout.flush()))

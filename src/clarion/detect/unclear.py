@@ -42,6 +42,7 @@ _BOUNDS = {
     "C": Bound("float", 0, open_low=True),
     "embedding_weight": Bound("float", 0),
     "source_balance": Bound("float", 0, 1),
+    "class_balance": Bound("float", 0, 1),
     "seed": SEED,
 }
 
@@ -64,6 +65,10 @@ class UnclearConfig:
     source_balance: float = 0.5
     """How far each source is brought to the same total weight: 1 every source weighs the same, 0 every request
     does (a source weighs its size), in between a source of n requests weighs n ** (1 - source_balance)."""
+    class_balance: float = 0.0
+    """How far, within each source, asks and don't-asks are brought to the same weight (1: the same, each source's
+    base rate taken out, so that P >= 0.5 is the same balanced decision whatever share of a source's requests need a
+    question; 0: as they come)."""
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -134,6 +139,21 @@ def _hand_columns(groups: Sequence[str]) -> np.ndarray:
     return np.asarray(keep, dtype=int)
 
 
+def class_balanced(weights: np.ndarray, sources: Sequence[str], y: Sequence[int], balance: float = 1.0) -> np.ndarray:
+    """``weights`` moved within each source towards its classes weighing the same: a class holding a share ``s`` of
+    its source's weight is multiplied by ``(1 / (k s)) ** balance`` (``k`` classes; 1: each class weighs 1/k of the
+    source), then each source is brought back to its total; the mean stays 1."""
+    sources, y, out = np.asarray(sources), np.asarray(y), np.asarray(weights, dtype=np.float64).copy()
+    for source in np.unique(sources):
+        rows = sources == source
+        total = out[rows].sum()
+        classes = [rows & (y == c) for c in np.unique(y[rows])]
+        for members in classes:
+            out[members] *= (total / len(classes) / out[members].sum()) ** balance
+        out[rows] *= total / out[rows].sum()
+    return out * len(out) / out.sum()
+
+
 @dataclass
 class UnclearModel:
     """A fitted P(unclear) model: a logistic regression over the standardised hand-made features, the scaled
@@ -173,6 +193,8 @@ class UnclearModel:
             vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True).fit(inputs.requests)
         model = cls(config, mean, scale, np.zeros(0), 0.0, vectorizer)
         weights = source_weights(sources, config.source_balance)
+        if config.class_balance:
+            weights = class_balanced(weights, sources, y, config.class_balance)
         fitted = LogisticRegression(C=config.C, max_iter=3000, random_state=config.seed)
         fitted.fit(model._design(inputs), np.asarray(y, dtype=int), sample_weight=weights)
         model.coef, model.intercept = fitted.coef_[0].astype(np.float64), float(fitted.intercept_[0])

@@ -97,6 +97,17 @@ def reply_rows(data_dir=None, every: int = 4) -> tuple[list[tuple[str, str, str]
     return rows, np.asarray(y), weights
 
 
+def _encoder(progress: Progress, what: str):
+    """``encode_distinct`` with a bar counting the distinct texts of ``what`` encoded."""
+    from clarion.retrieve.dense import encode_distinct
+
+    def encode(texts):
+        advance = progress(f"any request: encoding {len(set(texts)):,} {what}", len(set(texts)))
+        return encode_distinct(texts, on_batch=advance)
+
+    return encode
+
+
 @dataclass
 class AnyRequest:
     """Whether any request needs a clarifying question, and which question to ask."""
@@ -109,11 +120,9 @@ class AnyRequest:
     def train(cls, data_dir=None, small: bool = False, progress: Progress = no_progress) -> AnyRequest:
         """Train the three models (``small``: a sample of AmbigNQ and of ClariQ's answers, for CI); ``progress`` sees
         four steps."""
-        from clarion.retrieve.dense import encode_distinct
-
         advance = progress("training the clarification model for any request", 4)
         rows = [r for rs in sources(data_dir, small).values() for r in rs]
-        inputs = Inputs.of([r.request for r in rows], encode_distinct([r.request for r in rows]))
+        inputs = Inputs.of([r.request for r in rows], _encoder(progress, "requests")([r.request for r in rows]))
         advance(1)
         unclear = UnclearModel.fit(inputs, [int(r.ask) for r in rows], [r.source for r in rows], UnclearConfig())
         advance(1)
@@ -123,7 +132,7 @@ class AnyRequest:
         )
         advance(1)
         replies, y, weights = reply_rows(data_dir, every=40 if small else 4)
-        X = features(*zip(*replies, strict=True), encode=encode_distinct)
+        X = features(*zip(*replies, strict=True), encode=_encoder(progress, "replies to questions"))
         advance(1)
         return cls(unclear, writer, NewRequestDetector.fit(X, y, weights))
 

@@ -207,9 +207,7 @@ def train_rewriter(
 ):
     """A :class:`Rewriter` trained on ``splits`` (and its out-of-fold metrics in ``meta``); ``progress`` sees the
     examples (their encoding), each of the five cross-validation folds and the final fit."""
-    from clarion.retrieve.dense import encode_cached
-
-    encode = encode or (lambda texts: encode_cached(list(texts), name="dialogue-rewrites"))
+    encode = encode or partial(_encode_shown, progress=progress)
     advance = progress("training the answer-understanding model", 7)
     labels = merged_labels(data, splits)
     vocabulary = vocabulary_for(data, labels)
@@ -219,6 +217,21 @@ def train_rewriter(
     rewriter = Rewriter(vocabulary, fit(ex, config), {"cv": metrics})
     advance(1)
     return rewriter
+
+
+def _encode_shown(texts: Sequence[str], progress: Progress) -> np.ndarray:
+    """The packaged MiniLM's embeddings of ``texts`` (cached on disk), a bar counting the texts encoded."""
+    from clarion.retrieve.dense import encode_cached
+
+    advance, done = progress(f"answer understanding: encoding {len(texts):,} texts", len(texts)), [0]
+
+    def on_batch(n: int) -> None:
+        done[0] += n
+        advance(n)
+
+    emb = encode_cached(list(texts), name="dialogue-rewrites", on_batch=on_batch)
+    advance(len(texts) - done[0])  # read from the cache: nothing was encoded
+    return emb
 
 
 def merged_labels(data: ClariQ, splits: Sequence[str]) -> ClariqLabels:
