@@ -125,3 +125,11 @@ def test_every_decision_carries_the_tidy_understood_query(engine):
     from clarion.text import tidy_query
 
     assert "yes" not in d.understood.split() and d.understood == tidy_query(d.query)
+
+
+def test_an_answer_says_what_it_searches_for_as_a_person_would_write_it(engine):
+    question = engine.reply(user("coffee shops")).text
+    d = engine.reply(user("coffee shops", question, "yes paris paris"))  # one written question per request
+    assert d.action == "answer" and not d.sources
+    assert d.text == f"Searching for: {d.understood}"
+    assert "paris paris" not in d.text.lower() and "yes" not in d.text.split()

@@ -11,8 +11,9 @@ gives every request about the same probability. :class:`UnclearModel` reads only
 It is a logistic regression over the standardised hand-made features, the scaled embedding and the TF-IDF, trained on
 requests labelled ask / don't ask from several sources (ClariQ's need labels: 1 is clear; AmbigNQ: a question with
 several readings is unclear; clarion's everyday requests). A source of n requests weighs n ** 0.5 in total
-(``source_balance``), so that AmbigNQ's 9,058 questions do not decide alone what "unclear" means. Settings are
-chosen by leave-one-source-out cross-validation (``benchmarks/need_sources.py``).
+(``source_balance``), so that AmbigNQ's 9,058 questions do not decide alone what "unclear" means, and within a source
+the two classes are brought most of the way to the same weight (``class_balance``). Settings are chosen by
+leave-one-source-out cross-validation (``benchmarks/need_sources.py``).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class UnclearConfig:
     source_balance: float = 0.5
     """How far each source is brought to the same total weight: 1 every source weighs the same, 0 every request
     does (a source weighs its size), in between a source of n requests weighs n ** (1 - source_balance)."""
-    class_balance: float = 0.0
+    class_balance: float = 0.75
     """How far, within each source, asks and don't-asks are brought to the same weight (1: the same, each source's
     base rate taken out, so that P >= 0.5 is the same balanced decision whatever share of a source's requests need a
     question; 0: as they come)."""

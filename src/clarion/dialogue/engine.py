@@ -262,7 +262,7 @@ class Assistant:
             return Decision("clarify", text, understood.query, read.need, choice.question.id, scores=scores)
         if grounded is None and self.answerer is not None and not getattr(self.answerer, "reads_turns", False):
             grounded = self.answerer((), understood.query)
-        answer = grounded or query_answer(understood.query)
+        answer = grounded or query_answer(tidy_query(understood.query))  # shown as a person would write it
         if grounded is None and getattr(self.answerer, "reads_turns", False):
             scores = scores | {"handoff": True}  # not knowledge-seeking: the host's dialogue manager's turn
         return Decision(
