@@ -57,6 +57,14 @@ def test_a_bare_word_with_several_senses_gets_a_question_with_options():
     assert options_in(written.text) == written.options
 
 
+def test_only_a_bare_topic_is_asked_which_sense_it_means():
+    bare, capital, asks_when = QuestionWriter().write(
+        ["what is mercury", "what is the capital", "when should i see a doctor"], np.zeros((3, 384))
+    )
+    assert bare.source == "senses" and capital.source == "senses"  # an article leaves the topic bare
+    assert asks_when.source.startswith("kind:") and asks_when.options == []  # one content word, not a bare topic
+
+
 def test_without_a_kind_classifier_it_asks_about_the_scope():
     assert QuestionWriter().write(["hiking boots"], np.zeros((1, 384)))[0].text == KINDS["scope"].format(
         topic="hiking boots"
