@@ -19,11 +19,15 @@ def test_rewriter_trains_saves_and_loads(data_root, tmp_path, monkeypatch):
     steps = []
 
     def progress(description, total):
-        steps.append([description, total, 0])
-        return lambda n=1: steps[-1].__setitem__(2, steps[-1][2] + n)
+        step = [description, total, 0]
+        steps.append(step)
+        return lambda n=1: step.__setitem__(2, step[2] + n)
 
     rewriter = load_or_train(data, ("train",), config, progress=progress)
-    assert steps == [["training the answer-understanding model", 7, 7]]
+    assert steps[0] == ["training the answer-understanding model", 7, 7]
+    encodings = steps[1:]  # the facet descriptions, then the candidate rewrites: bars counting the texts encoded
+    assert len(encodings) == 2 and all(d.startswith("answer understanding: encoding") for d, _, _ in encodings)
+    assert all(total == done > 0 for _, total, done in encodings)
     assert (rewriter_dir(data, ("train",), config) / "meta.json").is_file()
     cv = rewriter.meta["cv"]
     assert 0 < cv["chosen"] <= cv["oracle"] <= 1
