@@ -8,11 +8,25 @@ import pytest
 pytestmark = pytest.mark.slow
 
 
+STEPS: list[list] = []
+
+
 @pytest.fixture(scope="module")
 def model(data_root):
     from clarion.dialogue.any_request import AnyRequest
 
-    return AnyRequest.train(data_root, small=True)  # trained once for the module (about a minute)
+    def progress(description, total):
+        step = [description, total, 0]
+        STEPS.append(step)
+        return lambda n=1: step.__setitem__(2, step[2] + n)
+
+    return AnyRequest.train(data_root, small=True, progress=progress)  # trained once for the module (about a minute)
+
+
+def test_training_shows_its_steps_and_every_text_it_encodes(model):
+    assert STEPS[0] == ["training the clarification model for any request", 4, 4]
+    encodings = [s for s in STEPS[1:] if s[0].startswith("any request: encoding")]
+    assert len(encodings) == 2 and all(total == done > 0 for _, total, done in encodings)
 
 
 def test_trained_saved_and_loaded_it_assesses_the_same(tmp_path, model):
