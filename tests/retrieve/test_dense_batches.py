@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clarion.retrieve.dense import _length_batches, encode, encode_queries, load_encoder
+from clarion.retrieve.dense import _length_order, _tokenized, encode, encode_queries, load_encoder
 
 # Character length and word-piece count disagree: a long common word is one piece, rare words are several.
 TEXTS = [
@@ -19,7 +19,7 @@ TEXTS = [
 
 def test_batches_follow_the_number_of_word_pieces_and_cover_every_text_once():
     tokenizer = load_encoder()[0].tokenizer
-    batches = list(_length_batches(tokenizer, TEXTS, 2, 256))
+    batches = [(p, _tokenized(tokenizer, TEXTS, p, 256)) for p in _length_order(tokenizer, TEXTS, 2, 256)]
     positions = [i for p, _ in batches for i in p]
     assert sorted(positions) == list(range(len(TEXTS)))
     pieces = [len(tokenizer(TEXTS[i])["input_ids"]) for i in positions]

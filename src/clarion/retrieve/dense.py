@@ -228,12 +228,6 @@ def _tokenized(tokenizer, texts: Sequence[str], positions: list[int], max_length
         )
 
 
-def _length_batches(tokenizer, texts: Sequence[str], batch_size: int, max_length: int):
-    """``(positions, padded tensors)`` of each batch of :func:`_length_order`."""
-    for positions in _length_order(tokenizer, texts, batch_size, max_length):
-        yield positions, _tokenized(tokenizer, texts, positions, max_length)
-
-
 def encode_distinct(
     texts: Sequence[str], batch_size: int = 64, encoder: Encoder = None, on_batch: Callable[[int], None] | None = None
 ) -> np.ndarray:
