@@ -101,6 +101,11 @@ def test_a_new_request_is_ranked_over_the_whole_bank_by_similarity(tiny_ranker):
     bot = Clarifier(directory, ranker)
     assert bot.is_new(request) and not bot.is_new(known)
     assert bot.is_new_many([request, known, request]) == [True, False, True] and bot.is_new_many([]) == []
+    flags, emb = bot.new_and_embedded([request, known, "how do I fix a flat bicycle tire"])
+    assert flags == bot.is_new_many([request, known, "how do I fix a flat bicycle tire"])  # FAR changes no answer
+    assert np.allclose(emb[[0, 2]], encode_queries([request, "how do I fix a flat bicycle tire"]), atol=1e-5)
+    assert not emb[1].any()  # a known request is not encoded
+    assert bot.new_and_embedded([known])[0] == [False]
     for bad in (0, 1.5, True, "0.8"):
         with pytest.raises(InputError, match="snap must be"):
             ranker.rank([request], snap=bad)

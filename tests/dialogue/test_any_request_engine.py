@@ -133,3 +133,27 @@ def test_an_answer_says_what_it_searches_for_as_a_person_would_write_it(engine):
     assert d.action == "answer" and not d.sources
     assert d.text == f"Searching for: {d.understood}"
     assert "paris paris" not in d.text.lower() and "yes" not in d.text.split()
+
+
+def test_the_replies_of_concurrent_conversations_are_read_in_one_batch(bow_rewriter):
+    from clarion.dialogue import Assistant
+    from clarion.dialogue.choose import QuestionChooser
+
+    class Batched(FakeAnyRequest):
+        def __init__(self):
+            super().__init__()
+            self.batches: list[int] = []
+
+        def new_requests_many(self, rows):
+            self.batches.append(len(rows))
+            return [self.is_new_request(*row) for row in rows]
+
+    model = Batched()
+    chooser = QuestionChooser(list(BANK), bow_encode(list(BANK.values())))
+    engine = Assistant(NewRequests(), bow_rewriter, chooser, cost=0.5, any_request=model)
+    question = "Which city or area are you looking for coffee shops in?"
+    decisions = engine.reply_many(
+        [user("coffee shops", question, "in Lisbon"), user("dinosaurs", question, "i want to book a flight to rome")]
+    )
+    assert model.batches == [2]  # one call for both replies, none again while reading each conversation
+    assert "new_request" not in decisions[0].scores and decisions[1].scores["new_request"] is True

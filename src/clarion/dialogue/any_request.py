@@ -138,11 +138,19 @@ class AnyRequest:
 
     def is_new_request(self, request: str, question: str, reply: str) -> bool:
         """Whether ``reply`` to ``question`` starts a new request instead of answering it."""
-        return bool(self.new_requests.probability(features([request], [question], [reply]))[0] >= THRESHOLD)
+        return self.new_requests_many([(request, question, reply)])[0]
 
-    def assess(self, requests: list[str]) -> list[tuple[float, Written]]:
-        """P(unclear) of each request and the question to ask it (the encoder runs once for both)."""
-        inputs = Inputs.of(requests)
+    def new_requests_many(self, rows: list[tuple[str, str, str]]) -> list[bool]:
+        """:meth:`is_new_request` of each ``(request, question, reply)``, one encoder pass for all."""
+        if not rows:
+            return []
+        p = self.new_requests.probability(features(*map(list, zip(*rows, strict=True))))
+        return [bool(v >= THRESHOLD) for v in p]
+
+    def assess(self, requests: list[str], embeddings: np.ndarray | None = None) -> list[tuple[float, Written]]:
+        """P(unclear) of each request and the question to ask it (the encoder runs once for both, not at all with
+        ``embeddings``: the packaged MiniLM's of the requests)."""
+        inputs = Inputs.of(requests, embeddings)
         p = self.unclear.probability(inputs)
         return list(zip((float(v) for v in p), self.writer.write(requests, inputs.embeddings), strict=True))
 

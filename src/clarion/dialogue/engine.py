@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from clarion.dialogue import policy
 from clarion.dialogue.answer import Answer, query_answer
 from clarion.dialogue.chaining import CHAINING
@@ -31,6 +33,7 @@ from clarion.dialogue.new_request import restarted
 from clarion.dialogue.options import with_picks
 from clarion.dialogue.questions import Written
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
+from clarion.errors import InputError
 from clarion.memo import Memo
 from clarion.text import tidy_query
 from clarion.types import Decision
@@ -133,10 +136,11 @@ class Assistant:
         """:meth:`reply` for each conversation, the same decisions, with the models reading the requests not yet
         seen together: the need model's encoder in one batch, the question ranker in one pass (what a server
         gathering concurrent requests calls). One bad conversation raises for the whole call."""
+        self._new_replies(conversations)  # every reply's "answer or new request?" in one encoder pass
         read = [self._read(turns) for turns in conversations]
         open_ = [r for r in read if r.decision is None]
-        new = self._new_requests([r.state.request for r in open_])
-        assessed = self._assess(list(new))  # off ClariQ, the ClariQ need model is not asked at all
+        new, embedded = self._new_requests([r.state.request for r in open_])
+        assessed = self._assess(list(new), embedded)  # off ClariQ, the ClariQ need model is not asked at all
         needs = self._needs([r.state.request for r in open_ if r.state.request not in new])
         for r in open_:
             self._weigh(r, needs.get(r.state.request), assessed.get(r.state.request))
@@ -198,28 +202,62 @@ class Assistant:
 
     def _is_new_request(self, request: str, question: str, reply: str) -> bool:
         """Whether ``reply`` to ``question`` starts a new request (remembered: every turn resends the history)."""
-
-        def compute(keys: list) -> list:
-            return [self.any_request.is_new_request(*key[1]) for key in keys]
-
         key = ("new-request", (request, question, reply))
-        return self._memo.get_many([key], compute)[key]
+        return self._memo.get_many([key], self._replies_new)[key]
 
-    def _new_requests(self, requests: Sequence[str]) -> set[str]:
-        """The requests that are not ClariQ's (nor rewordings of one), when a model for any request is at hand (one
-        encoder pass for all when the clarifier has ``is_new_many``)."""
-        if self.any_request is None or not requests:
-            return set()
-        many, one = getattr(self.clarifier, "is_new_many", None), getattr(self.clarifier, "is_new", None)
+    def _replies_new(self, keys: list) -> list[bool]:
+        many = getattr(self.any_request, "new_requests_many", None)
         if many is not None:
-            return {r for r, new in zip(requests, many(list(requests)), strict=True) if new}
-        return {r for r in requests if one is not None and one(r)}
+            return many([key[1] for key in keys])
+        return [self.any_request.is_new_request(*key[1]) for key in keys]
 
-    def _assess(self, requests: Sequence[str]) -> dict[str, tuple[float, Written]]:
-        """P(unclear) and the written question of each request not ClariQ's, those not remembered in one batch."""
+    def _new_replies(self, conversations: Sequence[Sequence[Mapping[str, str]]]) -> None:
+        """Whether each reply to a question answers it or starts a new request, for every conversation at once (one
+        encoder pass; remembered for :meth:`_read`), read against the conversation's first request: a reply after a
+        restart is read again, against its new request, when :meth:`_read` gets to it."""
+        if self.any_request is None:
+            return
+        keys = []
+        for turns in conversations:
+            try:
+                state = read_state(check_turns(turns), self.question_id)
+            except InputError:
+                continue  # a bad conversation gets its error from _read
+            keys += [("new-request", (state.request, e.question, e.answer)) for e in state.exchanges]
+        if keys:
+            self._memo.get_many(list(dict.fromkeys(keys)), self._replies_new)
+
+    def _new_requests(self, requests: Sequence[str]) -> tuple[set[str], dict]:
+        """The requests that are not ClariQ's (nor rewordings of one), when a model for any request is at hand, and
+        the packaged MiniLM's embeddings of those just computed (the clarifier's ``new_and_embedded``: one encoder
+        pass for most of them, remembered per request; else ``is_new_many`` or ``is_new``)."""
+        if self.any_request is None or not requests:
+            return set(), {}
+        both, many = getattr(self.clarifier, "new_and_embedded", None), getattr(self.clarifier, "is_new_many", None)
+        if both is None:
+            one = getattr(self.clarifier, "is_new", None)
+            flags = many(list(requests)) if many is not None else [one is not None and one(r) for r in requests]
+            return {r for r, new in zip(requests, flags, strict=True) if new}, {}
+        embedded: dict = {}
 
         def compute(keys: list) -> list:
-            return self.any_request.assess([request for _, request in keys])
+            missing = [request for _, request in keys]
+            flags, emb = both(missing)
+            embedded.update((r, e) for r, e, new in zip(missing, emb, flags, strict=True) if new)
+            return flags
+
+        found = self._memo.get_many([("new", r) for r in requests], compute)
+        return {r for (_, r), new in found.items() if new}, embedded
+
+    def _assess(self, requests: Sequence[str], embedded: dict | None = None) -> dict[str, tuple[float, Written]]:
+        """P(unclear) and the written question of each request not ClariQ's, those not remembered in one batch (with
+        the embeddings in ``embedded`` when it holds all of theirs)."""
+
+        def compute(keys: list) -> list:
+            missing = [request for _, request in keys]
+            if embedded and all(r in embedded for r in missing):
+                return self.any_request.assess(missing, np.vstack([embedded[r] for r in missing]))
+            return self.any_request.assess(missing)
 
         return {r: v for (_, r), v in self._memo.get_many([("assess", r) for r in requests], compute).items()}
 

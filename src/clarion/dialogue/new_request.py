@@ -33,6 +33,9 @@ FEATURES = (
     "share_request_words",
     *(f"reply_{name}" for name in FORM_FEATURES),
 )
+SMALL_BATCH = 16
+"""Texts per encoder batch when a service's batch of replies is read: the requests, questions, replies and
+request-question pairs sorted by length into batches of 16 pad far less than one batch padded to the longest pair."""
 THRESHOLD = 0.9
 """P(new request) at which a reply is read as one. Taking an answer for a new request loses the conversation's
 topic, which costs more than the reverse: at 0.9, 1.3% of the answers of held-out ClariQ train topics are taken for
@@ -43,7 +46,11 @@ def features(requests: Sequence[str], questions: Sequence[str], replies: Sequenc
     """The :data:`FEATURES` of each (request, question, reply); ``encode``: texts -> L2-normalised embeddings
     (default: the packaged MiniLM)."""
     if encode is None:
-        from clarion.retrieve.dense import encode_queries as encode
+        from clarion.retrieve.dense import encode_queries
+
+        def encode(texts):  # batches of 16 sorted by length: the four views differ in length by several times
+            return encode_queries(texts, batch_size=SMALL_BATCH)
+
     if not replies:
         return np.zeros((0, len(FEATURES)))
     n = len(replies)
