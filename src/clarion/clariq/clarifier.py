@@ -151,7 +151,8 @@ class Clarifier:
         encoded = encode_queries([texts[i] for i in unknown])
         emb = np.zeros((len(texts), encoded.shape[1]), dtype=np.float32)
         emb[unknown] = encoded
-        far = router.far_from_known(texts, emb)
+        far = np.zeros(len(texts), dtype=bool)
+        far[unknown] = router.far_from_known(encoded)
         near = [t for t, f in zip(texts, far, strict=True) if not f]
         nearest = iter(router.nearest_known(near) if near else [])
         return [bool(f) or next(nearest)[1] < SNAP for f in far], emb

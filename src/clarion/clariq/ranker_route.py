@@ -117,16 +117,15 @@ class Router:
             self._routes.put(texts[i], (out[i], emb[i].copy()))
         return out, emb
 
-    def far_from_known(self, requests: Sequence[str], embeddings: np.ndarray) -> np.ndarray:
-        """Whether each request (stripped, not itself known) is farther than :data:`FAR` from every known request,
-        by ``embeddings``: the packaged MiniLM's embeddings of the requests (the pool's are cached on disk)."""
+    def far_from_known(self, embeddings: np.ndarray) -> np.ndarray:
+        """Whether each request that is not itself known is farther than :data:`FAR` from every known request, by
+        ``embeddings``: the packaged MiniLM's embeddings of those requests (the pool's are cached on disk)."""
         from clarion.retrieve.dense import encode_cached
 
         with self._lazy:
             if self._packaged_pool is None:
                 self._packaged_pool = encode_cached(list(self.context.pool_texts), name="clariq-requests")
-        unknown = self.space.pool_column(list(requests)) < 0
-        return unknown & ((np.asarray(embeddings) @ self._packaged_pool.T).max(axis=1) < FAR)
+        return (np.asarray(embeddings) @ self._packaged_pool.T).max(axis=1) < FAR
 
     def nearest_known(self, requests: Sequence[str]) -> list[tuple[str, float]]:
         """Each request's nearest known request (the pool: train, dev and test requests) and their cosine under

@@ -102,8 +102,8 @@ def _encoder(progress: Progress, what: str):
     from clarion.retrieve.dense import encode_distinct
 
     def encode(texts):
-        advance = progress(f"any request: encoding {len(set(texts)):,} {what}", len(set(texts)))
-        return encode_distinct(texts, on_batch=advance)
+        distinct = len(set(texts))
+        return encode_distinct(texts, on_batch=progress(f"any request: encoding {distinct:,} {what}", distinct))
 
     return encode
 

@@ -33,7 +33,6 @@ from clarion.dialogue.new_request import restarted
 from clarion.dialogue.options import with_picks
 from clarion.dialogue.questions import Written
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
-from clarion.errors import InputError
 from clarion.memo import Memo
 from clarion.text import tidy_query
 from clarion.types import Decision
@@ -136,8 +135,10 @@ class Assistant:
         """:meth:`reply` for each conversation, the same decisions, with the models reading the requests not yet
         seen together: the need model's encoder in one batch, the question ranker in one pass (what a server
         gathering concurrent requests calls). One bad conversation raises for the whole call."""
-        self._new_replies(conversations)  # every reply's "answer or new request?" in one encoder pass
-        read = [self._read(turns) for turns in conversations]
+        checked = [check_turns(turns) for turns in conversations]
+        states = [read_state(turns, self.question_id) for turns in checked]
+        self._new_replies(states)  # every reply's "answer or new request?" in one encoder pass
+        read = [self._read(turns, state) for turns, state in zip(checked, states, strict=True)]
         open_ = [r for r in read if r.decision is None]
         new, embedded = self._new_requests([r.state.request for r in open_])
         assessed = self._assess(list(new), embedded)  # off ClariQ, the ClariQ need model is not asked at all
@@ -148,10 +149,10 @@ class Assistant:
         decisions = [r.decision or self._decide(r, proposals) for r in read]
         return [replace(d, understood=tidy_query(d.query)) for d in decisions]
 
-    def _read(self, turns: Sequence[Mapping[str, str]]) -> _Read:
-        """The conversation read and understood, and the decision when it does not depend on the need model."""
-        turns = check_turns(turns)
-        state, new_request = read_state(turns, self.question_id), False
+    def _read(self, turns: list, state: State) -> _Read:
+        """The conversation (its checked ``turns`` and their ``state``) read and understood, and the decision when it
+        does not depend on the need model."""
+        new_request = False
         if self.any_request is not None and state.exchanges:
             state, new_request = restarted(state, self._is_new_request)
         state, picks = with_picks(state)
@@ -211,33 +212,26 @@ class Assistant:
             return many([key[1] for key in keys])
         return [self.any_request.is_new_request(*key[1]) for key in keys]
 
-    def _new_replies(self, conversations: Sequence[Sequence[Mapping[str, str]]]) -> None:
+    def _new_replies(self, states: Sequence[State]) -> None:
         """Whether each reply to a question answers it or starts a new request, for every conversation at once (one
         encoder pass; remembered for :meth:`_read`), read against the conversation's first request: a reply after a
         restart is read again, against its new request, when :meth:`_read` gets to it."""
         if self.any_request is None:
             return
-        keys = []
-        for turns in conversations:
-            try:
-                state = read_state(check_turns(turns), self.question_id)
-            except InputError:
-                continue  # a bad conversation gets its error from _read
-            keys += [("new-request", (state.request, e.question, e.answer)) for e in state.exchanges]
+        keys = [("new-request", (s.request, e.question, e.answer)) for s in states for e in s.exchanges]
         if keys:
-            self._memo.get_many(list(dict.fromkeys(keys)), self._replies_new)
+            self._memo.get_many(keys, self._replies_new)
 
     def _new_requests(self, requests: Sequence[str]) -> tuple[set[str], dict]:
         """The requests that are not ClariQ's (nor rewordings of one), when a model for any request is at hand, and
         the packaged MiniLM's embeddings of those just computed (the clarifier's ``new_and_embedded``: one encoder
-        pass for most of them, remembered per request; else ``is_new_many`` or ``is_new``)."""
+        pass for most of them, remembered per request; else ``is_new``)."""
         if self.any_request is None or not requests:
             return set(), {}
-        both, many = getattr(self.clarifier, "new_and_embedded", None), getattr(self.clarifier, "is_new_many", None)
-        if both is None:
+        both = getattr(self.clarifier, "new_and_embedded", None)
+        if both is None:  # a clarifier without the pool (a test's): one request at a time
             one = getattr(self.clarifier, "is_new", None)
-            flags = many(list(requests)) if many is not None else [one is not None and one(r) for r in requests]
-            return {r for r, new in zip(requests, flags, strict=True) if new}, {}
+            return {r for r in requests if one is not None and one(r)}, {}
         embedded: dict = {}
 
         def compute(keys: list) -> list:
