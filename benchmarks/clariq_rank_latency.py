@@ -2,7 +2,7 @@
 
 Prints: median latency of one request against the full 3,940-question bank after warm-up (with the
 shortlist size) on each route of ``QuestionRanker.rank``: a known request through the pipeline, a rewording of
-one (ranked as that request: one more encoding, see ``clarion.clariq.ranker.SNAP``) and a new request (the whole
+one (ranked as that request: one more encoding, see ``clarion.clariq.ranker_route.SNAP``) and a new request (the whole
 bank by similarity); throughput for a batch of 1,000 rewordings, and the training time and peak memory of the
 train+dev model (from its meta.json; ``--train`` retrains it here, in this process, first, with torch's default
 threads as ``clarion clariq train`` does; ``--threads`` applies to the requests).

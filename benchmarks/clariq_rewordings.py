@@ -20,7 +20,9 @@ test requests are for the train+dev model):
 - how often a question offered over the whole bank is relevant, by its score (each description's ten best
   questions): where a question is as likely relevant as not, which sets ``FIT``.
 
-    python benchmarks/clariq_rewordings.py
+    python benchmarks/clariq_rewordings.py [--starter]
+
+``--starter``: the starter model (the packaged MiniLM routes: ``SNAP_PACKAGED`` was read off its table).
 """
 
 from __future__ import annotations
@@ -70,19 +72,20 @@ def show(name: str, rankings: list[list[tuple[str, float]]], topics, labels) -> 
 def routes(ranker, labels, topics, descs, embeddings, thresholds) -> None:
     """The Recall rows of the descriptions under ``rank``'s options and over the whole bank."""
     from clarion.clariq.ranker_context import insert_no_question
-    from clarion.clariq.ranker_route import FOREIGN, PROPAGATE, SNAP
+    from clarion.clariq.ranker_route import FOREIGN, PROPAGATE
 
+    snap = ranker.router.snap  # SNAP, or SNAP_PACKAGED for the starter model
     own_requests = [labels.requests[t] for t in topics]
     print("  descriptions ranked                                          R@5     R@10    R@20    R@30")
     for name, texts, options in (
         ("through the pipeline as new topics (no snap, no whole bank)", descs, {"snap": None, "open_bank": False}),
-        (f"snapping at {SNAP}, the rest through the pipeline", descs, {"open_bank": False}),
+        (f"snapping at {snap}, the rest through the pipeline", descs, {"open_bank": False}),
         ("no snapping: the whole bank for all but exact known requests", descs, {"snap": None}),
-        (f"default: snapping at {SNAP}, the rest over the whole bank", descs, {}),
+        (f"default: snapping at {snap}, the rest over the whole bank", descs, {}),
         *(
             (f"  snapping at {tau}, the rest over the whole bank", descs, {"snap": tau})
             for tau in thresholds
-            if tau != SNAP
+            if tau != snap
         ),
         ("(the topics' own requests, through the pipeline)", own_requests, {}),
     ):
@@ -124,20 +127,21 @@ def fit_bands(ranker, labels, topics, descs, embeddings) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    parser.add_argument("--starter", action="store_true", help="the starter model (packaged MiniLM, no fine-tunes)")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
 
     torch.set_num_threads(args.threads)
-    from clarion.clariq.ranker_route import SNAP
+    from clarion.clariq.ranker_route import SNAP, SNAP_PACKAGED
     from clarion.clariq.train import load_ranker
     from clarion.data.clariq import ClariQ
     from clarion.retrieve.dense import encode_queries
 
     data = ClariQ.load()
-    ranker = load_ranker(data, ("train",))
-    thresholds = sorted({0.6, 0.65, 0.7, SNAP, 0.8, 0.85})
-    print(f"model trained on train only; SNAP = {SNAP}")
+    ranker = load_ranker(data, ("train",), starter=args.starter)
+    thresholds = sorted({0.6, 0.65, SNAP_PACKAGED, SNAP, 0.8, 0.85})
+    print(f"{'starter ' if args.starter else ''}model trained on train only; snapping at {ranker.router.snap}")
     for split in ("train", "dev"):
         labels = data.labels(split)
         topics = list(labels.requests)

@@ -1,6 +1,6 @@
 """How the answer-understanding model is applied over several turns, chosen on ClariQ train by cross-validation.
 
-    python benchmarks/converse_design_cv.py [--later N] [--score-encoder all-mpnet-base-v2]
+    python benchmarks/converse_design_cv.py [--later N] [--rows N] [--score-encoder all-mpnet-base-v2]
 
 Out of fold by topic (5 folds): a rewriter trained on the other folds' rows reads each held-out facet's recorded
 conversation (its topic's questions in a seeded order, its own answers); ``query`` is scored by facet MRR among all
@@ -38,9 +38,10 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--later", type=int, default=0, help="RewriterConfig.later: examples at turns 2-3.")
+    parser.add_argument("--rows", type=int, default=RewriterConfig.rows, help="RewriterConfig.rows: rows sampled.")
     parser.add_argument("--score-encoder", default=None, help="Packaged encoder scoring the queries (default MiniLM).")
     args = parser.parse_args()
-    data, config = ClariQ.load(), RewriterConfig(later=args.later)
+    data, config = ClariQ.load(), RewriterConfig(rows=args.rows, later=args.later)
     labels = merged_labels(data, ("train",))
     vocabulary = vocabulary_for(data, labels)
     enc = lambda texts: encode_cached(list(texts), name="dialogue-rewrites")  # noqa: E731

@@ -1,7 +1,7 @@
 """The conversation engine on ClariQ dev, beside the organisers' multi-turn baseline (the dev table of
 docs/conversation.md).
 
-    python benchmarks/converse_sim.py [--out converse_sim.json] [--limit N] [--any-request]
+    python benchmarks/converse_sim.py [--out converse_sim.json] [--limit N] [--any-request] [--starter]
 
 Every model is trained on train only (the ClariQ pipeline, the answer-understanding model, the simulator's yes/no
 model). ``query`` is scored by facet MRR among all dev facets with the packaged all-MiniLM-L6-v2 (zero-shot),
@@ -10,6 +10,8 @@ on simulated ones (the engine chooses the questions and may stop; the baseline a
 Also: how often the engine asks first, per need level, and for a few everyday requests unlike ClariQ's. With
 ``--any-request`` the engine has the model for any request, as ``Assistant.load`` gives it: its new-request
 detector then reads every answer first (an answer taken for a new request restarts the conversation from it).
+With ``--starter`` the ClariQ and answer-understanding models are the starter ones a first conversation trains when
+nothing is cached (``RankerConfig.starter``, ``RewriterConfig.starter``), on train.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="Only the first N dev facets (a quick look).")
     parser.add_argument("--recorded-only", action="store_true", help="Only the recorded conversations.")
     parser.add_argument("--any-request", action="store_true", help="The engine with the model for any request.")
+    parser.add_argument("--starter", action="store_true", help="The starter ClariQ and answer-understanding models.")
     args = parser.parse_args()
 
     import torch
@@ -84,7 +87,7 @@ def main() -> None:
     from clarion.dialogue.evaluate import Bm25Baseline, engine_trace, facet_mrr, facets_of, recorded_traces
     from clarion.dialogue.loading import load_for_splits
     from clarion.dialogue.simulate import UserSimulator
-    from clarion.dialogue.training import load_or_train
+    from clarion.dialogue.training import RewriterConfig, load_or_train
     from clarion.dialogue.understand import baseline_query
     from clarion.retrieve.dense import encode_cached
     from clarion.store import cpu_model
@@ -94,7 +97,7 @@ def main() -> None:
     if args.limit:
         keep = {t for t, _ in facets_of(dev)[: args.limit]}
         dev = dev.only([t for t in dev.requests if t in keep])
-    rewriter = load_or_train(data, ("train",))
+    rewriter = load_or_train(data, ("train",), RewriterConfig.starter() if args.starter else None)
     enc = lambda texts: encode_cached(list(texts), name="converse-sim")  # noqa: E731
     out: dict = {"machine": f"{cpu_model()}, {os.cpu_count()} cores", "python": platform.python_version()}
     out["rewriter_train_cv"] = rewriter.meta.get("cv", {})
@@ -113,7 +116,7 @@ def main() -> None:
     out["recorded_mrr"] = {name: facet_mrr(traces, dev, enc) for name, traces in recorded.items()}
     if args.recorded_only:
         return report(out, start, args.out)
-    engine = load_for_splits(("train",))
+    engine = load_for_splits(("train",), starter=args.starter)
     engine.any_request = model if args.any_request else None
     simulator = UserSimulator.fit(train, dev, enc)
     baseline = Bm25Baseline(data.bank)

@@ -16,7 +16,7 @@ from clarion.clariq.clarifier import Clarifier
 from clarion.clariq.ranker import QuestionRanker
 from clarion.clariq.ranker_config import RankerConfig
 from clarion.clariq.ranker_context import insert_no_question
-from clarion.clariq.ranker_route import FOREIGN, PROPAGATE, SNAP
+from clarion.clariq.ranker_route import FOREIGN, PROPAGATE, SNAP, SNAP_PACKAGED
 from clarion.clariq.ranker_training import assign_folds
 from clarion.data.clariq_constants import MIN_DEPTH, NO_QUESTION
 from clarion.errors import InputError
@@ -50,13 +50,22 @@ def test_unseen_request_is_ranked(tiny_ranker):
     assert len(pairs) == 10
 
 
+def test_the_snapping_threshold_is_the_route_encoders(tiny_ranker):
+    """The packaged MiniLM's cosines run lower than the fine-tuned one's: each has the threshold chosen for it."""
+    ranker, directory, _ = tiny_ranker
+    assert ranker.config.finetune_epochs == 0 and ranker.router.snap == SNAP_PACKAGED < SNAP
+    assert QuestionRanker.load(directory).router.snap == SNAP_PACKAGED
+    config = replace(ranker.config, finetune_epochs=1.0)
+    assert QuestionRanker(config, ranker.context, ranker.models, ranker.no_question_at).router.snap == SNAP
+
+
 def test_a_rewording_of_a_known_request_is_ranked_as_that_request(tiny_ranker):
     ranker, directory, data = tiny_ranker
     topic, request = next(iter(data.labels("train").requests.items()))  # labelled: its questions are attached
     own = set(data.labels("train").questions[topic]) - {NO_QUESTION}
     reworded = request.lower().rstrip(".?! ") + " please"
     (known, cosine), (itself, one) = ranker.router.nearest_known([reworded, f"  {request} "])
-    assert known == request and SNAP <= cosine < 1 and (itself, one) == (request, 1.0)
+    assert known == request and ranker.router.snap <= cosine < 1 and (itself, one) == (request, 1.0)
     router = ranker.router
     assert router.ranked_as([reworded]) == [request] and router.ranked_as([reworded], snap=None) == [reworded]
     snapped = ranker.rank([reworded], k=MIN_DEPTH)[0]
@@ -75,7 +84,7 @@ def test_a_new_request_is_ranked_over_the_whole_bank_by_similarity(tiny_ranker):
     ranker, directory, data = tiny_ranker
     request = "where can I buy cheap running shoes in Boston"
     ((_, cosine),) = ranker.router.nearest_known([request])
-    assert cosine < SNAP and ranker.router.ranked_as([request]) == [request] and ranker.is_known([request]) == [False]
+    assert cosine < ranker.router.snap and ranker.router.ranked_as([request]) == [request] and ranker.is_known([request]) == [False]
     ranked = ranker.rank([request], k=MIN_DEPTH)[0]
     assert ranked == ranker.rank([request], k=MIN_DEPTH, snap=None)[0]
     # the encoder's cosine over every bank question, attached ones included, less FOREIGN per word of the

@@ -236,13 +236,13 @@ def test_load_reports_training_the_default_model_to_progress(monkeypatch, tmp_pa
         calls.append((description, total))
         return advanced.append
 
-    def fake_train(data, splits, directory, progress=None, need_progress=None):
+    def fake_train(data, splits, directory, progress=None, need_progress=None, starter=False):
         assert need_progress is progress_bars  # the need model's training reports to the same callback
         progress(1)
         raise RuntimeError("stop here")  # the wiring is what is tested, not the training
 
     monkeypatch.setattr(ClariQ, "load", classmethod(lambda cls, data_dir=None: None))
-    monkeypatch.setattr(train, "default_model_dir", lambda data, splits: tmp_path / "absent")
+    monkeypatch.setattr(train, "default_model_dir", lambda data, splits, starter=False: tmp_path / "absent")
     monkeypatch.setattr(train, "ready_to_train", lambda data, splits: None)
     monkeypatch.setattr(train, "train_models", fake_train)
     progress_bars = progress

@@ -15,28 +15,32 @@ def test_chat_loads_and_warms_up_before_its_prompt(monkeypatch):
         def reply(self, turns):
             events.append(f"reply {turns[-1]['text']}")
 
-    def load(*args):
-        events.append("load")
+    def load(*args, starter=True):
+        events.append(f"load starter={starter}")
         return Engine()
 
     monkeypatch.setattr(converse_cli, "load_assistant", load)
     monkeypatch.setattr(converse_cli, "chat_session", lambda assistant, **kwargs: events.append("prompt"))
     result = CliRunner().invoke(app, ["chat"])
     assert result.exit_code == 0, result.output
-    assert events == ["load", f"reply {converse_cli.WARMUP_TEXT}", "prompt"]
+    assert events == ["load starter=True", f"reply {converse_cli.WARMUP_TEXT}", "prompt"]  # nothing cached: starter
     assert result.stderr.startswith("loading the conversation models") and "ready (" in result.stderr
 
 
-def test_prepare_trains_and_loads_the_models_and_exits_without_a_prompt(monkeypatch):
+def test_prepare_trains_and_loads_the_full_models_and_exits_without_a_prompt(monkeypatch):
     events: list[str] = []
 
     class Engine:
         def reply(self, turns):
             events.append("reply")
 
-    monkeypatch.setattr(converse_cli, "load_assistant", lambda *args: events.append("load") or Engine())
+    def load(*args, starter=True):
+        events.append(f"load starter={starter}")
+        return Engine()
+
+    monkeypatch.setattr(converse_cli, "load_assistant", load)
     monkeypatch.setattr(converse_cli, "chat_session", lambda assistant, **kwargs: events.append("prompt"))
     result = CliRunner().invoke(app, ["chat", "--prepare"])
     assert result.exit_code == 0, result.output
-    assert events == ["load", "reply"]
+    assert events == ["load starter=False", "reply"]  # --prepare trains the full models, never the starter ones
     assert "the conversation models are ready" in result.stderr

@@ -22,7 +22,7 @@ HERE = Path(__file__).parent
 def patched_cli(monkeypatch, make_assistant):
     from clarion.cli import converse
 
-    monkeypatch.setattr(converse, "load_assistant", lambda *args: make_assistant())
+    monkeypatch.setattr(converse, "load_assistant", lambda *args, **kwargs: make_assistant())
 
 
 def test_converse_keeps_order_and_reports_bad_lines(patched_cli, tmp_path, capsys):
@@ -75,7 +75,7 @@ from clarion.dialogue.training import load
 
 rewriter = load({model!r})
 chooser = QuestionChooser(list(BANK), bow_encode(list(BANK.values())))
-converse.load_assistant = lambda *args: Assistant(FakeClarifier(), rewriter, chooser)
+converse.load_assistant = lambda *args, **kwargs: Assistant(FakeClarifier(), rewriter, chooser)
 main(["chat"])
 """
 

@@ -60,7 +60,7 @@ def scaled_cli(monkeypatch, make_assistant, bow_rewriter, by_value):
         from clarion.cli import converse
 
         by_value(sys.modules[__name__], dialogue_fakes)
-        monkeypatch.setattr(converse, "load_assistant", lambda *args: make_assistant())
+        monkeypatch.setattr(converse, "load_assistant", lambda *args, **kwargs: make_assistant())
         monkeypatch.setattr(converse, "_worker_assistant", partial(_fake_worker, bow_rewriter))
 
     return patch
@@ -95,7 +95,7 @@ from clarion.dialogue.training import load
 
 rewriter = load({model!r})
 chooser = QuestionChooser(list(BANK), bow_encode(list(BANK.values())))
-converse.load_assistant = lambda *args: Assistant(FakeClarifier(), rewriter, chooser)
+converse.load_assistant = lambda *args, **kwargs: Assistant(FakeClarifier(), rewriter, chooser)
 try:
     main(["converse", "--conversations", {conversations!r}, "--out", {out!r}])
 finally:

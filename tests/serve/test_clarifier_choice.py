@@ -13,7 +13,7 @@ def test_clarify_alone_uses_the_engines_choice_of_models(monkeypatch):
 
     asked = {}
     monkeypatch.setattr(ClariQ, "load", classmethod(lambda cls, data_dir=None: "data"))
-    monkeypatch.setattr(train, "engine_splits", lambda data: ("train",))
+    monkeypatch.setattr(train, "engine_models", lambda data: train.EngineModels(("train",)))
     monkeypatch.setattr(Clarifier, "load", staticmethod(lambda *a, **k: asked.update(args=a, **k) or "clarifier"))
     assert services._clarifier(ServeConfig(), None, {}) == "clarifier"
-    assert asked["splits"] == ("train",) and asked["args"] == ()
+    assert asked["splits"] == ("train",) and asked["starter"] is False and asked["args"] == ()

@@ -6,7 +6,8 @@
 >>> bot.should_clarify("Tell me about Obama family tree.")               # doctest: +SKIP
 
 A known ClariQ request goes through the trained pipeline. A request that rewords one (cosine >=
-:data:`clarion.clariq.ranker_route.SNAP` under the ranker's encoder) is ranked as that request, so a known topic's
+:data:`clarion.clariq.ranker_route.SNAP` under the ranker's encoder, :data:`~clarion.clariq.ranker_route.SNAP_PACKAGED`
+for the starter models) is ranked as that request, so a known topic's
 questions are found however it is phrased (:meth:`Clarifier.ranked_as` says when). Any other request is new: its
 questions come from the whole bank by the encoder's similarity (:meth:`Clarifier.is_new`), since every bank
 question was written for a known topic.
@@ -27,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from clarion.clariq.ranker import QuestionRanker
-from clarion.clariq.ranker_route import FIT, SNAP
+from clarion.clariq.ranker_route import FIT
 from clarion.data.clariq_constants import NEED_LABELS, NO_QUESTION, validate_request
 from clarion.errors import InputError, ModelError
 from clarion.store import ensure, no_progress, read_meta
@@ -53,9 +54,11 @@ class Clarifier:
         data_dir: str | Path | None = None,
         progress: Callable[[str, int], Callable[[int], None]] | None = None,
         splits: Sequence[str] | None = None,
+        starter: bool = False,
     ) -> Clarifier:
         """The model in ``model_dir``; by default the model trained on ``splits`` (default train+dev), trained first
-        (saying so on stderr; about 10 minutes on a 2-core CPU) when absent. An explicit ``model_dir`` must hold a
+        (saying so on stderr; about 10 minutes on a 2-core CPU, ``starter``: the starter model, about 1 minute:
+        :meth:`~clarion.clariq.ranker_config.RankerConfig.starter`) when absent. An explicit ``model_dir`` must hold a
         finished model. ``progress`` reports that training as :meth:`clarion.dstc.assistant.Grounder.load`'s does:
         ``progress(description, total)`` returns an ``advance(n)`` callback (a rich or tqdm bar)."""
         if progress is not None and not callable(progress):
@@ -74,13 +77,15 @@ class Clarifier:
             data, splits = ClariQ.load(data_dir), check_splits(splits or DEFAULT_SPLITS)
 
             def train(directory: Path) -> None:
-                advance = None if progress is None else progress("training the ClariQ model", ranker_steps())
+                steps = ranker_steps(starter=starter)
+                advance = None if progress is None else progress(f"training the ClariQ {what}", steps)
                 need_progress = progress or no_progress
-                train_models(data, splits, directory, progress=advance, need_progress=need_progress)
+                train_models(data, splits, directory, progress=advance, need_progress=need_progress, starter=starter)
 
+            what = "starter model" if starter else "model"
             ready = partial(ready_to_train, data, splits)
-            directory = default_model_dir(data, splits)
-            ensure(directory, train, "the ClariQ model", f"ClariQ {'+'.join(splits)}", ready=ready)
+            directory = default_model_dir(data, splits, starter=starter)
+            ensure(directory, train, f"the ClariQ {what}", f"ClariQ {'+'.join(splits)}", ready=ready)
         else:
             from clarion.data.io import as_path
 
@@ -124,17 +129,18 @@ class Clarifier:
         """The known request ``request`` is ranked as, with their cosine, when it is another text than the
         request itself (a rewording of a known topic); ``None`` otherwise."""
         text, known, cosine = self._nearest(request)
-        return (known, cosine) if known != text and cosine >= SNAP else None
+        return (known, cosine) if known != text and cosine >= self.ranker.router.snap else None
 
     def is_new(self, request: str) -> bool:
         """Whether ``request`` is neither a known request nor a rewording of one (no known request within cosine
-        ``SNAP``): :meth:`rank` then ranks the whole bank by similarity instead of running the pipeline."""
-        return self._nearest(request)[2] < SNAP
+        the router's ``snap``): :meth:`rank` then ranks the whole bank by similarity instead of running the pipeline."""
+        return self._nearest(request)[2] < self.ranker.router.snap
 
     def is_new_many(self, requests: Sequence[str]) -> list[bool]:
         """:meth:`is_new` of each request, their texts encoded in one batch."""
         texts = [validate_request(r).strip() for r in requests]
-        return [cosine < SNAP for _, cosine in self.ranker.router.nearest_known(texts)] if texts else []
+        router = self.ranker.router
+        return [cosine < router.snap for _, cosine in router.nearest_known(texts)] if texts else []
 
     def new_and_embedded(self, requests: Sequence[str]) -> tuple[list[bool], np.ndarray]:
         """:meth:`is_new_many`, and the packaged MiniLM's embeddings of the requests that are not known (zero rows for
@@ -155,7 +161,7 @@ class Clarifier:
         far[unknown] = router.far_from_known(encoded)
         near = [t for t, f in zip(texts, far, strict=True) if not f]
         nearest = iter(router.nearest_known(near) if near else [])
-        return [bool(f) or next(nearest)[1] < SNAP for f in far], emb
+        return [bool(f) or next(nearest)[1] < router.snap for f in far], emb
 
     def _need_model(self):
         with self._need_lock:  # loaded on first use, once, whichever thread asks first

@@ -44,7 +44,17 @@ from clarion.clariq.ranker_context import (
     stage_features,
 )
 from clarion.clariq.ranker_io import ENCODER_DIR, load_ranker, save_ranker
-from clarion.clariq.ranker_route import FIT, FOREIGN, PROPAGATE, ROUTES, SNAP, Router
+from clarion.clariq.ranker_route import (
+    ENCODER_SNAP,
+    FIT,
+    FOREIGN,
+    PROPAGATE,
+    ROUTES,
+    SNAP,
+    SNAP_PACKAGED,
+    Router,
+    snap_for,
+)
 from clarion.data.clariq import ClariQ
 from clarion.data.clariq_constants import validate_requests
 from clarion.data.trec import strictly_decreasing
@@ -56,12 +66,14 @@ from clarion.rerank.lambdamart import LambdaMART
 
 __all__ = [
     "ENCODER_DIR",
+    "ENCODER_SNAP",
     "FIT",
     "FOREIGN",
     "POOL_SPLITS",
     "PROPAGATE",
     "ROUTES",
     "SNAP",
+    "SNAP_PACKAGED",
     "STAGES",
     "Context",
     "QuestionRanker",
@@ -108,7 +120,8 @@ class QuestionRanker:
         """How requests that are not known are routed (:class:`~clarion.clariq.ranker_route.Router`)."""
         with self._lazy:
             if self._router is None:
-                self._router = Router(self.context, self.space, self.config.shortlist)
+                snap = snap_for(self.config.finetune_epochs > 0)  # the route encoder: MiniLM, fine-tuned or not
+                self._router = Router(self.context, self.space, self.config.shortlist, snap)
             return self._router
 
     @property
@@ -137,12 +150,18 @@ class QuestionRanker:
 
     @classmethod
     def train(
-        cls, data: ClariQ, splits: Sequence[str] = ("train", "dev"), tiny: bool = False, progress=None
+        cls,
+        data: ClariQ,
+        splits: Sequence[str] = ("train", "dev"),
+        tiny: bool = False,
+        progress=None,
+        config: RankerConfig | None = None,
     ) -> QuestionRanker:
-        """Train on the labelled topics of ``splits`` (out-of-fold features, LambdaMART, Q00001 slot)."""
+        """Train on the labelled topics of ``splits`` (out-of-fold features, LambdaMART, Q00001 slot); ``config``
+        by default the full one (tiny: CI's)."""
         from clarion.clariq.ranker_training import fit_ranker
 
-        config = RankerConfig.tiny() if tiny else RankerConfig()
+        config = config or (RankerConfig.tiny() if tiny else RankerConfig())
         return fit_ranker(cls, data, splits, config, progress=progress)
 
     def score_shortlist(
@@ -187,16 +206,17 @@ class QuestionRanker:
         requests: Sequence[str],
         k: int = 30,
         stage: str = "full",
-        snap: float | None = SNAP,
+        snap: float | str | None = ENCODER_SNAP,
         open_bank: bool = True,
     ) -> list[list[tuple[str, float]]]:
         """Per request its ``k`` best ``(question_id, score)`` pairs, scores strictly decreasing.
 
         A known request (train, dev or test) goes through the pipeline (``stage``); so does a request within
-        cosine ``snap`` of one, ranked as that request (:meth:`Router.ranked_as`; ``None``: off). Any other request
-        is, with ``open_bank``, ranked over the whole bank by similarity (:meth:`Router.whole_bank`): every bank
-        question was written for a known topic, so the pipeline's premise — a new topic owns the questions no
-        labelled topic holds — does not hold for it (docs/clariq_ranking.md, "Requests from outside ClariQ")."""
+        cosine ``snap`` of one (by default the router's, :attr:`Router.snap`), ranked as that request
+        (:meth:`Router.ranked_as`; ``None``: off). Any other request is, with ``open_bank``, ranked over the whole
+        bank by similarity (:meth:`Router.whole_bank`): every bank question was written for a known topic, so the
+        pipeline's premise — a new topic owns the questions no labelled topic holds — does not hold for it
+        (docs/clariq_ranking.md, "Requests from outside ClariQ")."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.config.shortlist + 1:
             raise InputError(f"k must be an integer between 1 and {self.config.shortlist + 1}, got {k!r}")
         if not isinstance(open_bank, bool):

@@ -3,7 +3,7 @@ defines a trained ranker, hashed into its model directory's name."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from clarion.bounds import SEED, Bound, check_fields
 from clarion.errors import InputError
@@ -86,6 +86,18 @@ class RankerConfig:
     @classmethod
     def tiny(cls) -> RankerConfig:
         return cls(shortlist=40, folds=2, rounds=20, finetune_epochs=0.25, bag=2)
+
+    @classmethod
+    def starter(cls) -> RankerConfig:
+        """The models a first conversation trains when none is cached: the packaged MiniLM as it is (no fine-tunes,
+        no mpnet) and one booster per stage. Trained on ClariQ train in 52 s from an empty cache (2-core AMD EPYC)
+        against 731 s; train CV Recall@20 / @30 0.8495 / 0.8813 against 0.8692 / 0.9014 (docs/conversation.md)."""
+        return cls().as_starter()
+
+    def as_starter(self) -> RankerConfig:
+        """This configuration without what costs the training time: no fine-tunes, no packaged encoders beside MiniLM,
+        one booster per stage."""
+        return replace(self, finetune_epochs=0.0, encoders=(), bag=1)
 
     def finetune(self) -> FinetuneConfig:
         seed = self.seed if self.finetune_seed is None else self.finetune_seed

@@ -30,6 +30,15 @@ its nearest known one ("Find symptoms of heart attack" as "What are signs of a h
 descriptions of the train topics with the train-only model (docs/clariq_ranking.md, "Requests from outside
 ClariQ"): 71% of them reach it, 99% of those snap to their own request, and 1.1% reach it with their own request
 left out of the pool (a new request snapping to a sibling topic; 3.2% at 0.70)."""
+SNAP_PACKAGED = 0.70
+""":data:`SNAP` for a ranker that routes with the packaged MiniLM as it is (no fine-tune: the starter models,
+:meth:`~clarion.clariq.ranker_config.RankerConfig.starter`), whose cosines run lower (a train description's median
+cosine to its own request 0.780 against the fine-tuned model's higher one). Chosen by SNAP's rule on the same
+descriptions (``benchmarks/clariq_rewordings.py --starter``): 70% reach it, 99% of those snap to their own request,
+and 1.6% reach it with their own request left out of the pool (0.5% at 0.75, 3.2% at 0.65)."""
+ENCODER_SNAP = "encoder"
+"""The ``snap`` argument meaning the router's own threshold (:attr:`Router.snap`: :data:`SNAP` or
+:data:`SNAP_PACKAGED`, by its route encoder)."""
 FOREIGN = 0.1
 """Cosine taken off a question, on the whole-bank route, per content word of its own topic's request that it names
 and the request lacks. Chosen on the TREC descriptions of the train topics ranked over the whole bank
@@ -52,10 +61,13 @@ class Router:
     """How a ranker treats requests that are not known, over its ``context`` (bank, pool, encoder), its feature
     ``space`` (embeddings of pool and bank) and its ``shortlist`` size."""
 
-    def __init__(self, context, space, shortlist: int):
+    def __init__(self, context, space, shortlist: int, snap: float = SNAP):
         self.context = context
         self.space = space
         self.shortlist = shortlist
+        self.snap = snap
+        """The cosine at which a request is ranked as its nearest known one (:data:`SNAP`, or :data:`SNAP_PACKAGED`
+        when the route encoder is the packaged MiniLM)."""
         self._route_cache: tuple[np.ndarray, np.ndarray] | None = None
         self._routes = Memo(ROUTES)
         self._lazy = threading.Lock()
@@ -133,13 +145,15 @@ class Router:
         at 1.0."""
         return self._nearest([r.strip() for r in validate_requests(requests)])[0]
 
-    def ranked_as(self, requests: Sequence[str], snap: float | None = SNAP) -> list[str]:
+    def ranked_as(self, requests: Sequence[str], snap: float | str | None = ENCODER_SNAP) -> list[str]:
         """The text each request is ranked as: its nearest known request when their cosine reaches ``snap``
-        (``None``: never), else the request itself (stripped)."""
+        (:data:`ENCODER_SNAP`: :attr:`snap`; ``None``: never), else the request itself (stripped)."""
         return self.resolve(requests, snap)[0]
 
-    def resolve(self, requests: Sequence[str], snap: float | None) -> tuple[list[str], np.ndarray]:
+    def resolve(self, requests: Sequence[str], snap: float | str | None) -> tuple[list[str], np.ndarray]:
         """:meth:`ranked_as` and the route encoder's embeddings of the requests."""
+        if isinstance(snap, str) and snap == ENCODER_SNAP:
+            snap = self.snap
         if snap is not None and (isinstance(snap, bool) or not isinstance(snap, int | float) or not 0 < snap <= 1):
             raise InputError(f"snap must be a cosine in (0, 1] or None, got {snap!r}")
         texts = [r.strip() for r in validate_requests(requests)]
@@ -182,3 +196,9 @@ class Router:
             top = np.lexsort((np.arange(len(row)), -row))[:size]
             out.append([(ids[j], float(row[j])) for j in top])
         return out
+
+
+def snap_for(finetuned: bool) -> float:
+    """The snapping threshold of a route encoder: the fine-tuned MiniLM's (:data:`SNAP`) or the packaged one's
+    (:data:`SNAP_PACKAGED`)."""
+    return SNAP if finetuned else SNAP_PACKAGED

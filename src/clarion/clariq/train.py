@@ -16,7 +16,7 @@ from __future__ import annotations
 import resource
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
@@ -45,14 +45,21 @@ NAME = "pipeline"
 DEFAULT_SPLITS = ("train", "dev")
 
 
-def pipeline_config(splits: Sequence[str], tiny: bool = False) -> dict:
-    """The configuration that, with the data fingerprint, names the model directory."""
+def ranker_config(tiny: bool = False, starter: bool = False) -> RankerConfig:
+    """The ranker's configuration: the full one, CI's tiny one, or the starter one a first conversation trains."""
+    config = RankerConfig.tiny() if tiny else RankerConfig()
+    return config.as_starter() if starter else config
+
+
+def pipeline_config(splits: Sequence[str], tiny: bool = False, starter: bool = False) -> dict:
+    """The configuration that, with the data fingerprint, names the model directory (a starter model's says so)."""
     from clarion.clariq.need import NeedConfig
 
-    ranker = RankerConfig.tiny() if tiny else RankerConfig()
+    ranker = ranker_config(tiny, starter)
     need = NeedConfig.tiny() if tiny else NeedConfig()
     features = {"features": list(FEATURES), "competition_features": list(COMPETITION_FEATURES)}
-    return {"splits": list(splits), "tiny": tiny, "ranker": asdict(ranker), "need": asdict(need), **features}
+    kind = {"starter": True} if starter else {}  # the full models' directory names stay as they were
+    return {"splits": list(splits), "tiny": tiny, **kind, "ranker": asdict(ranker), "need": asdict(need), **features}
 
 
 def data_fingerprint(data: ClariQ, splits: Sequence[str]) -> str:
@@ -60,10 +67,12 @@ def data_fingerprint(data: ClariQ, splits: Sequence[str]) -> str:
     return data.fingerprint(splits, POOL_SPLITS)
 
 
-def default_model_dir(data: ClariQ, splits: Sequence[str] = DEFAULT_SPLITS, tiny: bool = False) -> Path:
-    """Where :func:`train_models` puts the model for ``splits``."""
+def default_model_dir(
+    data: ClariQ, splits: Sequence[str] = DEFAULT_SPLITS, tiny: bool = False, starter: bool = False
+) -> Path:
+    """Where :func:`train_models` puts the model for ``splits`` (``starter``: the starter model's)."""
     splits = check_splits(splits)
-    return model_dir(TASK, NAME, pipeline_config(splits, tiny), data_fingerprint(data, splits))
+    return model_dir(TASK, NAME, pipeline_config(splits, tiny, starter), data_fingerprint(data, splits))
 
 
 BENCHMARK_SPLITS = ("train",)
@@ -74,20 +83,39 @@ TRAIN_ONLY = (
     "using the ClariQ models trained on ClariQ train, those `clarion clariq benchmark` trains ({directory}); "
     "`clarion clariq train` trains the train+dev ones (about 10 minutes on 2 cores), used from then on"
 )
-"""What :func:`engine_splits` says when it chooses the train-only models."""
+"""What :func:`engine_models` says when it chooses the train-only models."""
+
+STARTER = (
+    "no full ClariQ models are trained yet: using the starter models ({directory}; about 1 minute to train on 2 "
+    "cores, questions ranked a little less well); `clarion chat --prepare` trains the full ones (about 15 minutes), "
+    "used from then on"
+)
+"""What :func:`engine_models` says when it chooses the starter models."""
 
 
-def engine_splits(data: ClariQ, say: Callable[[str], None] = announce) -> tuple[str, ...]:
-    """The splits of the ClariQ models a conversation uses when no model is named: train+dev when that model is
-    cached (``clarion clariq train``), else train, the models ``clarion clariq benchmark`` trains (trained when
-    absent: one set of models serves the benchmark and a first conversation, whichever runs first), said by ``say``
-    in one line with how to get the train+dev ones."""
+@dataclass(frozen=True)
+class EngineModels:
+    """Which ClariQ models a conversation uses: those trained on ``splits``, the starter ones when ``starter``."""
+
+    splits: tuple[str, ...]
+    starter: bool = False
+
+
+def engine_models(data: ClariQ, say: Callable[[str], None] = announce, starter: bool = True) -> EngineModels:
+    """The ClariQ models a conversation uses when no model is named: train+dev when cached (``clarion clariq
+    train``), else the train-only ones ``clarion clariq benchmark`` trains when cached; with neither, the starter
+    models on train+dev (:meth:`RankerConfig.starter`, trained in about a minute) when ``starter``, else the
+    train-only ones (trained now: one set of models serves the benchmark and a conversation). ``say`` tells, in one
+    line, what was chosen when it is not train+dev and how to get better models."""
     from clarion.store import is_complete
 
     if is_complete(default_model_dir(data, DEFAULT_SPLITS)):
-        return DEFAULT_SPLITS
+        return EngineModels(DEFAULT_SPLITS)
+    if starter and not is_complete(default_model_dir(data, BENCHMARK_SPLITS)):
+        say(STARTER.format(directory=default_model_dir(data, DEFAULT_SPLITS, starter=True)))
+        return EngineModels(DEFAULT_SPLITS, starter=True)
     say(TRAIN_ONLY.format(directory=default_model_dir(data, BENCHMARK_SPLITS)))
-    return BENCHMARK_SPLITS
+    return EngineModels(BENCHMARK_SPLITS)
 
 
 def ready_to_train(data: ClariQ, splits: Sequence[str]) -> None:
@@ -104,19 +132,21 @@ def train_models(
     tiny: bool = False,
     progress: Callable[[int], None] | None = None,
     need_progress: Progress = no_progress,
+    starter: bool = False,
 ) -> Path:
-    """Train the question ranker and the need model on ``splits``; return the model directory.
+    """Train the question ranker and the need model on ``splits`` (``starter``: the starter ranker); return the model
+    directory.
 
     ``progress`` (optional) is called with an increment after each ranker training step (``ranker_steps(tiny)``
     steps in all), e.g. a rich progress bar's ``advance``; ``need_progress`` reports the need model's training
     when it is not cached yet.
     """
     splits = check_splits(splits)
-    config = pipeline_config(splits, tiny)
+    config = pipeline_config(splits, tiny, starter)
     fingerprint = data_fingerprint(data, splits)
     ready_to_train(data, splits)  # the encoders and the need model are cached there, whatever ``out_dir`` is
     start = time.perf_counter()
-    ranker = QuestionRanker.train(data, splits, tiny=tiny, progress=progress)
+    ranker = QuestionRanker.train(data, splits, progress=progress, config=ranker_config(tiny, starter))
     from clarion.clariq.need import load_or_train
 
     # The need method's own cached model for these splits (trained once, shared with `clarion clariq need`).
@@ -133,24 +163,25 @@ def train_models(
     return directory
 
 
-def ranker_steps(tiny: bool = False) -> int:
+def ranker_steps(tiny: bool = False, starter: bool = False) -> int:
     """How many times :func:`train_models` calls ``progress`` (for a progress bar's total)."""
-    config = RankerConfig.tiny() if tiny else RankerConfig()
+    config = ranker_config(tiny, starter)
     return config.folds * (1 + config.stages) + (1 if config.finetune_epochs > 0 else 0)
 
 
-def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False) -> QuestionRanker:
-    """The ranker trained on ``splits``, trained now (:func:`clarion.store.ensure`) when absent."""
+def load_ranker(data: ClariQ, splits: Sequence[str], tiny: bool = False, starter: bool = False) -> QuestionRanker:
+    """The ranker trained on ``splits`` (``starter``: the starter one), trained now (:func:`clarion.store.ensure`)
+    when absent."""
 
     def train(directory: Path) -> None:
-        train_models(data, splits, directory, tiny=tiny)
+        train_models(data, splits, directory, tiny=tiny, starter=starter)
 
     def stale(directory: Path) -> bool:
         return not (directory / "ranker" / "ranker.json").is_file()
 
     ready = partial(ready_to_train, data, splits)
     what, on = "the ClariQ question ranker", f"ClariQ {'+'.join(splits)}"
-    directory = ensure(default_model_dir(data, splits, tiny), train, what, on, ready=ready, stale=stale)
+    directory = ensure(default_model_dir(data, splits, tiny, starter), train, what, on, ready=ready, stale=stale)
     read_meta(directory)  # an emptied meta.json (a crash) is a damaged model
     return QuestionRanker.load(directory / "ranker")
 

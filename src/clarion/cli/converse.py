@@ -34,12 +34,15 @@ WARMUP_TEXT = "Tell me about dinosaurs."
 """The request ``clarion chat`` answers once before its prompt (the need model and the encoders load on first use)."""
 
 
-def load_assistant(knowledge, documents, model_dir, cost):
+def load_assistant(knowledge, documents, model_dir, cost, starter: bool = True):
+    """The engine with progress bars; with nothing trained, the starter ClariQ models unless ``starter`` is False."""
     from clarion.cli.common import bars
     from clarion.dialogue import Assistant
 
     with bars() as report:
-        return Assistant.load(knowledge=knowledge, documents=documents, model_dir=model_dir, progress=report, cost=cost)
+        return Assistant.load(
+            knowledge=knowledge, documents=documents, model_dir=model_dir, progress=report, cost=cost, starter=starter
+        )
 
 
 def decide_line(assistant, text: str) -> dict:
@@ -182,8 +185,8 @@ def chat(
         bool,
         typer.Option(
             "--prepare",
-            help="Train the models a conversation needs (when absent), load them, answer one test turn and exit; "
-            "chat, converse and serve then start in seconds.",
+            help="Train the full models a conversation needs (when absent; not the starter ones), load them, answer "
+            "one test turn and exit; chat, converse and serve then start in seconds.",
         ),
     ] = False,
 ) -> None:
@@ -194,7 +197,7 @@ def chat(
 
     typer.echo("loading the conversation models … (the first run trains them: progress below)", err=True)
     started = time.monotonic()
-    assistant = load_assistant(knowledge, documents, model_dir, cost)
+    assistant = load_assistant(knowledge, documents, model_dir, cost, starter=not prepare)
     assistant.reply([{"role": "user", "text": WARMUP_TEXT}])  # what loads on first use loads now, not at turn 1
     if prepare:
         typer.echo(f"the conversation models are ready ({time.monotonic() - started:.0f} s): clarion chat", err=True)

@@ -108,16 +108,18 @@ class Assistant:
         model_dir: str | Path | None = None,
         progress=None,
         cost: float = policy.DEFAULT_COST,
+        starter: bool = True,
     ) -> Assistant:
         """The deployed engine: the ClariQ models in ``model_dir``, by default those trained on train+dev when
-        cached, else the train-only ones ``clarion clariq benchmark`` trains (trained now when absent, and said so:
-        :func:`clarion.clariq.train.engine_splits`); the answer model; and an answerer over ``knowledge`` (a DSTC
+        cached, else the train-only ones ``clarion clariq benchmark`` trains when cached, else the starter models
+        (trained now in about a minute; with ``starter=False`` the train-only ones, about 15 minutes), said in one line
+        (:func:`clarion.clariq.train.engine_models`); the answer model; and an answerer over ``knowledge`` (a DSTC
         knowledge dir or file) or ``documents`` (JSONL)."""
         from clarion.dialogue.any_request import load_or_train
         from clarion.dialogue.loading import load_parts
         from clarion.store import no_progress
 
-        parts = load_parts(knowledge, documents, model_dir, progress)
+        parts = load_parts(knowledge, documents, model_dir, progress, starter=starter)
         return cls(*parts, cost=cost, any_request=load_or_train(progress=progress or no_progress))
 
     def question_id(self, text: str) -> str | None:

@@ -43,45 +43,55 @@ def answerer_for(knowledge, documents, progress=None):
     return None
 
 
-def trained_splits(directory: Path) -> tuple[str, ...]:
-    """The splits a ClariQ model directory was trained on (its ``meta.json``)."""
+def trained_models(directory: Path):
+    """The :class:`~clarion.clariq.train.EngineModels` a ClariQ model directory holds (its ``meta.json``): its
+    splits, and whether it is a starter model."""
+    from clarion.clariq.train import EngineModels
     from clarion.store import read_meta
 
-    splits = read_meta(directory).get("config", {}).get("splits")
-    return tuple(splits) if isinstance(splits, list) and splits else ("train", "dev")
+    config = read_meta(directory).get("config", {})
+    splits = config.get("splits")
+    return EngineModels(
+        tuple(splits) if isinstance(splits, list) and splits else ("train", "dev"), config.get("starter") is True
+    )
 
 
-def load_parts(knowledge, documents, model_dir, progress, default_splits: Sequence[str] | None = None):
+def load_parts(knowledge, documents, model_dir, progress, default_splits: Sequence[str] | None = None, starter=True):
     """(clarifier, rewriter, chooser, answerer) for :class:`~clarion.dialogue.engine.Assistant`. Without
-    ``model_dir``, the ClariQ models trained on ``default_splits``; when that is None, on the splits of
-    :func:`~clarion.clariq.train.engine_splits` (train+dev when cached, else train), said in one line."""
+    ``model_dir``, the ClariQ models trained on ``default_splits``; when that is None, those of
+    :func:`~clarion.clariq.train.engine_models` (train+dev when cached, else train when cached, else the starter
+    models when ``starter``, else train), said in one line. The answer-understanding model is trained on the same
+    splits, its starter configuration beside a starter ClariQ model."""
     from clarion.clariq.clarifier import Clarifier
-    from clarion.clariq.train import engine_splits
+    from clarion.clariq.train import EngineModels, engine_models
     from clarion.data.clariq import ClariQ
-    from clarion.dialogue.training import load_or_train
+    from clarion.dialogue.training import RewriterConfig, load_or_train
 
     answerer = answerer_for(knowledge, documents, progress)  # bad paths fail before any model loads
     data = ClariQ.load()
     if model_dir is None:
-        splits = tuple(default_splits) if default_splits is not None else engine_splits(data)
-        clarifier = Clarifier.load(progress=progress, splits=splits)
+        named = default_splits is not None
+        models = EngineModels(tuple(default_splits)) if named else engine_models(data, starter=starter)
+        clarifier = Clarifier.load(progress=progress, splits=models.splits, starter=models.starter)
     else:
         clarifier = Clarifier.load(model_dir, progress=progress)
-        splits = trained_splits(clarifier.directory)
-    rewriter = load_or_train(data, splits, progress=progress or no_progress)
+        models = trained_models(clarifier.directory)
+    config = RewriterConfig.starter() if models.starter else RewriterConfig()
+    rewriter = load_or_train(data, models.splits, config, progress=progress or no_progress)
     return clarifier, rewriter, chooser_for(clarifier), answerer
 
 
-def load_for_splits(splits: Sequence[str], cost: float | None = None):
-    """The engine trained on ``splits`` (the benchmark's train-only engine), models trained when absent."""
+def load_for_splits(splits: Sequence[str], cost: float | None = None, starter: bool = False):
+    """The engine trained on ``splits`` (the benchmark's train-only engine; ``starter``: with the starter models),
+    models trained when absent."""
     from clarion.clariq.train import default_model_dir, load_ranker
     from clarion.data.clariq import ClariQ
     from clarion.dialogue import policy
     from clarion.dialogue.engine import Assistant
 
     data = ClariQ.load()
-    load_ranker(data, tuple(splits))  # trains the pipeline when absent
-    directory = default_model_dir(data, tuple(splits))
+    load_ranker(data, tuple(splits), starter=starter)  # trains the pipeline when absent
+    directory = default_model_dir(data, tuple(splits), starter=starter)
     print(f"ClariQ models: {directory}", file=sys.stderr)
     parts = load_parts(None, None, directory, None, splits)
     return Assistant(*parts, cost=policy.DEFAULT_COST if cost is None else cost)

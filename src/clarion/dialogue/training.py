@@ -49,6 +49,12 @@ class RewriterConfig:
     def tiny(cls) -> RewriterConfig:
         return cls(rows=120, trees=20, min_child=5)
 
+    @classmethod
+    def starter(cls) -> RewriterConfig:
+        """Beside the starter ClariQ models (a first conversation with nothing trained): a quarter of the rows, a
+        quarter of the encoding time (docs/conversation.md)."""
+        return cls(rows=1000)
+
 
 @dataclass
 class Examples:

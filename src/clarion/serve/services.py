@@ -28,11 +28,11 @@ def _clarifier(config: ServeConfig, progress, loaded: dict):
         return engine.clarifier
     if config.clariq_model is not None:
         return Clarifier.load(config.clariq_model, config.data_dir, progress=progress)
-    from clarion.clariq.train import engine_splits
+    from clarion.clariq.train import engine_models
     from clarion.data.clariq import ClariQ
 
-    splits = engine_splits(ClariQ.load(config.data_dir))  # the engine's choice: train+dev when cached, else train
-    return Clarifier.load(data_dir=config.data_dir, progress=progress, splits=splits)
+    models = engine_models(ClariQ.load(config.data_dir))  # the engine's choice (train+dev, train or starter)
+    return Clarifier.load(data_dir=config.data_dir, progress=progress, splits=models.splits, starter=models.starter)
 
 
 def _grounder(config: ServeConfig, progress, loaded: dict):
