@@ -48,3 +48,18 @@ def test_a_missing_bank_fails_before_a_training_is_announced(data_root, tmp_path
     with pytest.raises(DataError, match="question_bank.tsv: no such file"):
         Clarifier.load(data_dir=tmp_path)
     assert "training" not in capsys.readouterr().err
+
+
+def test_the_starter_pipeline_trains_without_fine_tunes_and_snaps_by_the_packaged_threshold(train_subset, tmp_path):
+    """What a first conversation trains when nothing is cached: tiny here, the same recipe."""
+    from clarion.clariq.clarifier import Clarifier
+    from clarion.clariq.ranker_route import SNAP_PACKAGED
+    from clarion.clariq.train import train_models
+    from clarion.dialogue.loading import trained_models
+
+    directory = train_models(train_subset(30), ("train",), out_dir=tmp_path / "starter", tiny=True, starter=True)
+    bot = Clarifier.load(directory)
+    assert bot.ranker.config.finetune_epochs == 0 and bot.ranker.config.encoders == () and bot.ranker.config.bag == 1
+    assert bot.ranker.router.snap == SNAP_PACKAGED
+    assert trained_models(directory).starter and trained_models(directory).splits == ("train",)
+    assert len(bot.rank("Tell me about dinosaurs.", k=5)) == 5
