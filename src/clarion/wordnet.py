@@ -97,3 +97,23 @@ def _debian_reader(path: Path) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "multilingual functions are not available"
         return _DebianWordNet(str(path), None)
+
+
+def sense_counts(entry: str) -> tuple[int, int]:
+    """How many synsets nltk's ``synsets(entry)`` returns (every part of speech, inflected forms found by morphy) and
+    in how many lexicographer files they lie, read from the index and from the first two fields of each synset's
+    data line, without building the synsets: a tenth of the time for a word not looked up before, and nothing kept
+    in nltk's synset cache, which would grow for as long as a service runs. Hold :data:`READING` around it."""
+    from nltk.corpus.reader.wordnet import POS_LIST
+
+    reader = load_wordnet()
+    lemma, count, files = entry.lower(), 0, set()
+    for pos in POS_LIST:
+        for form in reader._morphy(lemma, pos, True):
+            for offset in reader._lemma_pos_offset_map[form].get(pos, []):
+                data = reader._data_file(pos)
+                data.seek(offset)
+                fields = data.readline().split(" ", 2)  # "<offset> <lex_filenum> ...": the synset's file
+                count += 1
+                files.add(fields[1])
+    return count, len(files)

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from clarion.detect.form import TOKEN, stopwords, topic_phrase
-from clarion.wordnet import READING, load_wordnet
+from clarion.wordnet import READING, sense_counts
 
 LEXICON_FEATURES = (
     "wn_phrase_senses",
@@ -29,8 +29,7 @@ def _senses(entry: str) -> tuple[int, int]:
     """The number of WordNet senses of ``entry`` (a word, or words joined by ``_``) and of their lexicographer files
     (a function of the entry alone, remembered: requests share most of their words)."""
     with READING:
-        synsets = load_wordnet().synsets(entry)
-        return len(synsets), len({s.lexname() for s in synsets})
+        return sense_counts(entry)
 
 
 def lexicon_features(request: str) -> np.ndarray:
