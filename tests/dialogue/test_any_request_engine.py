@@ -144,7 +144,7 @@ def test_the_replies_of_concurrent_conversations_are_read_in_one_batch(bow_rewri
             super().__init__()
             self.batches: list[int] = []
 
-        def new_requests_many(self, rows):
+        def new_requests_many(self, rows, encode=None):
             self.batches.append(len(rows))
             return [self.is_new_request(*row) for row in rows]
 

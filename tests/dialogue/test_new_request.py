@@ -51,3 +51,21 @@ def test_restarted_reads_from_the_last_new_request():
     assert found and read.request == "book a flight to paris" and read.exchanges == () and not read.pending
     same, found = restarted(state, lambda *_: False)
     assert same is state and not found
+
+
+def test_encode_known_takes_the_embeddings_given_and_encodes_the_others_in_order(monkeypatch):
+    import clarion.retrieve.dense as dense
+    from clarion.dialogue.new_request import encode_known
+
+    asked = []
+
+    def fake_encode(texts, batch_size=None):
+        asked.extend(texts)
+        return np.asarray([[float(len(t)), 1.0] for t in texts], dtype=np.float32)
+
+    monkeypatch.setattr(dense, "encode_queries", fake_encode)
+    known = np.asarray([9.0, 9.0], dtype=np.float32)
+    out = encode_known(["a", "bb", "ccc"], [None, known, None])
+    assert asked == ["a", "ccc"]  # the known text is not encoded
+    assert out.tolist() == [[1.0, 1.0], [9.0, 9.0], [3.0, 1.0]]
+    assert encode_known(["x"], [known]).tolist() == [[9.0, 9.0]] and asked == ["a", "ccc"]

@@ -129,15 +129,20 @@ class Router:
             self._routes.put(texts[i], (out[i], emb[i].copy()))
         return out, emb
 
-    def far_from_known(self, embeddings: np.ndarray) -> np.ndarray:
-        """Whether each request that is not itself known is farther than :data:`FAR` from every known request, by
-        ``embeddings``: the packaged MiniLM's embeddings of those requests (the pool's are cached on disk)."""
+    @property
+    def packaged_pool(self) -> np.ndarray:
+        """The known requests (pool) embedded by the packaged MiniLM, whatever the ranker's encoder (cached on disk)."""
         from clarion.retrieve.dense import encode_cached
 
         with self._lazy:
             if self._packaged_pool is None:
                 self._packaged_pool = encode_cached(list(self.context.pool_texts), name="clariq-requests")
-        return (np.asarray(embeddings) @ self._packaged_pool.T).max(axis=1) < FAR
+            return self._packaged_pool
+
+    def far_from_known(self, embeddings: np.ndarray) -> np.ndarray:
+        """Whether each request that is not itself known is farther than :data:`FAR` from every known request, by
+        ``embeddings``: the packaged MiniLM's embeddings of those requests (:attr:`packaged_pool`'s are cached)."""
+        return (np.asarray(embeddings) @ self.packaged_pool.T).max(axis=1) < FAR
 
     def nearest_known(self, requests: Sequence[str]) -> list[tuple[str, float]]:
         """Each request's nearest known request (the pool: train, dev and test requests) and their cosine under

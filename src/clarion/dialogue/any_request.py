@@ -22,6 +22,7 @@ from clarion.data.ambiguous import EVERYDAY, Labelled, read_ambignq, read_everyd
 from clarion.data.io import atomic_writer, fingerprint_files, read_json, write_json
 from clarion.detect.unclear import Inputs, UnclearConfig, UnclearModel
 from clarion.dialogue.new_request import THRESHOLD, NewRequestDetector, features
+from clarion.dialogue.new_request import VERSION as NEW_REQUEST_VERSION
 from clarion.dialogue.questions import QuestionWriter, Written
 from clarion.errors import DataError, ModelError
 from clarion.store import Progress, ensure, model_dir, no_progress, read_meta, write_meta, writing
@@ -140,11 +141,12 @@ class AnyRequest:
         """Whether ``reply`` to ``question`` starts a new request instead of answering it."""
         return self.new_requests_many([(request, question, reply)])[0]
 
-    def new_requests_many(self, rows: list[tuple[str, str, str]]) -> list[bool]:
-        """:meth:`is_new_request` of each ``(request, question, reply)``, one encoder pass for all."""
+    def new_requests_many(self, rows: list[tuple[str, str, str]], encode=None) -> list[bool]:
+        """:meth:`is_new_request` of each ``(request, question, reply)``, one encoder pass for all (``encode``: texts
+        -> the packaged MiniLM's embeddings, by default encoded)."""
         if not rows:
             return []
-        p = self.new_requests.probability(features(*map(list, zip(*rows, strict=True))))
+        p = self.new_requests.probability(features(*map(list, zip(*rows, strict=True)), encode=encode))
         return [bool(v >= THRESHOLD) for v in p]
 
     def assess(self, requests: list[str], embeddings: np.ndarray | None = None) -> list[tuple[float, Written]]:
@@ -198,6 +200,7 @@ def default_dir(data_dir=None, small: bool | None = None, fingerprint: str | Non
     lives."""
     small = tiny() if small is None else small
     config = {**asdict(UnclearConfig()), "small": small, "parts": ["unclear", "writer", "new_requests"]}
+    config["new_request_features"] = NEW_REQUEST_VERSION
     return model_dir(TASK, NAME, config, fingerprint or fingerprint_files(training_files(data_dir)))
 
 

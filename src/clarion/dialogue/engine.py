@@ -29,7 +29,7 @@ import numpy as np
 from clarion.dialogue import policy
 from clarion.dialogue.answer import Answer, query_answer
 from clarion.dialogue.chaining import CHAINING
-from clarion.dialogue.new_request import restarted
+from clarion.dialogue.new_request import encode_known, restarted
 from clarion.dialogue.options import with_picks
 from clarion.dialogue.questions import Written
 from clarion.dialogue.state import State, as_question, check_turns, normalised, read_state
@@ -211,8 +211,23 @@ class Assistant:
     def _replies_new(self, keys: list) -> list[bool]:
         many = getattr(self.any_request, "new_requests_many", None)
         if many is not None:
-            return many([key[1] for key in keys])
+            return many([key[1] for key in keys], encode=self._encode_known)
         return [self.any_request.is_new_request(*key[1]) for key in keys]
+
+    def _encode_known(self, texts: Sequence[str]) -> np.ndarray:
+        """:func:`~clarion.dialogue.new_request.encode_known` with the embeddings this engine already holds: a known
+        ClariQ request's (the pool's, cached on disk) and a bank question's, however the system worded it (the
+        chooser's, of the bank's text)."""
+        ranker = getattr(self.clarifier, "ranker", None)
+        bank = getattr(self.chooser, "embeddings", None)
+        if ranker is None or bank is None:  # a test's stand-ins: everything encoded
+            return encode_known(texts, [None] * len(texts))
+        pool, columns = ranker.router.packaged_pool, ranker.space.pool_column([t.strip() for t in texts])
+        rows: list = []
+        for text, column in zip(texts, columns, strict=True):
+            question = None if column >= 0 else self.chooser.row.get(self.question_id(text))
+            rows.append(pool[column] if column >= 0 else None if question is None else bank[question])
+        return encode_known(texts, rows)
 
     def _new_replies(self, states: Sequence[State]) -> None:
         """Whether each reply to a question answers it or starts a new request, for every conversation at once (one
