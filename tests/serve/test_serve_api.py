@@ -19,6 +19,26 @@ def test_health_says_ok_and_lists_the_loaded_models(client):
     assert body["status"] == "ok" and body["system"] == "clarion"
     assert set(body["features"]) == {"converse", "clarify", "respond", "replies"} and body["evaluation"] is True
     assert body["sources"] is False  # the engine answers with the understood query: never with sources
+    assert body["clariq_models"] is None  # the test's stand-in clarifier has no model directory
+
+
+def test_health_says_which_clariq_models_answer(tmp_path):
+    """A first run's starter models are named as such (from the model directory's meta.json)."""
+    from types import SimpleNamespace
+
+    from clarion.serve.config import Feature
+    from clarion.serve.services import Services
+    from clarion.store import write_meta
+
+    def with_model(config):
+        directory = tmp_path / str(len(list(tmp_path.iterdir())))
+        directory.mkdir()
+        write_meta(directory, config, "test")
+        return Services({Feature.converse: SimpleNamespace(clarifier=SimpleNamespace(directory=directory))})
+
+    assert with_model({"splits": ["train", "dev"], "starter": True}).clariq_models() == "starter train+dev"
+    assert with_model({"splits": ["train"]}).clariq_models() == "train"
+    assert Services({}).clariq_models() is None
 
 
 def test_converse_clarifies_an_ambiguous_request_with_a_bank_question(client):

@@ -40,6 +40,7 @@ async def health(request: Request) -> dict:
         "processes": state.config.processes,
         "evaluation": bool(state.needs) and state.services.has(Feature.converse),
         "sources": state.services.sources(),
+        "clariq_models": state.clariq_models,
     }
 
 

@@ -52,6 +52,7 @@ def create_app(config: ServeConfig, services: Services | None = None) -> FastAPI
         try:
             state.services = services if services is not None else await run_in_threadpool(load_services, config)
             state.needs = NeedPool(state.services.needs)
+            state.clariq_models = state.services.clariq_models()  # read once: /health says it
             state.batchers = batchers(state.services, state.pool, config)
             yield
         finally:

@@ -143,6 +143,11 @@ class Health(BaseModel):
     sources: bool = Field(
         description="whether the engine's answers can come with sources (a knowledge base or documents is loaded)"
     )
+    clariq_models: str | None = Field(
+        default=None,
+        description='the ClariQ models that answer: "train+dev", "train", or "starter train+dev" (the lighter models '
+        "a first run trains when none is cached; `clarion chat --prepare` trains the full ones)",
+    )
 
 
 class Need(BaseModel):

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from clarion.serve.config import Feature, ServeConfig
@@ -120,6 +121,19 @@ class Services:
         """Whether the conversation engine answers from a knowledge base or documents (so with sources); without
         one its answer is the understood query, and it never has sources."""
         return getattr(self.models.get(Feature.converse), "answerer", None) is not None
+
+    def clariq_models(self) -> str | None:
+        """Which ClariQ models answer (the engine's, else the clarifier's): their splits, "starter" before them for the
+        starter models a first run trains (``"train+dev"``, ``"train"``, ``"starter train+dev"``); None when no
+        ClariQ model directory is loaded."""
+        model = self.models.get(Feature.converse, self.models.get(Feature.clarify))
+        directory = getattr(getattr(model, "clarifier", model), "directory", None)
+        if not isinstance(directory, Path) or not (directory / "meta.json").is_file():
+            return None
+        from clarion.dialogue.loading import trained_models
+
+        models = trained_models(directory)
+        return ("starter " if models.starter else "") + "+".join(models.splits)
 
     def locked(self, feature: Feature, fn: Callable, *args):
         """``fn(model, *args)`` under the model's lock (run it in the pool: it blocks)."""
