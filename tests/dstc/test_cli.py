@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from dstc_synthetic import write_synthetic
 from typer.testing import CliRunner
 
 from clarion.cli import app, main
+from dstc_synthetic import write_synthetic
 
 
 @pytest.fixture(autouse=True)

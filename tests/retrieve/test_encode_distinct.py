@@ -1,4 +1,4 @@
-"""encode_distinct: each distinct text encoded once (encode_queries batches by length), rows back in the input's order."""
+"""encode_distinct: each distinct text encoded once (encode_queries batches by length), rows back in input order."""
 
 from __future__ import annotations
 
