@@ -142,3 +142,12 @@ def test_feature_groups_by_name():
         parse_groups(["shape"])
     with pytest.raises(InputError, match="unknown classifier"):
         make_classifier("svm")
+
+
+def test_top_indices_and_values_are_those_of_a_full_stable_sort():
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        values = rng.integers(0, 5, size=int(rng.integers(1, 60))).astype(float)  # many ties
+        n = int(rng.integers(1, 70))
+        assert np.array_equal(ambiguity.top_indices(values, n), np.argsort(-values, kind="stable")[:n])
+        assert np.array_equal(ambiguity.top_values(values, n), np.sort(values)[::-1][:n])

@@ -139,20 +139,36 @@ class BankView:
     """Indices of the request's question set: questions it wins with p > 0.5 (at least ``MIN_SET``, by p)."""
 
 
+def top_indices(values: np.ndarray, n: int) -> np.ndarray:
+    """``np.argsort(-values, kind="stable")[:n]`` (the ``n`` largest, ties by index) without sorting all of ``values``:
+    the bank has thousands of questions and a request needs its first few dozen."""
+    if n >= len(values):
+        return np.argsort(-values, kind="stable")
+    nth = np.partition(values, len(values) - n)[len(values) - n]  # the n-th largest value
+    candidates = np.flatnonzero(values >= nth)  # every tie of it included, so the index order decides among them
+    return candidates[np.lexsort((candidates, -values[candidates]))][:n]
+
+
+def top_values(values: np.ndarray, n: int) -> np.ndarray:
+    """``np.sort(values)[::-1][:n]``, from a partition."""
+    if n >= len(values):
+        return np.sort(values)[::-1]
+    return np.sort(np.partition(values, len(values) - n)[len(values) - n :])[::-1]
+
+
 def bank_view(pool: RequestPool, key: str, embedding: np.ndarray) -> BankView:
     """Score one request (its normalised text ``key`` and embedding) against the bank and the pool."""
     scores = (pool.bank @ embedding).astype(np.float64)
     mass, best_rival = pool.rivals(key)
     own = np.exp((scores - 1.0) / pool.temperature)
     prob = own / (own + mass)
-    order = np.argsort(-prob, kind="stable")
     n = int(np.clip((prob > 0.5).sum(), MIN_SET, MAX_SET))
-    return BankView(scores, prob, scores > best_rival, order[:n])
+    return BankView(scores, prob, scores > best_rival, top_indices(prob, n))
 
 
 def bank_features(pool: RequestPool, view: BankView, key: str, embedding: np.ndarray) -> np.ndarray:
     """The :data:`BANK_FEATURES`: how many questions the request wins and how well the bank matches it."""
-    top = np.sort(view.scores)[::-1][:20]
+    top = top_values(view.scores, 20)
     neighbours = pool.neighbours(key, embedding)
     values = (
         view.won.sum(),
@@ -172,7 +188,7 @@ def bank_features(pool: RequestPool, view: BankView, key: str, embedding: np.nda
 def spread_features(pool: RequestPool, view: BankView, embedding: np.ndarray) -> np.ndarray:
     """The :data:`SPREAD_FEATURES`: how dissimilar the request's questions (and its top 10) are."""
     chosen = pool.bank[view.chosen]
-    top10 = pool.bank[np.argsort(-view.scores, kind="stable")[:10]]
+    top10 = pool.bank[top_indices(view.scores, 10)]
     centroid = chosen.mean(axis=0)
     norm = np.linalg.norm(centroid)
     values = (
