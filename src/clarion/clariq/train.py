@@ -87,7 +87,7 @@ TRAIN_ONLY = (
 
 STARTER = (
     "no full ClariQ models are trained yet: using the starter models ({directory}; about 1 minute to train on 2 "
-    "cores, questions ranked a little less well); `clarion chat --prepare` trains the full ones (about 15 minutes), "
+    "cores, questions ranked a little less well); `clarion chat --prepare` trains the full ones (about 18 minutes), "
     "used from then on"
 )
 """What :func:`engine_models` says when it chooses the starter models."""

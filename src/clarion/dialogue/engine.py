@@ -112,9 +112,9 @@ class Assistant:
     ) -> Assistant:
         """The deployed engine: the ClariQ models in ``model_dir``, by default those trained on train+dev when
         cached, else the train-only ones ``clarion clariq benchmark`` trains when cached, else the starter models
-        (trained now in about a minute; with ``starter=False`` the train-only ones, about 15 minutes), said in one line
-        (:func:`clarion.clariq.train.engine_models`); the answer model; and an answerer over ``knowledge`` (a DSTC
-        knowledge dir or file) or ``documents`` (JSONL)."""
+        (everything a conversation needs trains in about three minutes; with ``starter=False`` the train-only ones,
+        about 18), said in one line (:func:`clarion.clariq.train.engine_models`); the answer model; and an answerer
+        over ``knowledge`` (a DSTC knowledge dir or file) or ``documents`` (JSONL)."""
         from clarion.dialogue.any_request import load_or_train
         from clarion.dialogue.loading import load_parts
         from clarion.store import no_progress
