@@ -102,7 +102,7 @@ def _debian_reader(path: Path) -> Any:
 def sense_counts(entry: str) -> tuple[int, int]:
     """How many synsets nltk's ``synsets(entry)`` returns (every part of speech, inflected forms found by morphy) and
     in how many lexicographer files they lie, read from the index and from the first two fields of each synset's
-    data line, without building the synsets: a tenth of the time for a word not looked up before, and nothing kept
+    data line, without building the synsets: a quarter of the time for words not looked up before, and nothing kept
     in nltk's synset cache, which would grow for as long as a service runs. Hold :data:`READING` around it."""
     from nltk.corpus.reader.wordnet import POS_LIST
 

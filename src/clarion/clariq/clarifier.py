@@ -76,13 +76,14 @@ class Clarifier:
 
             data, splits = ClariQ.load(data_dir), check_splits(splits or DEFAULT_SPLITS)
 
+            what = "starter model" if starter else "model"
+
             def train(directory: Path) -> None:
                 steps = ranker_steps(starter=starter)
                 advance = None if progress is None else progress(f"training the ClariQ {what}", steps)
                 need_progress = progress or no_progress
                 train_models(data, splits, directory, progress=advance, need_progress=need_progress, starter=starter)
 
-            what = "starter model" if starter else "model"
             ready = partial(ready_to_train, data, splits)
             directory = default_model_dir(data, splits, starter=starter)
             ensure(directory, train, f"the ClariQ {what}", f"ClariQ {'+'.join(splits)}", ready=ready)

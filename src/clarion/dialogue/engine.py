@@ -221,12 +221,15 @@ class Assistant:
         ranker = getattr(self.clarifier, "ranker", None)
         bank = getattr(self.chooser, "embeddings", None)
         if ranker is None or bank is None:  # a test's stand-ins: everything encoded
-            return encode_known(texts, [None] * len(texts))
+            return encode_known(texts)
         pool, columns = ranker.router.packaged_pool, ranker.space.pool_column([t.strip() for t in texts])
         rows: list = []
         for text, column in zip(texts, columns, strict=True):
-            question = None if column >= 0 else self.chooser.row.get(self.question_id(text))
-            rows.append(pool[column] if column >= 0 else None if question is None else bank[question])
+            if column >= 0:  # a known request
+                rows.append(pool[column])
+                continue
+            question = self.chooser.row.get(self.question_id(text))  # a bank question, or None
+            rows.append(None if question is None else bank[question])
         return encode_known(texts, rows)
 
     def _new_replies(self, states: Sequence[State]) -> None:

@@ -50,12 +50,7 @@ new requests (4.6% at 0.5) and 91% of clarion's follow-ups are read right (93% a
 def features(requests: Sequence[str], questions: Sequence[str], replies: Sequence[str], encode=None) -> np.ndarray:
     """The :data:`FEATURES` of each (request, question, reply); ``encode``: texts -> L2-normalised embeddings
     (default: the packaged MiniLM)."""
-    if encode is None:
-        from clarion.retrieve.dense import encode_queries
-
-        def encode(texts):  # batches of 16 sorted by length: the views differ in length by several times
-            return encode_queries(texts, batch_size=SMALL_BATCH)
-
+    encode = encode or encode_known  # batches of 16 sorted by length: the views differ in length by several times
     if not replies:
         return np.zeros((0, len(FEATURES)))
     n = len(replies)
@@ -83,20 +78,22 @@ def features(requests: Sequence[str], questions: Sequence[str], replies: Sequenc
     return np.asarray(rows, dtype=np.float64)
 
 
-def encode_known(texts: Sequence[str], known: Sequence[np.ndarray | None]) -> np.ndarray:
+def encode_known(texts: Sequence[str], known: Sequence[np.ndarray | None] | None = None) -> np.ndarray:
     """The packaged MiniLM's embeddings of ``texts`` for :func:`features`: ``known[i]`` where it is given (an
     embedding already computed), the other texts encoded in batches of :data:`SMALL_BATCH`."""
     from clarion.retrieve.dense import encode_queries
 
+    known = list(known) if known is not None else [None] * len(texts)
     missing = [i for i, row in enumerate(known) if row is None]
-    encoded = encode_queries([texts[i] for i in missing], batch_size=SMALL_BATCH) if missing else None
-    size = encoded.shape[1] if encoded is not None else len(known[0]) if len(known) else 0
-    out = np.zeros((len(texts), size), dtype=np.float32)
+    if len(missing) == len(texts):
+        return encode_queries(list(texts), batch_size=SMALL_BATCH)
+    given = next(row for row in known if row is not None)
+    out = np.zeros((len(texts), len(given)), dtype=np.float32)
     for i, row in enumerate(known):
         if row is not None:
             out[i] = row
-    if encoded is not None:
-        out[missing] = encoded
+    if missing:
+        out[missing] = encode_queries([texts[i] for i in missing], batch_size=SMALL_BATCH)
     return out
 
 
