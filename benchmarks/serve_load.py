@@ -17,7 +17,7 @@ everyday requests, one turn each, none twice (not ClariQ's: the model for any re
 ``--threads`` are passed to ``clarion serve`` (``--batch 1``: one request per model call).
 
     python benchmarks/serve_load.py [--requests 300] [--concurrency 8] [--endpoint converse] [--mix topics]
-        [--batch 16] [--threads 1] [--workers 2] [--model DIR] [--json out.json]
+        [--batch 16] [--threads 1] [--workers 2] [--processes 1] [--model DIR] [--json out.json]
 """
 
 from __future__ import annotations
@@ -205,6 +205,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--endpoint", choices=["converse", "clarify"], default="converse")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--processes", type=int, default=1, help="clarion serve --processes (each loads the models).")
     parser.add_argument("--batch", type=int, default=16, help="clarion serve --batch (1: no batching).")
     parser.add_argument("--threads", type=int, default=1, help="clarion serve --threads (torch threads per call).")
     mixes = ["topics", "distinct", "everyday"]
@@ -228,7 +229,7 @@ def main() -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
-        extra = ["--workers", str(args.workers), "--batch", str(args.batch), "--threads", str(args.threads)]
+        extra = ["--workers", str(args.workers), "--processes", str(args.processes), "--batch", str(args.batch), "--threads", str(args.threads)]
         extra += ["--model", str(args.model)] if args.model else []
         process = start_server(port, Path(tmp) / "eval.sqlite", [args.endpoint], extra)
         try:
@@ -263,6 +264,7 @@ def summary(args, chats: list[dict], requests: int, busy_before: float, run: dic
         "requests": requests,
         "concurrency": args.concurrency,
         "workers": args.workers,
+        "processes": args.processes,
         "batch": args.batch,
         "threads": args.threads,
         "mix": args.mix,
