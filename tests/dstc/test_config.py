@@ -29,6 +29,7 @@ from clarion.respond.lm import LmConfig
         (lambda: LmConfig(top_p=0), r"LmConfig.top_p must be float in \(0, 1\], got 0"),
         (lambda: LmConfig(batch=8.0), r"LmConfig.batch must be int in \[1, inf\), got 8.0"),
         (lambda: PipelineConfig(consensus_k=-3), r"PipelineConfig.consensus_k must be int in \[1, inf\), got -3"),
+        (lambda: PipelineConfig(consensus_beta=0), r"PipelineConfig.consensus_beta must be float in \(0, inf\), got 0"),
         (lambda: PipelineConfig(rules={"no_such_rule": {}}), "PipelineConfig.rules: no rule 'no_such_rule'; rules: "),
         (
             lambda: PipelineConfig(rules={"ask_entity": {"above": 1}}),
@@ -54,6 +55,14 @@ from clarion.respond.lm import LmConfig
 def test_bad_values_are_refused_naming_the_field(make, message):
     with pytest.raises(InputError, match=message):
         make()
+
+
+def test_consensus_beta_is_saved_and_older_models_keep_f1():
+    config = PipelineConfig(consensus_beta=0.8)
+    assert PipelineConfig.from_json(config.to_json()).consensus_beta == 0.8
+    older = PipelineConfig().to_json()
+    del older["consensus_beta"]  # a model trained before the field: its responses were chosen by F1
+    assert PipelineConfig.from_json(older).consensus_beta == 1.0
 
 
 def test_optional_steps_switch_off_with_none_and_names_become_members():

@@ -49,6 +49,30 @@ def test_ngram_utility_by_hand():
     assert u[2].sum() == 0.0 and u[:, 2].sum() == 0.0
 
 
+def test_ngram_utility_f_beta_by_hand():
+    # "a b c" (3 words) as the hypothesis against "a b c d e" (5): unigrams 3 common, bigrams 2 of 2 / 4, trigrams
+    # 1 of 1 / 3, 4-grams none of 0 / 2. F-beta = (1 + b^2) c / (|hyp| + b^2 |ref|).
+    b2 = 0.25
+
+    def f(c, hyp, ref):
+        return (1 + b2) * c / (hyp + b2 * ref) if hyp + ref else 0.0
+
+    u = ngram_utility(["a b c", "a b c d e"], order=4, beta=0.5)
+    assert u[0, 1] == pytest.approx((f(3, 3, 5) + f(2, 2, 4) + f(1, 1, 3) + f(0, 0, 2)) / 4)
+    assert u[1, 0] == pytest.approx((f(3, 5, 3) + f(2, 4, 2) + f(1, 3, 1) + f(0, 2, 0)) / 4)
+    # below 1, the text that adds nothing to what the other says scores higher; at 1 both read the same F1
+    assert u[0, 1] > u[1, 0]
+    f1 = ngram_utility(["a b c", "a b c d e"], order=4)
+    assert f1[0, 1] == pytest.approx(f1[1, 0])
+
+
+def test_mbr_beta_prefers_the_shared_core():
+    # three bodies: the core two others hold, and two that each add their own words
+    texts = ["the rooms are quiet", "the rooms are quiet and the staff were friendly", "the rooms are quiet at night"]
+    assert mbr_weighted(texts, [1, 1, 1], beta=0.5) == 0
+    assert mbr_weighted(texts, [1, 1, 1], beta=3.0) != 0  # recall-weighted: the longest agreeing body
+
+
 def test_mbr_weighted_follows_the_weights():
     texts = ["the room is quiet", "the room is very quiet", "breakfast is free", "breakfast is free daily"]
     assert mbr_weighted(texts, [1, 1, 1, 1]) in (0, 1, 2, 3)

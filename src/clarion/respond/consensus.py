@@ -223,15 +223,17 @@ def consensus_choice(
     closings: Closings = GENERAL,
     faqs: Sequence[tuple[str, str | None]] = (),
     faq_cover: float | None = None,
+    beta: float = 1.0,
 ) -> str:
     """The MBR choice among ``pool``'s choosable bodies with the follow-up question appended (see
     :func:`consensus_response`); with ``faq_cover`` (rule ``faq_cover``), the selected ``faqs`` it misses are added
     before the question (:func:`~clarion.respond.faq_answers.with_faq_answers`). A ``turn`` that asks an open
     question, or a "Yes" to the opposite of what it asks (:func:`yes_to_the_opposite`), gets the body without its
     yes/no opener (:func:`without_polar_opener`).
-    ``closings``: the model's closing questions (:class:`~clarion.respond.follow_up.Closings`)."""
+    ``closings``: the model's closing questions (:class:`~clarion.respond.follow_up.Closings`). ``beta``: the MBR
+    utility's F-beta (:func:`~clarion.respond.pool.ngram_utility`; ``PipelineConfig.consensus_beta``)."""
     choosable = max(pool.choosable, 1)
-    expected = mbr_expected(pool.bodies, pool.weights) if len(pool.bodies) > 1 else np.zeros(1)
+    expected = mbr_expected(pool.bodies, pool.weights, beta=beta) if len(pool.bodies) > 1 else np.zeros(1)
     body = pool.bodies[int(np.argmax(expected[:choosable]))]
     if turn is not None and (asks_open(turn) or yes_to_the_opposite(turn, body)):
         body = without_polar_opener(body)

@@ -83,7 +83,8 @@ def _consensus(responder, index, picked, chosen_emb, turn: Query) -> tuple[Label
     evidence = _pool(responder, index, picked, chosen_emb, turn)
     follow_up = follow_up_for(keys, responder.config.uses("entity_follow_up"), closings)
     faqs, cover = faq_answers(picked), responder.config.param("faq_cover", "cover")
-    response = consensus_choice(evidence, keys, follow_up, turn.text or None, closings, faqs, cover)
+    beta = responder.config.consensus_beta
+    response = consensus_choice(evidence, keys, follow_up, turn.text or None, closings, faqs, cover, beta)
     return Label(True, tuple(keys), response), None
 
 

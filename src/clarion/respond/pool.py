@@ -30,14 +30,18 @@ def mbr_choice(candidates: Sequence[str]) -> int:
     return int(np.argmax(gains)) if gains else 0
 
 
-def ngram_utility(texts: Sequence[str], order: int = 4) -> np.ndarray:
-    """``U[i, j]``: the mean over n = 1..``order`` of the F1 of the n-gram sets of ``texts[i]`` and ``texts[j]``.
+def ngram_utility(texts: Sequence[str], order: int = 4, beta: float = 1.0) -> np.ndarray:
+    """``U[i, j]``: the mean over n = 1..``order`` of the F-``beta`` of ``texts[i]``'s n-gram set read as a
+    hypothesis against ``texts[j]``'s as its reference: ``(1 + beta^2) |common| / (|i| + beta^2 |j|)``. ``beta`` 1
+    is the (symmetric) F1; below 1 precision weighs more, so a body that says only what the others say wins over one
+    that adds to it, as BLEU, a precision with a brevity penalty, counts.
 
     Sets (not counts) of lowercased word n-grams; the intersections are one indicator-matrix product per order.
     """
     n = len(texts)
     words = [_TOKEN.findall(t.lower()) for t in texts]
     utility = np.zeros((n, n))
+    square = beta * beta
     for size in range(1, order + 1):
         grams = [{tuple(w[i : i + size]) for i in range(len(w) - size + 1)} for w in words]
         vocab: dict[tuple, int] = {}
@@ -47,8 +51,8 @@ def ngram_utility(texts: Sequence[str], order: int = 4) -> np.ndarray:
         matrix[rows, cols] = 1.0
         common = (matrix @ matrix.T).astype(float)
         sizes = np.array([len(g) for g in grams], dtype=float)
-        total = sizes[:, None] + sizes[None, :]
-        utility += np.divide(2 * common, total, out=np.zeros_like(common), where=total > 0)
+        total = sizes[:, None] + square * sizes[None, :]
+        utility += np.divide((1 + square) * common, total, out=np.zeros_like(common), where=total > 0)
     return utility / order
 
 
@@ -57,20 +61,22 @@ def mbr_weighted(
     weights: Sequence[float],
     order: int = 4,
     candidates: int | None = None,
+    beta: float = 1.0,
 ) -> int:
     """Index of the text with the highest weighted mean utility against the other texts (MBR).
 
-    ``candidates``: only the first ``candidates`` texts can be chosen; the rest are evidence only.
+    ``candidates``: only the first ``candidates`` texts can be chosen; the rest are evidence only. ``beta``: the
+    utility's F-beta (:func:`ngram_utility`).
     """
     if len(texts) < 2:
         return 0
-    return int(np.argmax(mbr_expected(texts, weights, order)[:candidates]))
+    return int(np.argmax(mbr_expected(texts, weights, order, beta)[:candidates]))
 
 
-def mbr_expected(texts: Sequence[str], weights: Sequence[float], order: int = 4) -> np.ndarray:
+def mbr_expected(texts: Sequence[str], weights: Sequence[float], order: int = 4, beta: float = 1.0) -> np.ndarray:
     """Each text's weighted mean utility against the other texts (what :func:`mbr_weighted` maximises)."""
     weights = np.asarray(weights, dtype=float)
-    utility = ngram_utility(texts, order)
+    utility = ngram_utility(texts, order, beta)
     np.fill_diagonal(utility, 0.0)
     return (utility @ weights) / np.maximum(weights.sum() - weights, 1e-9)
 

@@ -26,6 +26,7 @@ _PIPELINE_BOUNDS = {
     "neighbour_k": Bound("int", 1),
     "consensus_k": Bound("int", 1),
     "exact_weight": Bound("float", 0),
+    "consensus_beta": Bound("float", 0, open_low=True),
     "max_contexts": Bound("int", 1, optional=True),
     "dense": FLAG,
 }
@@ -42,6 +43,10 @@ class PipelineConfig:
     neighbour_k: int = 20
     consensus_k: int = 30  # consensus generator: nearest turns in the pool
     exact_weight: float = 3.0  # consensus generator: weight of the turns with the same gold snippet set
+    consensus_beta: float = 0.6
+    """The consensus generator's MBR utility: F-beta of word n-grams (:func:`clarion.respond.pool.ngram_utility`);
+    below 1 it prefers the body that adds least beyond what the pool agrees on. 0.6 on train cross-validation
+    (docs/dstc.md); 1 (F1) in models trained before it."""
     rules: dict = field(default_factory=default_rules)  # rule name -> parameters (clarion.rules.RULES)
     max_contexts: int | None = None  # tiny settings train on the first N contexts only
     dense: bool = True  # False: no MiniLM at all (lexical features only; the tiny CI setting)
@@ -116,6 +121,7 @@ class PipelineConfig:
             neighbour_k=int(obj.get("neighbour_k", 20)),
             consensus_k=int(obj.get("consensus_k", 30)),
             exact_weight=float(obj.get("exact_weight", 3.0)),
+            consensus_beta=float(obj.get("consensus_beta", 1.0)),
             rules=obj.get("rules", default_rules()),
             max_contexts=obj.get("max_contexts"),
             dense=bool(obj.get("dense", True)),
