@@ -229,7 +229,16 @@ def main() -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
-        extra = ["--workers", str(args.workers), "--processes", str(args.processes), "--batch", str(args.batch), "--threads", str(args.threads)]
+        extra = [
+            "--workers",
+            str(args.workers),
+            "--processes",
+            str(args.processes),
+            "--batch",
+            str(args.batch),
+            "--threads",
+            str(args.threads),
+        ]
         extra += ["--model", str(args.model)] if args.model else []
         process = start_server(port, Path(tmp) / "eval.sqlite", [args.endpoint], extra)
         try:
