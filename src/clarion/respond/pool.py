@@ -1,7 +1,8 @@
 """Minimum Bayes risk choice over a pool of candidate responses (Kumar & Byrne, 2004).
 
 A :class:`Pool` holds borrowed bodies with their weights (the first ``choosable`` may be chosen, the rest only
-vote); :func:`mbr_weighted` picks the body with the highest weighted expected n-gram F1 against the others.
+vote); :func:`mbr_weighted` picks the body with the highest weighted expected n-gram F-beta against the others
+(:func:`ngram_utility`; F1 at ``beta`` 1).
 """
 
 from __future__ import annotations
