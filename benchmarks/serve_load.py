@@ -2,11 +2,12 @@
 
 Starts ``clarion serve`` (ClariQ train+dev models by default, ``--model DIR`` for another; they must be trained
 already, or their training is timed as the start), waits for ``/health``, then sends ``--requests`` conversations
-(default 300) to ``--endpoint`` (default ``/v1/converse``) with ``--concurrency`` (default 8) requests in flight, and
-prints the median (p50), 95th percentile, throughput, error count and the server's resident memory (VmRSS after the
-load, VmHWM its peak), with the machine, the load average before and after, and the model. Then it sends
-oversized, malformed and empty bodies (each must get a 4xx) and checks that ``/health`` still answers. The server
-is stopped at the end; the run stops by itself (``--deadline`` seconds at most for the load).
+(default 300) to ``--endpoint`` (default ``/v1/converse``) with ``--concurrency`` (default 8) requests in flight,
+and prints the median (p50), 95th percentile, throughput, error count, CPU milliseconds per request (the server's
+processes and this client's, over the load) and the server's resident memory (VmRSS after the load, VmHWM its peak),
+with the machine, the load average before and after, and the model. Then it sends oversized, malformed and empty
+bodies (each must get a 4xx) and checks that ``/health`` still answers. The server is stopped at the end; the run
+stops by itself (``--deadline`` seconds at most for the load).
 
 Conversations, all distinct, from ClariQ (``--mix``): ``topics`` (default): the 61 test requests alone (unseen by
 the models), then dev topics' rows as two-turn dialogues (request, one of its clarifying questions, the facet's
@@ -103,6 +104,23 @@ def memory_mb(pid: int) -> dict[str, float]:
         if key in ("VmRSS", "VmHWM"):
             fields[key] = int(value.split()[0]) / 1024
     return fields
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process ``pid`` and its live descendants (``--processes``' workers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+            except OSError:  # gone meanwhile
+                continue
+            stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    tree = {pid}
+    for _ in range(4):  # the server, uvicorn's supervisor's children and theirs
+        tree |= {p for p, (parent, _) in stats.items() if parent in tree}
+    return sum(stats[p][1] for p in tree if p in stats)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -245,7 +263,10 @@ def main() -> None:
             started = wait_healthy(base, process, args.start_timeout)
             loaded = memory_mb(process.pid)
             busy_before = os.getloadavg()[0]
+            cpu_before, client_before = cpu_seconds(process.pid), time.process_time()
             run = asyncio.run(load(base, f"/v1/{args.endpoint}", bodies, args.concurrency, args.deadline))
+            client = time.process_time() - client_before
+            run["cpu"] = {"server": cpu_seconds(process.pid) - cpu_before, "client": client}
             after = memory_mb(process.pid)
             refused = bad_bodies(base)
             import httpx
@@ -284,6 +305,7 @@ def summary(args, chats: list[dict], requests: int, busy_before: float, run: dic
         "p95_ms": round(percentile(times, 0.95), 1) if times else None,
         "max_ms": round(max(times), 1) if times else None,
         "throughput_rps": round(len(times) / run["elapsed"], 1),
+        "cpu_ms_per_request": {who: round(1000 * s / max(1, requests), 1) for who, s in run["cpu"].items()},
         "errors": errors,
         "failures": run["failures"],
         "statuses": dict(Counter(str(status) for _, _, status in run["results"])),

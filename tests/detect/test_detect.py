@@ -78,7 +78,9 @@ def test_spread_separates_one_intent_from_two():
     one = _unit([[1, 0.05, 0], [1, 0, 0.05], [1, -0.05, 0]])
     two = _unit([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
     assert ambiguity._pair_sim(one) > 0.9 > ambiguity._pair_sim(two)
-    assert ambiguity._clusters(one, 0.5) == 1 and ambiguity._clusters(two, 0.5) == 3
+    assert ambiguity._clusters(one, 0.5) == (1,) and ambiguity._clusters(two, 0.5) == (3,)
+    assert ambiguity._clusters(two, 0.5, 2.0) == (3, 1)  # one tree, cut at each threshold
+    assert ambiguity._clusters(one[:1], 0.5, 0.65) == (1, 1)
 
 
 def _toy(n=80, seed=0):

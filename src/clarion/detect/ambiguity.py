@@ -110,14 +110,14 @@ def _pair_sim(vectors: np.ndarray) -> float:
     return float((sims.sum() - np.trace(sims)) / (n * (n - 1)))
 
 
-def _clusters(vectors: np.ndarray, threshold: float) -> float:
-    """Number of average-linkage clusters with cosine distance below ``threshold``."""
+def _clusters(vectors: np.ndarray, *thresholds: float) -> tuple[float, ...]:
+    """Number of average-linkage clusters with cosine distance below each threshold (one tree for all of them)."""
     if len(vectors) < 2:
-        return float(len(vectors))
+        return (float(len(vectors)),) * len(thresholds)
     from scipy.cluster.hierarchy import fcluster, linkage
 
     tree = linkage(vectors.astype(np.float64), method="average", metric="cosine")
-    return float(fcluster(tree, t=threshold, criterion="distance").max())
+    return tuple(float(fcluster(tree, t=t, criterion="distance").max()) for t in thresholds)
 
 
 def _pc1_share(vectors: np.ndarray) -> float:
@@ -193,13 +193,12 @@ def spread_features(pool: RequestPool, view: BankView, embedding: np.ndarray) ->
     norm = np.linalg.norm(centroid)
     values = (
         _pair_sim(chosen),
-        _clusters(chosen, 0.5),
-        _clusters(chosen, 0.65),
+        *_clusters(chosen, 0.5, 0.65),
         _pc1_share(chosen),
         float(centroid @ embedding / norm) if norm > 0 else 0.0,
         float((chosen @ embedding).mean()),
         _pair_sim(top10),
-        _clusters(top10, 0.5),
+        *_clusters(top10, 0.5),
     )
     return np.asarray(values, dtype=np.float64)
 

@@ -28,6 +28,7 @@ from clarion.data.io import remove_orphans
 from clarion.data.location import cache_dir
 from clarion.errors import ModelError
 from clarion.retrieve.packaged import DIMENSIONS, MINILM, is_packaged, packaged_path
+from clarion.retrieve.traced import forward
 
 MODEL_NAME = MINILM
 ENCODER_ID_FILE = "encoder-id"
@@ -278,7 +279,7 @@ def encode_queries(
         with torch.inference_mode():  # thread-local: entered in each lane
             for positions in batches:
                 batch = _tokenized(transformer.tokenizer, texts, positions, transformer.max_seq_length)
-                hidden = transformer.auto_model(**batch).last_hidden_state
+                hidden = forward(transformer, batch)
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
                 out[positions] = torch.nn.functional.normalize(pooled, dim=1).numpy()

@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from clarion.retrieve.traced import trace_encoders
 from clarion.serve.config import Feature, ServeConfig
 
 
@@ -161,6 +162,7 @@ def load_services(config: ServeConfig, progress=None) -> Services:
         models[feature] = LOADERS[feature](config, progress, models)
     models = {feature: models[feature] for feature in config.features}
     _torch_threads(config.threads)
+    trace_encoders()  # batches encode from several threads: traced, they do not queue for the interpreter lock
     for feature, model in models.items():
         WARMUPS[feature](model)
     needs: list[dict] = []
