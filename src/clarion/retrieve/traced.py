@@ -2,10 +2,10 @@
 
 An eager transformer is a Python loop over a few hundred small torch operations. Each operation releases the
 interpreter lock and takes it back when it ends, so while another thread runs Python (the event loop, the feature
-code of a second batch) every operation of a short batch waits for its turn: measured on 2 cores, a batch of four
-requests took 31 ms alone and 634 ms beside a thread busy in Python. A traced graph runs all of its operations in
-C++ with the lock released once: the same batch took 51 ms beside that thread, and two threads encoding at once
-keep both cores busy. The embeddings are the same (traced and eager agree exactly on texts of 1 to 300 word pieces,
+code of a second batch) every operation of a short batch waits for its turn. A traced graph runs all of its
+operations in C++ with the lock released once. ``benchmarks/encoder_contention.py`` (batches of four requests, one
+torch thread, 2 cores): eager 39-45 ms alone and 443-545 ms beside a thread busy in Python; traced 32-34 ms alone
+and 54-55 ms beside it. The embeddings are the same (traced and eager agree exactly on texts of 1 to 300 word pieces,
 batched or alone, for both packaged encoders).
 
 Tracing takes a second or two per encoder, which a one-shot command would not win back, so it is
