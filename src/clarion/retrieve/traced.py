@@ -60,10 +60,15 @@ def _trace(transformer):
     import torch
 
     example = dict(transformer.tokenizer(["a b c d e f g", "a"], padding=True, return_tensors="pt"))
+    hf_log = logging.getLogger("transformers")  # tracing reads every attribute: "loss_type=None ... unrecognized"
+    level = hf_log.level
     try:
+        hf_log.setLevel(logging.ERROR)
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")  # TracerWarning: shapes read as constants that are constant for encoders
             return torch.jit.trace(transformer.auto_model.eval(), example_kwarg_inputs=example, strict=False)
     except Exception as err:  # noqa: BLE001 - any failure to trace leaves the eager model, which works
         log.warning("the encoder runs eagerly: it could not be traced (%s)", err)
         return None
+    finally:
+        hf_log.setLevel(level)
