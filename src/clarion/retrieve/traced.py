@@ -8,9 +8,9 @@ torch thread, 2 cores): eager 39-45 ms alone and 443-545 ms beside a thread busy
 and 54-55 ms beside it. The embeddings are the same (traced and eager agree exactly on texts of 1 to 300 word pieces,
 batched or alone, for both packaged encoders).
 
-Tracing takes a second or two per encoder, which a one-shot command would not win back, so it is
-off by default; :func:`trace_encoders` turns it on (``clarion serve`` does, before its warm-up request). An encoder
-that cannot be traced runs eagerly.
+Tracing takes a second or two per encoder, which a one-shot command would not win back, so it is off by default;
+:func:`trace_encoders` turns it on (``clarion serve`` does, before its warm-up request). An encoder that cannot be
+traced runs eagerly.
 """
 
 from __future__ import annotations
