@@ -29,20 +29,20 @@ def main() -> None:
 
     from clarion.data.ambiguous import read_everyday
     from clarion.retrieve import traced
-    from clarion.retrieve.dense import _tokenized, load_encoder
+    from clarion.retrieve.dense import load_encoder, tokenize_all
 
     torch.set_num_threads(1)
     transformer = load_encoder()[0]
     texts = [r.request for r in read_everyday()][: args.batch * args.batches]
     batches = [
-        dict(_tokenized(transformer.tokenizer, texts, list(range(i, i + args.batch)), 256))
+        dict(tokenize_all(transformer, texts[i : i + args.batch]))
         for i in range(0, len(texts) - args.batch + 1, args.batch)
     ]
 
     def run(part: list[dict]) -> None:
         with torch.inference_mode():
             for batch in part:
-                traced.forward(transformer, batch)
+                traced.forward(transformer, batch, tokenize_all)
 
     print(f"{len(batches)} batches of {args.batch} everyday requests, one torch thread; {cpu_model()}")
     for name, on in (("eager", False), ("traced", True)):

@@ -229,6 +229,11 @@ def _tokenized(tokenizer, texts: Sequence[str], positions: list[int], max_length
         )
 
 
+def tokenize_all(transformer, texts: Sequence[str]):
+    """``transformer``'s padded tensors of all ``texts`` (:func:`_tokenized`, under the tokenizer lock)."""
+    return _tokenized(transformer.tokenizer, texts, list(range(len(texts))), transformer.max_seq_length)
+
+
 def encode_distinct(
     texts: Sequence[str], batch_size: int = 64, encoder: Encoder = None, on_batch: Callable[[int], None] | None = None
 ) -> np.ndarray:
@@ -279,7 +284,7 @@ def encode_queries(
         with torch.inference_mode():  # thread-local: entered in each lane
             for positions in batches:
                 batch = _tokenized(transformer.tokenizer, texts, positions, transformer.max_seq_length)
-                hidden = forward(transformer, batch)
+                hidden = forward(transformer, batch, tokenize_all)
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
                 out[positions] = torch.nn.functional.normalize(pooled, dim=1).numpy()

@@ -19,6 +19,7 @@ import logging
 import threading
 import warnings
 import weakref
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
@@ -34,32 +35,34 @@ def trace_encoders(enabled: bool = True) -> None:
     _ENABLED = enabled
 
 
-def forward(transformer, batch: dict):
+def forward(transformer, batch: dict, tokenize: Callable):
     """The last hidden state of ``transformer`` (a sentence-transformers ``Transformer`` module) for a tokenized
-    ``batch``, eager or through its traced graph (:func:`trace_encoders`)."""
+    ``batch``, eager or through its traced graph (:func:`trace_encoders`). ``tokenize(transformer, texts)``: the
+    padded tensors of ``texts``, as the caller tokenizes (under its tokenizer lock: a fast tokenizer padding for two
+    threads at once fails), for the example the graph is traced on."""
     if _ENABLED:
-        traced = _traced(transformer)
+        traced = _traced(transformer, tokenize)
         if traced is not None:
             return traced(**batch)["last_hidden_state"]
     return transformer.auto_model(**batch).last_hidden_state
 
 
-def _traced(transformer):
+def _traced(transformer, tokenize: Callable):
     key = transformer.auto_model
     if key not in _TRACED:
         with _TRACING:
             if key not in _TRACED:
-                _TRACED[key] = _trace(transformer)
+                _TRACED[key] = _trace(transformer, tokenize)
     return _TRACED[key]
 
 
-def _trace(transformer):
+def _trace(transformer, tokenize: Callable):
     """The traced graph of ``transformer.auto_model`` in evaluation mode, or None when it cannot be traced. It shares
     the model's weights (not frozen: a model whose weights change is still the one that runs). The example batch is
     padded, so that the graph keeps the attention mask (a batch without padding could be traced without it)."""
     import torch
 
-    example = dict(transformer.tokenizer(["a b c d e f g", "a"], padding=True, return_tensors="pt"))
+    example = dict(tokenize(transformer, ["a b c d e f g", "a"]))
     hf_log = logging.getLogger("transformers")  # tracing reads every attribute: "loss_type=None ... unrecognized"
     level = hf_log.level
     try:
