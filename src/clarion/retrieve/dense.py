@@ -28,6 +28,7 @@ from clarion.data.io import remove_orphans
 from clarion.data.location import cache_dir
 from clarion.errors import ModelError
 from clarion.retrieve.packaged import DIMENSIONS, MINILM, is_packaged, packaged_path
+from clarion.retrieve.threads import use_threads
 from clarion.retrieve.traced import forward
 
 MODEL_NAME = MINILM
@@ -299,7 +300,7 @@ def encode_queries(
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(1)
-        with ThreadPoolExecutor(lanes, thread_name_prefix="clarion-encode") as pool:
+        with ThreadPoolExecutor(lanes, "clarion-encode", initializer=use_threads, initargs=(1,)) as pool:
             list(pool.map(run, [batches[k::lanes] for k in range(lanes)]))  # each lane: similar lengths
     finally:
         torch.set_num_threads(threads)

@@ -48,7 +48,7 @@ def create_app(config: ServeConfig, services: Services | None = None) -> FastAPI
         state = app.state
         state.config = config
         state.store = EvalStore(config.db)
-        state.pool = Pool(config.workers)
+        state.pool = Pool(config.workers, config.threads)
         try:
             state.services = services if services is not None else await run_in_threadpool(load_services, config)
             state.needs = NeedPool(state.services.needs)

@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from clarion.retrieve.threads import use_threads
 from clarion.retrieve.traced import trace_encoders
 from clarion.serve.config import Feature, ServeConfig
 
@@ -197,11 +198,12 @@ def _torch_threads(threads: int) -> None:
 
 
 class Pool:
-    """A bounded thread pool for blocking model and database calls, awaited from the event loop."""
+    """A bounded thread pool for blocking model and database calls, awaited from the event loop; each of its threads
+    runs torch on ``threads`` threads (:func:`~clarion.retrieve.threads.use_threads`: set in the thread itself)."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, threads: int = 1):
         self.workers = workers
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="clarion-serve")
+        self._executor = ThreadPoolExecutor(workers, "clarion-serve", initializer=use_threads, initargs=(threads,))
 
     async def run(self, fn: Callable, *args, **kwargs):
         return await asyncio.get_running_loop().run_in_executor(self._executor, partial(fn, *args, **kwargs))
