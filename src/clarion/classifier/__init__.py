@@ -16,7 +16,7 @@ arrays under a prefix and returns its JSON header (``format_version``, ``kind``,
 Fitted TF-IDF vectorizers are saved the same way (:func:`tfidf_state`, :func:`tfidf_from_state`).
 """
 
-from clarion.classifier.arrays import array_text, booster_from_text, text_array
+from clarion.classifier.arrays import array_text, booster_from_text, booster_predict, text_array
 from clarion.classifier.binary import BINARY, BinaryLogReg, BoostedTrees
 from clarion.classifier.ordered import CLASSIFIERS, make_classifier
 from clarion.classifier.saving import (
@@ -37,6 +37,7 @@ __all__ = [
     "BoostedTrees",
     "array_text",
     "booster_from_text",
+    "booster_predict",
     "header",
     "kinds",
     "load_classifier",

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from clarion.classifier.arrays import array_text, booster_from_text, text_array
+from clarion.classifier.arrays import array_text, booster_from_text, booster_predict, text_array
 
 
 class BinaryLogReg:
@@ -89,7 +89,7 @@ class BoostedTrees:
 
     def positive(self, X) -> np.ndarray:
         """P(1) per row: the boosters' mean."""
-        return np.mean([np.asarray(b.predict(X)) for b in self.boosters()], axis=0)
+        return np.mean([np.asarray(booster_predict(b, X)) for b in self.boosters()], axis=0)
 
     def predict_proba(self, X) -> np.ndarray:
         p = self.positive(X)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from clarion.classifier.arrays import array_text, booster_from_text, text_array
+from clarion.classifier.arrays import array_text, booster_from_text, booster_predict, text_array
 from clarion.errors import InputError
 
 N_CLASSES = 4
@@ -146,7 +146,7 @@ class GBM:
         if self._booster is None:
             text = array_text(self.state["booster"])
             self._booster = booster_from_text(text, "the need model's LightGBM classifier")
-        return _normalise(self._booster.predict(X))
+        return _normalise(booster_predict(self._booster, X))
 
 
 class Blend:

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from clarion.classifier import booster_predict
+
 TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 CANDIDATES = {
@@ -188,7 +190,7 @@ class Rewriter:
         self.meta = meta or {}
 
     def scores(self, query: str, question: str, answer: str, turn: int = 1) -> dict[str, float]:
-        predicted = self.booster.predict(self.features.matrix(query, question, answer, turn))
+        predicted = booster_predict(self.booster, self.features.matrix(query, question, answer, turn))
         return {name: float(s) for name, s in zip(CANDIDATES, predicted, strict=True)}
 
     def rewrite(self, query: str, question: str, answer: str, turn: int = 1) -> tuple[str, str, dict[str, float]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from clarion.classifier import booster_from_text
+from clarion.classifier import booster_from_text, booster_predict
 from clarion.data.io import atomic_writer, read_text
 from clarion.errors import DataError, ModelError
 
@@ -72,8 +72,7 @@ class LambdaMART:
     def predict(self, x: np.ndarray) -> np.ndarray:
         if not self.boosters:
             raise ModelError("LambdaMART model is not trained")
-        threads = 1 if len(x) < 10_000 else DEFAULT_PARAMS["num_threads"]  # threads cost more than they save
-        return np.mean([b.predict(x, num_threads=threads) for b in self.boosters], axis=0)
+        return np.mean([booster_predict(b, x) for b in self.boosters], axis=0)
 
     def feature_importance(self, names: Sequence[str]) -> dict[str, float]:
         """Total gain per feature name (summed over the bag)."""
