@@ -48,6 +48,33 @@ def test_a_lone_request_runs_at_once_alone():
     assert calls == [[5]] and time.perf_counter() - began < 1.0
 
 
+def test_a_lone_request_runs_at_once_even_with_a_wait_for_company():
+    calls: list[list[int]] = []
+    batcher = Batcher(_slow_double(calls), _in_thread, size=8, lanes=2, gather=5.0)
+    began = time.perf_counter()
+    assert asyncio.run(batcher.submit(5)) == 10
+    assert calls == [[5]] and time.perf_counter() - began < 2.0  # no batch ran: nothing to wait for
+
+
+@pytest.mark.parametrize(("gather", "batches"), [(0.0, [1, 1, 1]), (0.3, [1, 2])])
+def test_a_free_lane_waits_for_company_while_another_batch_runs(gather, batches):
+    def fn(items):
+        time.sleep(0.6)
+        return items
+
+    async def main():
+        batcher = Batcher(fn, _in_thread, size=8, lanes=2, gather=gather)
+        first = asyncio.ensure_future(batcher.submit(0))  # the server is idle: runs at once, alone
+        await asyncio.sleep(0.05)
+        second = asyncio.ensure_future(batcher.submit(1))  # a lane is free, but a batch runs: waits for company
+        await asyncio.sleep(0.05)
+        third = asyncio.ensure_future(batcher.submit(2))
+        return await asyncio.gather(first, second, third), list(batcher.batches)
+
+    results, sizes = asyncio.run(main())
+    assert results == [0, 1, 2] and sizes == batches
+
+
 def test_one_bad_request_fails_alone():
     calls: list[list[int]] = []
     batcher = Batcher(_slow_double(calls), _in_thread, size=16)
