@@ -83,6 +83,19 @@ def test_spread_separates_one_intent_from_two():
     assert ambiguity._clusters(one[:1], 0.5, 0.65) == (1, 1)
 
 
+def test_clusters_count_as_scipy_fcluster():
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n, d = int(rng.integers(2, 40)), int(rng.integers(2, 16))
+        vectors = _unit(rng.normal(size=(n, d)) + rng.normal(size=d) * 3 * rng.random())
+        thresholds = tuple(rng.random(3) * 1.2)
+        tree = linkage(vectors.astype(np.float64), method="average", metric="cosine")
+        expected = tuple(float(fcluster(tree, t=t, criterion="distance").max()) for t in thresholds)
+        assert ambiguity._clusters(vectors, *thresholds) == expected
+
+
 def _toy(n=80, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.integers(1, 5, n)

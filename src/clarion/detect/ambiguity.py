@@ -111,13 +111,27 @@ def _pair_sim(vectors: np.ndarray) -> float:
 
 
 def _clusters(vectors: np.ndarray, *thresholds: float) -> tuple[float, ...]:
-    """Number of average-linkage clusters with cosine distance below each threshold (one tree for all of them)."""
+    """Number of average-linkage clusters with cosine distance below each threshold (one tree for all of them):
+    ``fcluster(tree, t, criterion="distance").max()`` of each, counted from the tree (:func:`_merge_heights`)."""
     if len(vectors) < 2:
         return (float(len(vectors)),) * len(thresholds)
-    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.cluster.hierarchy import linkage
 
-    tree = linkage(vectors.astype(np.float64), method="average", metric="cosine")
-    return tuple(float(fcluster(tree, t=t, criterion="distance").max()) for t in thresholds)
+    heights = _merge_heights(linkage(vectors.astype(np.float64), method="average", metric="cosine"))
+    return tuple(float(len(vectors) - np.count_nonzero(heights <= t)) for t in thresholds)
+
+
+def _merge_heights(tree: np.ndarray) -> np.ndarray:
+    """Per merge of a linkage ``tree``, the largest distance at which it or a merge below it joined (scipy's
+    ``maxdists``). A cut at ``t`` keeps exactly the merges whose height is at most ``t``, each joining two clusters, so
+    ``n - (heights <= t).sum()`` clusters remain: what ``fcluster`` counts, without its checks of the tree, which took
+    most of the need features' clustering time (the tree is linkage's own)."""
+    n = len(tree) + 1
+    heights = np.empty(len(tree))
+    for i, (left, right, distance, _) in enumerate(tree):
+        below = [heights[int(c) - n] for c in (left, right) if c >= n]
+        heights[i] = max([distance, *below])
+    return heights
 
 
 def _pc1_share(vectors: np.ndarray) -> float:
