@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -27,7 +28,10 @@ START_SECONDS = 60
 
 # `ray start` turns token authentication on, and Ray reads RAY_AUTH_MODE once, when imported: set for the whole
 # session, so that a driver connects whichever test imported Ray first (a local --workers cluster works with it too).
+# Since Ray 2.60 `ray start --head` no longer writes a token when none exists: the session's nodes and drivers share
+# one of their own, never written to ~/.ray.
 os.environ.setdefault("RAY_AUTH_MODE", "token")
+os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
 
 
 def _free_port() -> int:
