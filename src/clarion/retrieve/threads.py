@@ -4,7 +4,7 @@
 OpenMP's and MKL's (``mkl_set_num_threads_local``). A thread started later takes the count over lazily, at its first
 parallel loop (a layer norm, say); if its first operation is a matrix product, MKL runs it, and every product after it,
 with its default of one OpenMP thread per core, whatever the count. Those OpenMP threads then spin between products:
-in ``clarion serve``, whose pool threads run the encoders, they took about a fifth of the server's CPU time
+in ``clarion serve``, whose pool threads run the encoders, they took about a quarter of the server's CPU time
 (``benchmarks/serve_load.py``). So every thread clarion starts to run a model sets the count itself
 (:func:`use_threads`), first.
 """
