@@ -48,5 +48,5 @@ def embed(groups: Sequence[Candidates], cached: bool = False) -> Embedded:
     if cached:
         vectors = encode_cached(texts, name="replies")
     else:
-        vectors = encode_queries(texts, batch_size=128)
+        vectors = encode_queries(texts)  # batches of 64: 128 rows of long replies ran ~10% slower
     return Embedded({t: i for i, t in enumerate(texts)}, vectors)
