@@ -48,5 +48,5 @@ def embed(groups: Sequence[Candidates], cached: bool = False) -> Embedded:
     if cached:
         vectors = encode_cached(texts, name="replies")
     else:
-        vectors = encode_queries(texts)  # batches of 64: 128 rows of long replies ran ~10% slower
+        vectors = encode_queries(texts)  # batches of 64: 128 long replies outgrow the L3 cache (docs/replies.md, Speed)
     return Embedded({t: i for i, t in enumerate(texts)}, vectors)
