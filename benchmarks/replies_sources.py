@@ -2,7 +2,7 @@
 
     python benchmarks/replies_sources.py [--methods random cosine quality ...] [--parts train dev]
         [--unweighted] [--balance no yes] [--versus cosine] [--out F.json]
-        [--drop fit specificity engagement genericness]
+        [--drop fit specificity engagement genericness] [--add shared_content]
 
 The sources (``clarion.data.replies_convert.fine_sources``) are GRADE's convai2, dailydialog and
 empatheticdialogues contexts (replies of real dialogue systems, rated 1-5 by people) and DailyDialog++ (people's
@@ -13,7 +13,8 @@ the methods that can weigh sources equally (``balanced``) both ways; ``--unweigh
 method without the annotators' confidence and prints the paired bootstrap (over the left-out contexts) of
 weighted minus unweighted, per source and over all left-out contexts. ``--versus cosine``: each method minus
 cosine, the same bootstrap. ``--drop GROUP ...``: ``quality`` trained without each group of features
-(``clarion.replies.quality.FEATURE_GROUPS``), the ablation.
+(``clarion.replies.quality.FEATURE_GROUPS``), the ablation; ``--add NAME ...``: ``quality`` trained with each
+feature the default leaves out (``clarion.replies.quality.DEFAULT_FEATURES``) added back.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def main() -> None:
     parser.add_argument("--unweighted", action="store_true", help="also train without confidence weights")
     parser.add_argument("--versus", help="also print each method (its first variant) minus this method")
     parser.add_argument("--drop", nargs="+", default=[], help="also train quality without each feature group")
+    parser.add_argument("--add", nargs="+", default=[], help="also train quality with each left-out feature added")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--out", type=Path)
@@ -94,16 +96,13 @@ def main() -> None:
     for method in [m for m in first if args.versus in first and m != args.versus]:
         results.append({"method": method, f"minus_{args.versus}": bootstrap_rows(first[method], first[args.versus])})
         print(json.dumps(results[-1]), flush=True)
-    for group in args.drop:
-        from clarion.replies.quality import FEATURE_GROUPS, QUALITY_FEATURES
+    from clarion.replies.quality import DEFAULT_FEATURES, FEATURE_GROUPS
 
-        kept = tuple(n for n in QUALITY_FEATURES if n not in FEATURE_GROUPS[group])
+    changes = [("without", g, tuple(n for n in DEFAULT_FEATURES if n not in FEATURE_GROUPS[g])) for g in args.drop]
+    changes += [("with", name, (*DEFAULT_FEATURES, name)) for name in args.add]
+    for how, what, kept in changes:
         results.append(
-            {
-                "method": "quality",
-                "without": group,
-                **table(leave_one_source_out(rows, "quality", options={"features": kept})),
-            }
+            {"method": "quality", how: what, **table(leave_one_source_out(rows, "quality", options={"features": kept}))}
         )
         print(json.dumps(results[-1]), flush=True)
     if args.out:

@@ -128,3 +128,15 @@ def test_a_quality_model_learns_its_pairs_and_reloads_with_its_features(tmp_path
     if kind is QualityMethod:  # the generic reply is below the specific one of every context
         scores = model.scores(TRAIN, embedded)
         assert scores[0] > scores[1] and scores[2] > scores[3] and scores[4] > scores[5]
+
+
+def test_the_default_features_leave_shared_content_out_and_key_the_model():
+    from clarion.replies.quality import DEFAULT_FEATURES
+    from clarion.replies.ranker import method_config
+
+    assert QualityMethod().features == DEFAULT_FEATURES == tuple(n for n in QUALITY_FEATURES if n != "shared_content")
+    assert QualityTrees().features == DEFAULT_FEATURES
+    assert method_config("quality")["features"] == list(DEFAULT_FEATURES)  # another default set's model is not reused
+    every = method_config("quality", options={"features": tuple(QUALITY_FEATURES)})
+    assert every["features"] == tuple(QUALITY_FEATURES) and every != method_config("quality")
+    assert "features" not in method_config("cosine")

@@ -19,7 +19,7 @@ import numpy as np
 from clarion.data.io import read_json, write_json
 from clarion.errors import DataError, ModelError
 from clarion.replies.methods import Method, source_balance, targets
-from clarion.replies.quality import QUALITY_FEATURES, Vocabulary, quality_matrix
+from clarion.replies.quality import DEFAULT_FEATURES, QUALITY_FEATURES, Vocabulary, quality_matrix
 
 
 def training_weights(groups, weighted: bool, balanced: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -49,8 +49,8 @@ class QualityMethod(Method):
     balanced: bool = False
     """Weigh every source of the training contexts the same (:func:`~.methods.source_balance`)."""
     c: float = 0.01
-    features: tuple[str, ...] = tuple(QUALITY_FEATURES)
-    """The :data:`~.quality.QUALITY_FEATURES` read (all by default; fewer for an ablation)."""
+    features: tuple[str, ...] = DEFAULT_FEATURES
+    """The :data:`~.quality.QUALITY_FEATURES` read (:data:`~.quality.DEFAULT_FEATURES` by default)."""
     vocabulary: Vocabulary = field(default_factory=Vocabulary, repr=False)
     centre: list[float] = field(default_factory=list, repr=False)
     scale: list[float] = field(default_factory=list, repr=False)

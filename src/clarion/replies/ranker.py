@@ -59,8 +59,13 @@ def method_config(
     method: str = DEFAULT_METHOD, weighted: bool = True, options: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """The settings a model is trained with (and keyed by): method, confidence weighting, the method's other
-    options (e.g. ``balanced``), tiny or not."""
-    return {"method": method, "weighted": weighted, **dict(options or {}), "tiny": tiny()}
+    options (e.g. ``balanced``), tiny or not; for a method over named features, the features it reads (a model
+    trained on another default set is not reused)."""
+    config: dict[str, Any] = {"method": method, "weighted": weighted, **dict(options or {}), "tiny": tiny()}
+    for f in fields(method_class(method)):
+        if f.name == "features" and "features" not in config:
+            config["features"] = list(f.default)  # type: ignore[arg-type]
+    return config
 
 
 class ReplyRanker:
