@@ -62,9 +62,9 @@ def method_config(
     options (e.g. ``balanced``), tiny or not; for a method over named features, the features it reads (a model
     trained on another default set is not reused)."""
     config: dict[str, Any] = {"method": method, "weighted": weighted, **dict(options or {}), "tiny": tiny()}
-    for f in fields(method_class(method)):
-        if f.name == "features" and "features" not in config:
-            config["features"] = list(f.default)  # type: ignore[arg-type]
+    default_features = getattr(method_class(method), "features", None)  # the dataclass field's default
+    if default_features is not None:
+        config.setdefault("features", list(default_features))
     return config
 
 
