@@ -17,7 +17,7 @@ import json
 import time
 from pathlib import Path
 
-METHODS = ["random", "cosine", "matching", "lambdamart", "quality", "quality-trees", "bilstm"]
+METHODS = ["random", "cosine", "matching", "lambdamart", "quality", "quality-trees", "quality-ensemble", "bilstm"]
 
 
 def scores_by_source(ranker, rows, source_of) -> dict:

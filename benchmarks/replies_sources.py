@@ -12,9 +12,10 @@ the mean over sources, the figure a default is chosen by (``clarion.replies.sour
 the methods that can weigh sources equally (``balanced``) both ways; ``--unweighted`` also trains every trained
 method without the annotators' confidence and prints the paired bootstrap (over the left-out contexts) of
 weighted minus unweighted, per source and over all left-out contexts. ``--versus cosine``: each method minus
-cosine, the same bootstrap. ``--drop GROUP ...``: ``quality`` trained without each group of features
-(``clarion.replies.quality.FEATURE_GROUPS``), the ablation; ``--add NAME ...``: ``quality`` trained with each
-feature the default leaves out (``clarion.replies.quality.DEFAULT_FEATURES``) added back.
+cosine, the same bootstrap. ``--drop GROUP ...``: the default method (``quality-ensemble``) trained without each
+group of features (``clarion.replies.quality.FEATURE_GROUPS``), the ablation; ``--add NAME ...``: trained with each
+feature the default leaves out (``clarion.replies.quality.DEFAULT_FEATURES``) added back; ``--ablate METHOD``:
+another method over these features instead.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
-METHODS = ["random", "cosine", "matching", "lambdamart", "quality", "quality-trees"]
+METHODS = ["random", "cosine", "matching", "lambdamart", "quality", "quality-trees", "quality-ensemble"]
 
 
 def variants(name: str, args) -> list[tuple[bool, dict]]:
@@ -60,8 +61,9 @@ def main() -> None:
     parser.add_argument("--balance", nargs="+", default=["no", "yes"], choices=["no", "yes"])
     parser.add_argument("--unweighted", action="store_true", help="also train without confidence weights")
     parser.add_argument("--versus", help="also print each method (its first variant) minus this method")
-    parser.add_argument("--drop", nargs="+", default=[], help="also train quality without each feature group")
-    parser.add_argument("--add", nargs="+", default=[], help="also train quality with each left-out feature added")
+    parser.add_argument("--drop", nargs="+", default=[], help="also train without each feature group")
+    parser.add_argument("--add", nargs="+", default=[], help="also train with each left-out feature added")
+    parser.add_argument("--ablate", default=None, help="the method --drop and --add train (default: the default)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--out", type=Path)
@@ -96,13 +98,16 @@ def main() -> None:
     for method in [m for m in first if args.versus in first and m != args.versus]:
         results.append({"method": method, f"minus_{args.versus}": bootstrap_rows(first[method], first[args.versus])})
         print(json.dumps(results[-1]), flush=True)
+    from clarion.replies.methods import DEFAULT_METHOD
     from clarion.replies.quality import DEFAULT_FEATURES, FEATURE_GROUPS
+
+    ablated = args.ablate or DEFAULT_METHOD
 
     changes = [("without", g, tuple(n for n in DEFAULT_FEATURES if n not in FEATURE_GROUPS[g])) for g in args.drop]
     changes += [("with", name, (*DEFAULT_FEATURES, name)) for name in args.add]
     for how, what, kept in changes:
         results.append(
-            {"method": "quality", how: what, **table(leave_one_source_out(rows, "quality", options={"features": kept}))}
+            {"method": ablated, how: what, **table(leave_one_source_out(rows, ablated, options={"features": kept}))}
         )
         print(json.dumps(results[-1]), flush=True)
     if args.out:

@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from clarion.errors import InputError
+from clarion.errors import InputError, ModelError
 from clarion.replies import ReplyRanker
 from clarion.replies.embed import Candidates, Embedded, batch_texts
 from clarion.replies.methods import METHODS, method_class, source_balance
 from clarion.replies.quality import NEIGHBOURS, QUALITY_FEATURES, Vocabulary, quality_matrix
-from clarion.replies.quality_rank import QualityMethod, QualityTrees, pairs
+from clarion.replies.quality_rank import QualityEnsemble, QualityMethod, QualityTrees, pairs, spread
 from clarion.replies.sources import by_source, table
 
 GENERIC = "I don't know."
@@ -105,7 +105,8 @@ def test_pairs_are_the_better_minus_the_worse_with_their_mean_weight():
 
 def test_quality_methods_are_registered_and_refuse_unknown_options():
     assert method_class("quality") is QualityMethod and method_class("quality-trees") is QualityTrees
-    assert {"quality", "quality-trees"} <= set(METHODS)
+    assert method_class("quality-ensemble") is QualityEnsemble
+    assert {"quality", "quality-trees", "quality-ensemble"} <= set(METHODS)
     with pytest.raises(InputError, match="no option 'balance'.*balanced"):
         ReplyRanker.train(TRAIN, "quality", options={"balance": True})
 
@@ -115,11 +116,11 @@ def test_table_is_the_mean_over_sources_not_over_contexts():
     assert table(by_source(values, {"c1": "a", "c2": "a", "c3": "b"})) == {"a": 75000, "b": 90000, "mean": 82500}
 
 
-@pytest.mark.parametrize("kind", [QualityMethod, QualityTrees])
+@pytest.mark.parametrize("kind", [QualityMethod, QualityTrees, QualityEnsemble])
 def test_a_quality_model_learns_its_pairs_and_reloads_with_its_features(tmp_path, kind):
     embedded = embedded_for(TRAIN)
     kept = ("words", "idf_sum", "commonness", "asks")
-    model = kind(features=kept, rounds=5) if kind is QualityTrees else kind(features=kept)
+    model = kind(features=kept) if kind is QualityMethod else kind(features=kept, rounds=5)
     model.fit(TRAIN * 8, embedded)
     model.save(tmp_path)
     again = kind.load(tmp_path)
@@ -128,6 +129,32 @@ def test_a_quality_model_learns_its_pairs_and_reloads_with_its_features(tmp_path
     if kind is QualityMethod:  # the generic reply is below the specific one of every context
         scores = model.scores(TRAIN, embedded)
         assert scores[0] > scores[1] and scores[2] > scores[3] and scores[4] > scores[5]
+
+
+def test_spread_is_the_root_mean_square_within_contexts():
+    assert spread(np.array([1.0, 3.0, 5.0, 5.0, 5.0]), [2, 3]) == pytest.approx(math.sqrt(2 / 5))
+    assert spread(np.array([7.0, 7.0]), [2]) == 1.0  # a model that never sets replies apart is not divided by 0
+
+
+def test_the_ensemble_adds_its_two_models_each_divided_by_its_training_spread(tmp_path):
+    embedded = embedded_for(TRAIN)
+    groups, sizes = TRAIN * 8, [len(g.replies) for g in TRAIN * 8]
+    ensemble = QualityEnsemble(rounds=5).fit(groups, embedded)
+    linear = QualityMethod().fit(groups, embedded)
+    trees = QualityTrees(rounds=5).fit(groups, embedded)
+    assert ensemble.linear == pytest.approx(linear.coef)  # the same two models as trained alone
+    x = ensemble._standard(quality_matrix(groups, embedded, ensemble.vocabulary, held_in=True, names=ensemble.features))
+    assert ensemble.spreads == pytest.approx(
+        [spread(x @ np.array(linear.coef), sizes), spread(trees._predict(x), sizes)]
+    )
+    expected = (
+        linear.scores(TRAIN, embedded) / ensemble.spreads[0] + trees.scores(TRAIN, embedded) / ensemble.spreads[1]
+    )
+    assert ensemble.scores(TRAIN, embedded).tolist() == pytest.approx(expected.tolist())
+    ensemble.save(tmp_path)
+    (tmp_path / "quality.json").write_text((tmp_path / "quality.json").read_text().replace('"spreads"', '"spread"'))
+    with pytest.raises(ModelError, match="cannot read the quality-ensemble model"):
+        QualityEnsemble.load(tmp_path)
 
 
 def test_the_default_features_leave_shared_content_out_and_key_the_model():

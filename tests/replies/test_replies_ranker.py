@@ -72,7 +72,8 @@ def test_load_refuses_a_directory_without_a_model(tmp_path):
 
 def test_trained_methods_learn_and_reload_with_the_same_scores(tmp_path):
     rows = rows_of(CONTEXTS)
-    for method in ("matching", "quality", "quality-trees"):  # lambdamart: test_replies_training.py (slow)
+    # lambdamart: test_replies_training.py (slow)
+    for method in ("matching", "quality", "quality-trees", "quality-ensemble"):
         directory = train_into(tmp_path / method, rows, "fixture", method=method)
         ranker = ReplyRanker.load(directory)
         context, replies = CONTEXTS[0][0], [r for r, _ in CONTEXTS[0][1]]

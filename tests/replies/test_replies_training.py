@@ -21,12 +21,12 @@ def test_default_model_is_trained_when_absent_and_says_so(tmp_path, monkeypatch,
     monkeypatch.setenv("CLARION_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("CLARION_TINY", "1")
     ranker = ReplyRanker.load()
-    assert "the default reply ranker (quality) is not trained yet" in capsys.readouterr().err
-    assert ranker.method.name == "quality" and str(tmp_path) in str(ranker.directory)
+    assert "the default reply ranker (quality-ensemble) is not trained yet" in capsys.readouterr().err
+    assert ranker.method.name == "quality-ensemble" and str(tmp_path) in str(ranker.directory)
     order = ranker.rank(["Do you like dogs?"], ["Yes, I have two of them!", "The invoice is attached."])
     assert sorted(order) == [0, 1]
     ReplyRanker.load()
-    assert "the default reply ranker (quality) is not trained yet" not in capsys.readouterr().err
+    assert "the default reply ranker (quality-ensemble) is not trained yet" not in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("method", ["lambdamart", "bilstm"])

@@ -2,7 +2,7 @@
 
 clarion replies convert --out DIR [--seed 13]
 clarion replies evaluate --labels LABELLED.tsv --run SUBMISSION [--json]
-clarion replies train --data TRAIN.tsv [--method quality] [--no-weights] [--dev DEV.tsv] [--out DIR]
+clarion replies train --data TRAIN.tsv [--method quality-ensemble] [--no-weights] [--dev DEV.tsv] [--out DIR]
 clarion replies rank --input TEST.tsv --out SUBMISSION [--model DIR]
 clarion replies methods
 """

@@ -6,9 +6,9 @@ Each method scores every reply of a context (higher = better) from a :class:`~.e
 - ``cosine``: zero-shot MiniLM cosine between the reply and the context (mean of its utterances' embeddings);
 - ``matching``: a one-layer MLP from reply and context embeddings to the graded, confidence-weighted target;
 - ``lambdamart``: LightGBM lambdarank over :mod:`.features` plus the out-of-fold ``matching`` score;
-- ``quality`` (the default: the best mean over left-out sources, :mod:`.sources`) and ``quality-trees``: a
-  linear pairwise model and LightGBM lambdarank over the reply-quality features of :mod:`.quality`
-  (:mod:`.quality_rank`);
+- ``quality`` and ``quality-trees``: a linear pairwise model and LightGBM lambdarank over the reply-quality
+  features of :mod:`.quality`, and ``quality-ensemble`` (the default: the best mean over left-out sources,
+  :mod:`.sources`), the two fused (:mod:`.quality_rank`);
 - ``bilstm``: the Yandex 2018 winner's BiLSTM-distance model (:mod:`.bilstm`).
 """
 
@@ -176,6 +176,12 @@ def _quality_trees():
     return QualityTrees
 
 
+def _quality_ensemble():
+    from clarion.replies.quality_rank import QualityEnsemble
+
+    return QualityEnsemble
+
+
 def _bilstm():
     from clarion.replies.bilstm import BiLstmMethod
 
@@ -189,10 +195,11 @@ METHODS: dict[str, Any] = {
     "lambdamart": _lambdamart,
     "quality": _quality,
     "quality-trees": _quality_trees,
+    "quality-ensemble": _quality_ensemble,
     "bilstm": _bilstm,
 }
 """Method name -> a function returning its class (heavy modules load only when chosen)."""
-DEFAULT_METHOD = "quality"
+DEFAULT_METHOD = "quality-ensemble"
 
 
 def method_class(name: str) -> type[Method]:

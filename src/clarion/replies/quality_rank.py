@@ -1,12 +1,14 @@
-"""Reply rankers over the :mod:`.quality` features: ``quality`` (a linear pairwise model) and ``quality-trees``
-(LightGBM lambdarank).
+"""Reply rankers over the :mod:`.quality` features: ``quality`` (a linear pairwise model), ``quality-trees``
+(LightGBM lambdarank) and ``quality-ensemble`` (the default: the two fused).
 
 ``quality`` is RankNet with a linear scorer: a logistic regression on the differences of the standardised
 features of two replies of one context, one pair per better / worse reply, strongly regularised (``C``); the score
 of a reply is its standardised features times the weights. A pair weighs the mean of its two replies' weights:
 the annotators' confidence (``weighted``) times, with ``balanced``, :func:`~.methods.source_balance` (every source
 of the training contexts weighs the same). ``quality-trees`` fits the task's gains (0 / 1 / 2) with the same
-per-reply weights.
+per-reply weights. ``quality-ensemble`` trains both on the same features and weights and adds their scores, each
+divided by its spread over the training replies (CombSUM of scores standardised once, on the training set, not per
+context: a context of two replies would leave a per-context z-score nothing but +-1).
 """
 
 from __future__ import annotations
@@ -155,4 +157,47 @@ class QualityTrees(QualityMethod):
 
         method = super().load(directory)
         method.booster = LambdaMART.load(directory / "trees.txt")
+        return method
+
+
+def spread(scores: np.ndarray, sizes) -> float:
+    """The root mean square of ``scores`` centred within each context (``sizes``: replies per context, in order): how
+    far a model's scores set a context's replies apart, on average (1 when they never differ)."""
+    bounds = np.cumsum([0, *sizes])
+    centred = np.concatenate([scores[a:b] - scores[a:b].mean() for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+    value = float(np.sqrt(np.mean(centred**2))) if len(centred) else 0.0
+    return value if value > 1e-12 else 1.0
+
+
+@dataclass
+class QualityEnsemble(QualityTrees):
+    """``quality`` plus ``quality-trees``, each divided by its :func:`spread` over the training replies (the features
+    as the fit saw them, each training reply's own occurrence left out)."""
+
+    name: ClassVar[str] = "quality-ensemble"
+    linear: list[float] = field(default_factory=list, repr=False)
+    spreads: list[float] = field(default_factory=list, repr=False)
+
+    def _fit(self, x, relevance, weight, sizes) -> None:
+        QualityMethod._fit(self, x, relevance, weight, sizes)
+        self.linear = self.coef
+        QualityTrees._fit(self, x, relevance, weight, sizes)
+        self.spreads = [spread(x @ np.array(self.linear), sizes), spread(self.booster.predict(x), sizes)]
+
+    def _predict(self, x: np.ndarray) -> np.ndarray:
+        return x @ np.array(self.linear) / self.spreads[0] + self.booster.predict(x) / self.spreads[1]
+
+    def state(self) -> dict[str, Any]:
+        return {**super().state(), "linear": self.linear, "spreads": self.spreads}
+
+    @classmethod
+    def load(cls, directory):
+        method = super().load(directory)
+        try:
+            state = read_json(directory / "quality.json")
+            method.linear, method.spreads = [float(v) for v in state["linear"]], [float(v) for v in state["spreads"]]
+            if len(method.linear) != len(method.features) or len(method.spreads) != 2 or min(method.spreads) <= 0:
+                raise ValueError("linear weights or spreads of the wrong shape")
+        except (DataError, KeyError, TypeError, ValueError) as err:
+            raise ModelError(f"{directory}: cannot read the {cls.name} model ({err}); retrain the model") from None
         return method
