@@ -7,7 +7,7 @@ import pytest
 from clarion.errors import InputError
 from clarion.rules import RULES, TASKS, Rule, default_rules, register, resolved, rules_of
 
-DSTC = ["ask_entity", "entity_follow_up", "comparisons", "faq_cover", "relevance_gate"]
+DSTC = ["ask_entity", "known_sets", "entity_follow_up", "comparisons", "faq_cover", "relevance_gate"]
 CONVERSE = ["closing", "settled", "specific_question"]
 
 

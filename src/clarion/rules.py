@@ -64,6 +64,12 @@ def _rule(name, stage, summary, params=None, bounds=None, **kwargs) -> None:
 
 # --- dstc, entity: which place the turn is about --------------------------------------------------------------------
 _rule("ask_entity", "dialogue", 'no place named in the dialogue: ask "which one do you mean?", select nothing')
+# --- dstc, selection: which snippets answer ------------------------------------------------------------------------
+_rule(
+    "known_sets",
+    "select",
+    "selected snippets no training turn was answered with, holding a set one was: keep the largest such set",
+)
 # --- dstc, responding: what the answer says ------------------------------------------------------------------------
 _rule("entity_follow_up", "respond", '"... either of them?" when the selection spans several places')
 _rule("comparisons", "respond", "a selection about several places is answered by a comparison, names swapped")

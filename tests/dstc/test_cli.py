@@ -180,7 +180,8 @@ def test_respond_and_predict_take_prediction_time_settings(data, tmp_path, capsy
     assert off["target"] is True and off["knowledge"] == plain["knowledge"]  # response rules: the selection stays
     line = fails(capsys, *args, "--set", "rules.downsides=null", *dialogue)  # no such rule, on or off
     assert line == (
-        "error: --set: no rule 'downsides'; rules: ask_entity, entity_follow_up, comparisons, faq_cover, relevance_gate"
+        "error: --set: no rule 'downsides'; rules: ask_entity, known_sets, entity_follow_up, comparisons, faq_cover, "
+        "relevance_gate"
     )
     pred, again = tmp_path / "pred.json", tmp_path / "again.json"
     run("predict", "--data", str(data), "--out", str(pred), "--model", str(model))

@@ -37,8 +37,8 @@ from clarion.respond.lm import LmConfig
         ),
         (
             lambda: PipelineConfig().with_rules(downsides=None),
-            r"^PipelineConfig.rules: no rule 'downsides'; rules: ask_entity, entity_follow_up, comparisons, faq_cover, "
-            r"relevance_gate$",
+            r"^PipelineConfig.rules: no rule 'downsides'; rules: ask_entity, known_sets, entity_follow_up, comparisons, "
+            r"faq_cover, relevance_gate$",
         ),
         (lambda: PipelineConfig(rules={"abstain": {"below": 0.2}}), r"^PipelineConfig.rules: no rule 'abstain'; "),
         (lambda: PipelineConfig(rules={"relevance_exact": None}), r"^PipelineConfig.rules: no rule 'relevance_exact'"),

@@ -61,7 +61,7 @@ def test_prediction_settings_refuse_what_training_fixed():
             prediction_config(PipelineConfig(), [setting])
 
 
-RULE_NAMES = "ask_entity, entity_follow_up, comparisons, faq_cover, relevance_gate"
+RULE_NAMES = "ask_entity, known_sets, entity_follow_up, comparisons, faq_cover, relevance_gate"
 
 
 @pytest.mark.parametrize(

@@ -108,3 +108,26 @@ def test_bagged_selector_averages_its_fold_models_and_survives_a_roundtrip():
     arrays: dict = {}
     again = Selector.from_state(bagged.state(arrays), arrays)
     np.testing.assert_allclose(again.scores(groups[0]), expected)
+
+
+def test_known_sets_keeps_the_largest_training_answer_set_inside_a_new_selection():
+    from clarion.rerank.snippets import keep_known_set
+
+    keys = [A, B, C, ("hotel", 2, 4, None)]
+    scores = np.array([0.9, 0.8, 0.7, 0.6])
+    known = frozenset({frozenset({A}), frozenset({A, B}), frozenset({C}), frozenset({B, C})})
+    assert keep_known_set([0, 1, 2], scores, keys, known) == [0, 1]  # {A, B} and {B, C}: the higher scores win
+    assert keep_known_set([2, 1, 0], scores, keys, known) == [1, 0]  # the selection's order is kept
+    assert keep_known_set([0, 1], scores, keys, known) == [0, 1]  # a known set itself: unchanged
+    assert keep_known_set([3], scores, keys, known) == [3]  # nothing known inside: unchanged
+    assert keep_known_set([0, 3], scores, keys, known) == [0]
+    assert keep_known_set([], scores, keys, known) == []
+
+
+def test_the_bank_knows_its_distinct_answer_sets():
+    from clarion.respond.consensus import NeighbourBank
+
+    emb = np.zeros((3, 2))
+    sets = [frozenset({A}), frozenset(), frozenset({A})]
+    bank = NeighbourBank(["r1", "r2", "r3"], [None, None, None], emb, emb, sets)
+    assert bank.answer_sets() == frozenset({frozenset({A})}) and bank.same_knowledge([A]) == [0, 2]

@@ -202,3 +202,19 @@ def test_consensus_adds_the_missed_faq_answer_before_the_follow_up():
     )
     assert consensus_choice(pool, one, None, None, CLOSINGS, free) == f"{both} {closing}"  # off: the body alone
     assert PipelineConfig().param("faq_cover", "cover") == 0.5
+
+
+def test_known_sets_leaves_no_selection_holding_a_training_answer_set_and_more(tmp_path):
+    data = load_dataset(write_synthetic(tmp_path / "syn"))
+    model, _ = train(data, PipelineConfig.tiny())
+    assert model.config.uses("known_sets")
+    known = model.bank.answer_sets()
+    on = model.predict(data)
+    for label in on:
+        chosen = frozenset(label.knowledge)
+        assert not chosen or chosen in known or not any(s < chosen for s in known)
+    model.config.set_rule("known_sets", None)
+    off = model.predict(data)
+    changed = [i for i, (a, b) in enumerate(zip(on, off, strict=True)) if a != b]
+    for i in changed:  # the rule only ever cuts a selection down to a known set inside it
+        assert frozenset(on[i].knowledge) < frozenset(off[i].knowledge) and frozenset(on[i].knowledge) in known

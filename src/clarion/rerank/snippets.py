@@ -257,3 +257,20 @@ class Selector:
     def calibrate(self, groups: Sequence[Group], labels: Sequence[np.ndarray]) -> float:
         """:meth:`calibrate_scores` on this selector's scores of ``groups``."""
         return self.calibrate_scores([self.scores(g) for g in groups], labels)
+
+
+def keep_known_set(chosen: Sequence[int], scores: np.ndarray, keys: Sequence, known: Sequence[frozenset]) -> list[int]:
+    """Rule ``known_sets``: ``chosen`` (indices of candidates, their snippet ``keys``) cut to the largest of the
+    ``known`` sets (the snippet sets training turns were answered with) that lies strictly inside the selection, when
+    the selection itself is not one of them; ties go to the set of the highest summed ``scores``. Unchanged when no
+    known set lies inside. The selector decides snippet by snippet; answers reuse the same sets of a place's
+    snippets, so a selection that holds a known set and more mostly holds extra snippets (docs/rules.md)."""
+    selected = frozenset(keys[j] for j in chosen)
+    if not selected or selected in known:
+        return list(chosen)
+    inside = [s for s in known if s and s < selected]
+    if not inside:
+        return list(chosen)
+    score_of = {keys[j]: float(scores[j]) for j in chosen}
+    best = max(inside, key=lambda s: (len(s), sum(score_of[k] for k in s)))
+    return [j for j in chosen if keys[j] in best]

@@ -61,6 +61,7 @@ class NeighbourBank:
     body_emb: np.ndarray | None = None  # (n, 384): each response's body, names cut (:func:`body_texts`; None: none)
     entity_names: dict = field(default_factory=dict)  # (domain, entity id) -> name, for every entity of ``keys``
     _by_keys: dict | None = field(default=None, init=False, repr=False, compare=False)
+    _sets: frozenset | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Refuse arrays that do not have one row per response (a damaged model directory)."""
@@ -74,11 +75,21 @@ class NeighbourBank:
 
     def same_knowledge(self, keys: Sequence[tuple]) -> list[int]:
         """Indices of the training turns whose gold snippet set is exactly ``keys``."""
+        return list(self._index().get(frozenset(keys), [])) if keys else []
+
+    def answer_sets(self) -> frozenset[frozenset]:
+        """The distinct non-empty gold snippet sets of the training turns."""
+        if self._sets is None:
+            self._sets = frozenset(keys for keys in self._index() if keys)
+        return self._sets
+
+    def _index(self) -> dict:
+        """Gold snippet set -> the training turns answered with it (built once)."""
         if self._by_keys is None:
             self._by_keys = {}
             for i, turn_keys in enumerate(self.keys):
                 self._by_keys.setdefault(turn_keys, []).append(i)
-        return list(self._by_keys.get(frozenset(keys), [])) if keys else []
+        return self._by_keys
 
     def nearest(self, query_emb: np.ndarray, knowledge_emb: np.ndarray, weight: float = 1.0, k: int = 1) -> list[int]:
         """Indices of the ``k`` most similar training turns, most similar first."""

@@ -38,7 +38,7 @@ from clarion.errors import ModelError
 from clarion.ground.entities import EntityTracker
 from clarion.ground.names import display_name
 from clarion.rerank.response_memory import memory_features
-from clarion.rerank.snippets import Selector
+from clarion.rerank.snippets import Selector, keep_known_set
 from clarion.respond.consensus import Generator, NeighbourBank, lm_consensus_response
 from clarion.respond.follow_up import follow_up_for
 from clarion.respond.generation import Query, Responder
@@ -272,5 +272,7 @@ class DstcModel:
                 if routed is not None:
                     return routed, None
         chosen = self.selector.choose(scores, ranked=ranked)
+        if not ranked and self.config.uses("known_sets"):
+            chosen = keep_known_set(chosen, scores, [s.key for s in snippets], self.bank.answer_sets())
         turn = Query(q_emb, turn_text)
         return self.responder.respond(index, [snippets[j] for j in chosen], group.snippets[chosen], ranked, turn)
