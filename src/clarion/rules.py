@@ -68,7 +68,7 @@ _rule("ask_entity", "dialogue", 'no place named in the dialogue: ask "which one 
 _rule(
     "known_sets",
     "select",
-    "selected snippets no training turn was answered with, holding a set one was: keep the largest such set",
+    "a selection no training turn was answered with, opening with a set one was: cut the review sentences after it",
 )
 # --- dstc, responding: what the answer says ------------------------------------------------------------------------
 _rule("entity_follow_up", "respond", '"... either of them?" when the selection spans several places')

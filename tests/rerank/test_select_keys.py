@@ -110,18 +110,24 @@ def test_bagged_selector_averages_its_fold_models_and_survives_a_roundtrip():
     np.testing.assert_allclose(again.scores(groups[0]), expected)
 
 
-def test_known_sets_keeps_the_largest_training_answer_set_inside_a_new_selection():
+def test_known_sets_cuts_a_new_selection_to_its_leading_known_set():
     from clarion.rerank.snippets import keep_known_set
 
     keys = [A, B, C, ("hotel", 2, 4, None)]
     scores = np.array([0.9, 0.8, 0.7, 0.6])
     known = frozenset({frozenset({A}), frozenset({A, B}), frozenset({C}), frozenset({B, C})})
-    assert keep_known_set([0, 1, 2], scores, keys, known) == [0, 1]  # {A, B} and {B, C}: the higher scores win
-    assert keep_known_set([2, 1, 0], scores, keys, known) == [1, 0]  # the selection's order is kept
+    assert keep_known_set([0, 1, 2], scores, keys, known) == [0, 1]  # {A, B}: the two best; not the longer {B, C}
+    assert keep_known_set([2, 1, 0], scores, keys, known) == [1, 0]  # the order given is kept
     assert keep_known_set([0, 1], scores, keys, known) == [0, 1]  # a known set itself: unchanged
-    assert keep_known_set([3], scores, keys, known) == [3]  # nothing known inside: unchanged
+    assert keep_known_set([3], scores, keys, known) == [3]  # nothing known: unchanged
     assert keep_known_set([0, 3], scores, keys, known) == [0]
+    assert keep_known_set([3, 0], np.array([0.9, 0.8, 0.7, 0.95]), keys, known) == [3, 0]  # {A} is not the best part
+    assert keep_known_set([1, 2, 3], scores, keys, known) == [1, 2]  # {B, C} leads
+    assert keep_known_set([1, 2, 3], np.array([0.9, 0.8, 0.7, 0.85]), keys, known) == [1, 2, 3]  # D sits inside
     assert keep_known_set([], scores, keys, known) == []
+    faqs = [False, False, True, False]  # C is an FAQ: never cut
+    assert keep_known_set([0, 1, 2], scores, keys, known, faqs) == [0, 1, 2]
+    assert keep_known_set([0, 1, 3], scores, keys, known, faqs) == [0, 1]
 
 
 def test_the_bank_knows_its_distinct_answer_sets():

@@ -259,18 +259,23 @@ class Selector:
         return self.calibrate_scores([self.scores(g) for g in groups], labels)
 
 
-def keep_known_set(chosen: Sequence[int], scores: np.ndarray, keys: Sequence, known: Sequence[frozenset]) -> list[int]:
-    """Rule ``known_sets``: ``chosen`` (indices of candidates, their snippet ``keys``) cut to the largest of the
-    ``known`` sets (the snippet sets training turns were answered with) that lies strictly inside the selection, when
-    the selection itself is not one of them; ties go to the set of the highest summed ``scores``. Unchanged when no
-    known set lies inside. The selector decides snippet by snippet; answers reuse the same sets of a place's
-    snippets, so a selection that holds a known set and more mostly holds extra snippets (docs/rules.md)."""
-    selected = frozenset(keys[j] for j in chosen)
-    if not selected or selected in known:
+def keep_known_set(
+    chosen: Sequence[int], scores: np.ndarray, keys: Sequence, known: Sequence[frozenset], faqs: Sequence[bool] = ()
+) -> list[int]:
+    """Rule ``known_sets``: ``chosen`` (indices of candidates, best first; their snippet ``keys``) cut to its longest
+    leading part whose snippets are one of the ``known`` sets (the snippet sets training turns were answered with),
+    when the whole selection is not one of them: every snippet cut scores below every snippet kept. Unchanged when no
+    such part exists, or when the cut would drop an FAQ (``faqs[j]``: candidate ``j`` is one): an FAQ is a whole
+    answer, often to a question no training turn asked. The selector decides snippet by snippet, while answers reuse
+    the same sets of a place's snippets, so a selection that opens with a known set and holds more review sentences
+    mostly holds extra ones (docs/rules.md)."""
+    order = sorted(chosen, key=lambda j: -float(scores[j]))
+    if not order or frozenset(keys[j] for j in order) in known:
         return list(chosen)
-    inside = [s for s in known if s and s < selected]
-    if not inside:
-        return list(chosen)
-    score_of = {keys[j]: float(scores[j]) for j in chosen}
-    best = max(inside, key=lambda s: (len(s), sum(score_of[k] for k in s)))
-    return [j for j in chosen if keys[j] in best]
+    for n in range(len(order) - 1, 0, -1):
+        if frozenset(keys[j] for j in order[:n]) in known:
+            if any(faqs[j] for j in order[n:]) if faqs else False:
+                return list(chosen)
+            kept = set(order[:n])
+            return [j for j in chosen if j in kept]
+    return list(chosen)

@@ -273,6 +273,7 @@ class DstcModel:
                     return routed, None
         chosen = self.selector.choose(scores, ranked=ranked)
         if not ranked and self.config.uses("known_sets"):
-            chosen = keep_known_set(chosen, scores, [s.key for s in snippets], self.bank.answer_sets())
+            faqs = [s.doc_type == "faq" for s in snippets]
+            chosen = keep_known_set(chosen, scores, [s.key for s in snippets], self.bank.answer_sets(), faqs)
         turn = Query(q_emb, turn_text)
         return self.responder.respond(index, [snippets[j] for j in chosen], group.snippets[chosen], ranked, turn)
