@@ -89,6 +89,9 @@ class QualityMethod(Method):
     def state(self) -> dict[str, Any]:
         return {"features": list(self.features), "centre": self.centre, "scale": self.scale, "coef": self.coef}
 
+    def _restore(self, state: dict[str, Any]) -> None:
+        """What a subclass adds to :meth:`state`, read back (a bad value raises ``ValueError`` or ``KeyError``)."""
+
     def save(self, directory):
         v = self.vocabulary
         write_json(directory / "method.json", {"name": self.name, "weighted": self.weighted, "balanced": self.balanced})
@@ -110,6 +113,7 @@ class QualityMethod(Method):
                 raise ValueError(f"features this version does not have: {', '.join(sorted(unknown))}")
             method.features = tuple(state["features"])
             method.centre, method.scale, method.coef = state["centre"], state["scale"], state.get("coef", [])
+            method._restore(state)
             pool = np.load(directory / "pool.npy", allow_pickle=False)
             method.vocabulary = Vocabulary(
                 state["replies"], state["df"], state["contexts_with"], read_json(directory / "pool.json"), pool
@@ -190,14 +194,7 @@ class QualityEnsemble(QualityTrees):
     def state(self) -> dict[str, Any]:
         return {**super().state(), "linear": self.linear, "spreads": self.spreads}
 
-    @classmethod
-    def load(cls, directory):
-        method = super().load(directory)
-        try:
-            state = read_json(directory / "quality.json")
-            method.linear, method.spreads = [float(v) for v in state["linear"]], [float(v) for v in state["spreads"]]
-            if len(method.linear) != len(method.features) or len(method.spreads) != 2 or min(method.spreads) <= 0:
-                raise ValueError("linear weights or spreads of the wrong shape")
-        except (DataError, KeyError, TypeError, ValueError) as err:
-            raise ModelError(f"{directory}: cannot read the {cls.name} model ({err}); retrain the model") from None
-        return method
+    def _restore(self, state: dict[str, Any]) -> None:
+        self.linear, self.spreads = [float(v) for v in state["linear"]], [float(v) for v in state["spreads"]]
+        if len(self.linear) != len(state["features"]) or len(self.spreads) != 2 or min(self.spreads) <= 0:
+            raise ValueError("linear weights or spreads of the wrong shape")

@@ -274,7 +274,7 @@ def keep_known_set(
         return list(chosen)
     for n in range(len(order) - 1, 0, -1):
         if frozenset(keys[j] for j in order[:n]) in known:
-            if any(faqs[j] for j in order[n:]) if faqs else False:
+            if faqs and any(faqs[j] for j in order[n:]):
                 return list(chosen)
             kept = set(order[:n])
             return [j for j in chosen if j in kept]
