@@ -41,7 +41,7 @@ def main() -> None:
     from clarion.data.dstc import load_dataset
     from clarion.data.dstc_split import split_dataset
     from clarion.data.location import dataset_dir
-    from clarion.respond.lm import base_model
+    from clarion.retrieve.smollm import base_model
 
     torch.set_num_threads(args.threads)
     start = time.perf_counter()

@@ -21,6 +21,7 @@ from clarion.respond.lm import LmConfig
     [
         (lambda: DetectConfig(threshold=1.5), r"DetectConfig.threshold must be float in \[0, 1\], got 1.5"),
         (lambda: DetectConfig(C=0), r"DetectConfig.C must be float in \(0, inf\), got 0"),
+        (lambda: DetectConfig(lm_layer=31), r"DetectConfig.lm_layer must be int in \[1, 30\] or None, got 31"),
         (lambda: DetectConfig(faq_rule="yes"), "DetectConfig.faq_rule must be True or False, got 'yes'"),
         (lambda: SelectConfig(n_estimators=0), r"SelectConfig.n_estimators must be int in \[1, inf\), got 0"),
         (lambda: SelectConfig(calibration_folds=1), r"SelectConfig.calibration_folds must be int in \[2, inf\)"),
@@ -37,8 +38,8 @@ from clarion.respond.lm import LmConfig
         ),
         (
             lambda: PipelineConfig().with_rules(downsides=None),
-            r"^PipelineConfig.rules: no rule 'downsides'; rules: ask_entity, known_sets, entity_follow_up, comparisons, "
-            r"faq_cover, relevance_gate$",
+            r"^PipelineConfig.rules: no rule 'downsides'; rules: ask_entity, known_sets, entity_follow_up, "
+            r"comparisons, faq_cover, relevance_gate$",
         ),
         (lambda: PipelineConfig(rules={"abstain": {"below": 0.2}}), r"^PipelineConfig.rules: no rule 'abstain'; "),
         (lambda: PipelineConfig(rules={"relevance_exact": None}), r"^PipelineConfig.rules: no rule 'relevance_exact'"),
@@ -63,6 +64,16 @@ def test_consensus_beta_is_saved_and_older_models_keep_f1():
     older = PipelineConfig().to_json()
     del older["consensus_beta"]  # a model trained before the field: its responses were chosen by F1
     assert PipelineConfig.from_json(older).consensus_beta == 1.0
+
+
+def test_the_detectors_smollm2_layer_is_saved_and_older_models_have_none():
+    assert PipelineConfig().detect.lm_layer == 24 and PipelineConfig.tiny().detect.lm_layer is None
+    config = PipelineConfig()
+    config.detect.lm_layer = 28
+    assert PipelineConfig.from_json(config.to_json()).detect.lm_layer == 28
+    older = PipelineConfig().to_json()
+    del older["detect"]["lm_layer"]  # a model trained before the field: its detector read no SmolLM2 states
+    assert PipelineConfig.from_json(older).detect.lm_layer is None
 
 
 def test_optional_steps_switch_off_with_none_and_names_become_members():

@@ -83,10 +83,10 @@ def test_row_sampler_draws_per_row_and_leaves_other_rows_alone():
 
 
 def _needs_smollm2():
-    """Skip without SmolLM2's weights, except on CI, which installs them (.ci/run: weights-lm.txt)."""
+    """Skip without SmolLM2's weights, except on CI, which installs them (.ci/run: weights.txt)."""
     import os
 
-    from clarion.respond.lm import gguf_path
+    from clarion.retrieve.smollm import gguf_path
 
     try:
         gguf_path()

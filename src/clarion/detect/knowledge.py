@@ -2,7 +2,10 @@
 
 A logistic regression over the last user turn: TF-IDF word 1-2-grams and character 2-5-grams (the lexical
 shape of a question about reviews or FAQs) plus, when enabled, its all-MiniLM-L6-v2 embedding (Reimers &
-Gurevych, 2019), which on our dstc11_track5 dev split removed most of the lexical model's errors.
+Gurevych, 2019), which on our dstc11_track5 dev split removed most of the lexical model's errors, and the mean of
+one SmolLM2-135M layer's hidden states over the turn (:func:`clarion.retrieve.smollm.turn_states`; standardised
+with the training turns' means and deviations, then scaled to length ``lm_weight``), which removed about a quarter
+of the rest in train cross-validation (docs/dstc.md).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from clarion.bounds import FLAG, FRACTION, Bound, check_fields
+from clarion.errors import ModelError
 
 _DETECT_BOUNDS = {
     "use_embeddings": FLAG,
@@ -21,6 +25,9 @@ _DETECT_BOUNDS = {
     "faq_rule": FLAG,
     "strip_names": FLAG,
     "entity_faq_cosine": Bound("float", 0, 1, optional=True),
+    "lm_layer": Bound("int", 1, 30, optional=True),
+    "lm_weight": Bound("float", 0, open_low=True),
+    "lm_margin": Bound("float", 0, 0.5),
 }
 
 
@@ -46,6 +53,16 @@ class DetectConfig:
     FAQ the gate fires on (``FaqRule.best_faq(..., gated=True)``). 0.4 since 2026-11-27 (0.65, then 0.5 before; set
     with ``benchmarks/dstc_faq_probe.py`` and train cross-validation, docs/dstc.md). ``None``: off (models
     trained before it)."""
+    lm_layer: int | None = 24
+    """The SmolLM2-135M layer whose mean hidden state over the turn joins the features (of 30; chosen on train
+    cross-validation, ``benchmarks/dstc_detect_cv.py``: layers 24 to 30 do about as well, 22 worse). ``None``: none
+    (models trained before it, the tiny CI setting)."""
+    lm_weight: float = 0.7
+    """The length of the turn's standardised SmolLM2 state in the features (MiniLM's embedding has length 1)."""
+    lm_margin: float = 0.02
+    """The detector without SmolLM2's states decides a turn it scores at most ``lm_margin`` or at least 1 -
+    ``lm_margin`` (about 4 turns in 5 of dstc11_track5's); only the others are read by SmolLM2 and scored with its
+    states (0: every turn). In train cross-validation, 0.01 to 0.2 made the same errors as 0."""
 
     def __post_init__(self) -> None:
         check_fields(self, _DETECT_BOUNDS)
@@ -54,7 +71,7 @@ class DetectConfig:
 class Detector:
     """Fit on (last user turn, target) pairs; predict a probability per turn.
 
-    >>> det = Detector(DetectConfig(use_embeddings=False))
+    >>> det = Detector(DetectConfig(use_embeddings=False, lm_layer=None))
     >>> det.fit(["is it quiet?", "book it please", "are rooms clean?", "for 2 people"], [1, 0, 1, 0])
     >>> det.predict_proba(["is the staff friendly?"]).shape
     (1,)
@@ -64,8 +81,11 @@ class Detector:
         self.config = config or DetectConfig()
         self._vectorizers = None
         self._model = None
+        self._plain = None  # with lm_layer: the classifier without the SmolLM2 states, which reads every turn
+        self._lm_scale = None  # (mean, deviation) of the training turns' SmolLM2 states
 
     def _features(self, texts: Sequence[str], embeddings: np.ndarray | None, fit: bool = False):
+        """The turns' words and MiniLM embeddings (the features without SmolLM2's states)."""
         from scipy.sparse import csr_matrix, hstack
         from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -85,42 +105,100 @@ class Detector:
             blocks.append(csr_matrix(embeddings))
         return hstack(blocks).tocsr()
 
+    def _with_states(self, features, texts: Sequence[str], fit: bool, states: np.ndarray | None):
+        """``features`` with the turns' SmolLM2 states beside them (``states``, or computed: a training set's cached
+        on disk), standardised with the training turns' statistics, rows scaled to length ``lm_weight``."""
+        from scipy.sparse import csr_matrix, hstack
+
+        if states is None:
+            from clarion.retrieve.smollm import turn_states
+
+            states = turn_states(list(texts), self.config.lm_layer, cached=fit)
+        states = np.asarray(states, dtype=np.float64)
+        if fit:
+            self._lm_scale = (states.mean(axis=0), states.std(axis=0) + 1e-6)
+        mean, std = self._lm_scale
+        states = (states - mean) / std
+        states *= self.config.lm_weight / np.maximum(np.linalg.norm(states, axis=1, keepdims=True), 1e-12)
+        return hstack([features, csr_matrix(states)]).tocsr()
+
     def classifier(self):
         """A fresh classifier of this detector's configuration (:mod:`clarion.classifier`)."""
         from clarion.classifier import BinaryLogReg
 
         return BinaryLogReg(C=self.config.C, max_iter=3000)
 
-    def fit(self, texts: Sequence[str], targets: Sequence[int], embeddings: np.ndarray | None = None) -> None:
-        features = self._features(list(texts), embeddings, fit=True)
-        self._model = self.classifier().fit(features, np.asarray(targets, dtype=int))
+    def fit(
+        self,
+        texts: Sequence[str],
+        targets: Sequence[int],
+        embeddings: np.ndarray | None = None,
+        states: np.ndarray | None = None,
+    ) -> None:
+        """Fit on the turns ``texts``; ``embeddings`` (MiniLM) and ``states`` (SmolLM2 layer ``lm_layer``,
+        :func:`clarion.retrieve.smollm.turn_states`) are computed when not given. With ``lm_layer``, a classifier
+        without the states is fitted as well: it decides the turns it is sure of (``lm_margin``)."""
+        texts, targets = list(texts), np.asarray(targets, dtype=int)
+        features = self._features(texts, embeddings, fit=True)
+        if self.config.lm_layer is None:
+            self._model = self.classifier().fit(features, targets)
+            return
+        self._plain = self.classifier().fit(features, targets)
+        self._model = self.classifier().fit(self._with_states(features, texts, True, states), targets)
 
-    def predict_proba(self, texts: Sequence[str], embeddings: np.ndarray | None = None) -> np.ndarray:
-        """P(knowledge-seeking) for each text."""
+    def predict_proba(
+        self, texts: Sequence[str], embeddings: np.ndarray | None = None, states: np.ndarray | None = None
+    ) -> np.ndarray:
+        """P(knowledge-seeking) for each text. With ``lm_layer``, the classifier without SmolLM2's states scores
+        every turn, and the one with them (``states``: every text's, or computed) rescores the turns it scores
+        between ``lm_margin`` and 1 - ``lm_margin``."""
         if not texts:
             return np.zeros(0)
-        return self._model.predict_proba(self._features(list(texts), embeddings))[:, 1]
+        texts = list(texts)
+        features = self._features(texts, embeddings)
+        if self._plain is None:
+            return self._model.predict_proba(features)[:, 1]
+        scores = self._plain.predict_proba(features)[:, 1]
+        margin = self.config.lm_margin
+        unsure = np.flatnonzero((scores > margin) & (scores < 1 - margin))
+        if len(unsure):
+            part = None if states is None else np.asarray(states)[unsure]
+            rows = self._with_states(features[unsure], [texts[i] for i in unsure], False, part)
+            scores[unsure] = self._model.predict_proba(rows)[:, 1]
+        return scores
 
     def state(self, arrays: dict[str, np.ndarray]) -> dict:
-        """JSON state (vectorizers, the classifier's header); weights go into ``arrays`` (the TF-IDF vocabularies:
-        :func:`clarion.classifier.tfidf_state`; the classifier: :func:`clarion.classifier.save_classifier`)."""
+        """JSON state (vectorizers, the classifiers' headers); weights go into ``arrays`` (the TF-IDF vocabularies:
+        :func:`clarion.classifier.tfidf_state`; the classifiers: :func:`clarion.classifier.save_classifier`; the
+        SmolLM2 states' statistics)."""
         from clarion.classifier import save_classifier, tfidf_state
 
-        return {
+        out = {
             "classifier": save_classifier(self._model, arrays, "detect_lr_"),
             "config": asdict(self.config),
             "vectorizers": [tfidf_state(v, f"detect_tfidf{i}_", arrays) for i, v in enumerate(self._vectorizers)],
         }
+        if self._plain is not None:
+            out["plain_classifier"] = save_classifier(self._plain, arrays, "detect_plain_lr_")
+            arrays["detect_lm_mean"], arrays["detect_lm_std"] = self._lm_scale
+        return out
 
     @classmethod
     def from_state(cls, state: dict, arrays: dict[str, np.ndarray]) -> Detector:
         from clarion.classifier import load_classifier, tfidf_from_state
 
-        det = cls(DetectConfig(**state["config"]))
+        det = cls(DetectConfig(**{"lm_layer": None, **state["config"]}))  # a model from before lm_layer: none
         det._vectorizers = [
             tfidf_from_state(v, f"detect_tfidf{i}_", arrays) for i, v in enumerate(state["vectorizers"])
         ]
         det._model = load_classifier(state["classifier"], arrays)
+        if det.config.lm_layer is not None:
+            if "plain_classifier" not in state or "detect_lm_mean" not in arrays or "detect_lm_std" not in arrays:
+                raise ModelError(
+                    "the detector's SmolLM2 parts (plain_classifier, detect_lm_mean, detect_lm_std) are missing"
+                )
+            det._plain = load_classifier(state["plain_classifier"], arrays)
+            det._lm_scale = (arrays["detect_lm_mean"], arrays["detect_lm_std"])
         return det
 
     def predict(self, texts: Sequence[str], embeddings: np.ndarray | None = None) -> np.ndarray:

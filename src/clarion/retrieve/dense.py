@@ -171,17 +171,22 @@ def encode_cached(
     if isinstance(encoder, tuple | list):
         return _joined([encode_cached(texts, name, show_progress, m, on_batch) for m in encoder])
     path = Path(cache_dir()) / "embeddings" / f"{name}-{_fingerprint(texts, encoder)}.npy"
+    if on_batch is not None:
+        return cached_rows(path, len(texts), lambda: encode_queries(list(texts), encoder=encoder, on_batch=on_batch))
+    return cached_rows(path, len(texts), lambda: encode(texts, show_progress=show_progress, encoder=encoder))
+
+
+def cached_rows(path: Path, rows: int, compute: Callable[[], np.ndarray]) -> np.ndarray:
+    """The float32 matrix of ``rows`` rows in ``path``, or ``compute()``'s, written there atomically; a damaged or
+    mismatched file is computed again, and a cache that cannot be written only warns."""
     if path.exists():
         try:
             emb = np.load(path)
-            if emb.ndim == 2 and emb.shape[0] == len(texts) and emb.dtype == np.float32:
+            if emb.ndim == 2 and emb.shape[0] == rows and emb.dtype == np.float32:
                 return emb
         except (OSError, ValueError, EOFError):  # damaged (EOFError: a zero-byte file): computed again below
             pass
-    if on_batch is not None:
-        emb = encode_queries(list(texts), encoder=encoder, on_batch=on_batch)
-    else:
-        emb = encode(texts, show_progress=show_progress, encoder=encoder)
+    emb = compute()
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -114,7 +114,7 @@ class PipelineConfig:
         if "model" in select:
             select["model"] = SelectModel(select["model"])
         return cls(
-            detect=DetectConfig(**obj.get("detect", {})),
+            detect=DetectConfig(**{"lm_layer": None, **obj.get("detect", {})}),  # None: saved before lm_layer
             select=SelectConfig(**select),
             generator=Generator(obj.get("generator", Generator.consensus.value)),
             neighbour_weight=float(obj.get("neighbour_weight", 1.0)),
@@ -133,4 +133,5 @@ class PipelineConfig:
         """The CI setting (``CLARION_TINY=1``): 400 contexts, lexical features only — seconds on a CPU."""
         select = SelectConfig(n_estimators=30, use_product=False, calibration_folds=2)  # no embeddings to multiply
         lm = LmConfig(epochs=1, batch=2, max_examples=4, max_new_tokens=8, samples=2)  # --generator lm only
-        return cls(detect=DetectConfig(use_embeddings=False), select=select, max_contexts=400, dense=False, lm=lm)
+        detect = DetectConfig(use_embeddings=False, lm_layer=None)
+        return cls(detect=detect, select=select, max_contexts=400, dense=False, lm=lm)

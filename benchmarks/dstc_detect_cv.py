@@ -1,0 +1,93 @@
+"""Train cross-validation of the knowledge-seeking detector alone, over several fold draws.
+
+The dstc11_track5 train split's dialogues go into 5 folds; each fold's turns are scored by a detector
+(:class:`clarion.detect.knowledge.Detector`, without the pipeline's FAQ rule) trained on the other four. Draw 0 is
+the pipeline's own folds (``dialogue_folds``, as ``benchmarks/dstc_cv.py``); draw ``s`` > 0 puts a dialogue in fold
+MD5(``s/dialogue id``) mod 5. A detector makes a dozen errors in 2,455 turns, so one draw's count moves by a few
+with the folds alone: a variant is compared on the sum over the draws. No dev data is read.
+
+Each ``--detect`` is one variant, a JSON object of ``DetectConfig`` fields merged into the default configuration:
+
+    python benchmarks/dstc_detect_cv.py --detect '{}' '{"lm_layer": null}' '{"lm_layer": 26, "lm_weight": 1}' [--draws 3]
+
+It prints, per variant, the errors of each draw, their sum, and the mean F1. The MiniLM embeddings and SmolLM2
+states of the turns are cached on disk (the first run computes them: about 2 minutes for the states of one layer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from dataclasses import asdict
+
+import numpy as np
+
+
+def draws(contexts, count: int) -> list[np.ndarray]:
+    """The fold (0-4) of every context in each of ``count`` draws (draw 0: the pipeline's own folds)."""
+    from clarion.data.dstc_split import dialogue_folds, dialogue_ids
+
+    ids = dialogue_ids(contexts)
+    out = [np.array(dialogue_folds(contexts, 5))]
+    for s in range(1, count):
+        out.append(np.array([int(hashlib.md5(f"{s}/{d}".encode()).hexdigest(), 16) % 5 for d in ids]))
+    return out
+
+
+def out_of_fold(texts: list[str], targets: np.ndarray, emb: np.ndarray, fold: np.ndarray, config) -> np.ndarray:
+    """P(knowledge-seeking) of every turn from the detector trained on the other folds (the turns' SmolLM2 states
+    computed once, for all of them)."""
+    from clarion.detect.knowledge import Detector
+    from clarion.retrieve.smollm import turn_states
+
+    states = None if config.lm_layer is None else turn_states(texts, config.lm_layer, cached=True)
+    scores = np.zeros(len(texts))
+    for k in range(5):
+        train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
+        detector = Detector(config)
+        part = (lambda rows: None) if states is None else (lambda rows: states[rows])
+        detector.fit([texts[i] for i in train], targets[train], emb[train], part(train))
+        scores[test] = detector.predict_proba([texts[i] for i in test], emb[test], part(test))
+    return scores
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--detect", nargs="+", default=["{}"], help="variants: JSON objects of DetectConfig fields")
+    parser.add_argument("--draws", type=int, default=3, help="fold draws (default 3)")
+    args = parser.parse_args()
+
+    from threadpoolctl import threadpool_limits
+
+    from clarion.data.dstc import load_dataset
+    from clarion.data.dstc_split import split_dataset
+    from clarion.data.location import dataset_dir
+    from clarion.detect.knowledge import DetectConfig
+    from clarion.dstc.models.turns import embed_queries, query_texts
+    from clarion.errors import InputError
+
+    variants = []
+    for text in args.detect:
+        try:
+            variants.append(DetectConfig(**{**asdict(DetectConfig()), **json.loads(text)}))
+        except (json.JSONDecodeError, TypeError, InputError) as err:
+            raise SystemExit(f"--detect {text}: {err}") from None
+    data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
+    texts = query_texts(data)
+    targets = np.array([int(label.target) for label in data.labels])
+    emb = embed_queries(texts, True, cached=True)
+    folds = draws(data.contexts, args.draws)
+    print(f"detector alone: {len(texts)} train-split turns, 5 folds, {args.draws} draws")
+    with threadpool_limits(limits=2):
+        for text, config in zip(args.detect, variants, strict=True):
+            errors, f1s = [], []
+            for fold in folds:
+                predicted = out_of_fold(texts, targets, emb, fold, config) >= config.threshold
+                errors.append(int((predicted != targets).sum()))
+                f1s.append(2 * int((predicted & (targets == 1)).sum()) / (predicted.sum() + targets.sum()))
+            print(f"{text}: errors {errors} (sum {sum(errors)}), F1 {np.mean(f1s):.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
