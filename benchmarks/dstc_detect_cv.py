@@ -8,7 +8,7 @@ with the folds alone: a variant is compared on the sum over the draws. No dev da
 
 Each ``--detect`` is one variant, a JSON object of ``DetectConfig`` fields merged into the default configuration:
 
-    python benchmarks/dstc_detect_cv.py --detect '{}' '{"lm_layer": null}' '{"lm_layer": 26, "lm_weight": 1}' [--draws 3]
+    python benchmarks/dstc_detect_cv.py --detect '{}' '{"lm_layer": null}' '{"lm_layer": 26}' [--draws 3]
 
 It prints, per variant, the errors of each draw, their sum, and the mean F1. The MiniLM embeddings and SmolLM2
 states of the turns are cached on disk (the first run computes them: about 2 minutes for the states of one layer).

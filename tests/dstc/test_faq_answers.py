@@ -126,14 +126,13 @@ def test_dstc11_turn_on_an_faq_the_training_never_asks_is_answered_from_it(dense
     assert not preds[2].target and preds[3].target and preds[3].response.startswith("Yes, a lift")
 
 
-def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(dense_model, tmp_path):
-    """``DetectConfig.entity_faq_cosine``: below the gated rule's cosine, a turn close to an FAQ of the place the
-    dialogue is about is knowledge-seeking and answered from it; models trained before it leave the turn alone."""
+def _reworded_faqs(tmp_path):
+    """Turns that reword FAQs of the tracked place (below the gated rule's cosine) and the FAQs they reword:
+    ``(data, check-in FAQ, credit-card FAQ, forms-of-payment FAQ)``."""
     from dstc_synthetic import knowledge
 
     from clarion.retrieve.dense import encode
 
-    model, _ = dense_model
     kb = knowledge()
     question = "What time can I check in at Alpha Lodge?"
     kb["hotel"]["0"]["faqs"]["1"] = {"question": question, "answer": "Check-in is between 2 pm and 11 pm."}
@@ -166,6 +165,14 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
     checkin = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title == question)
     accepted = next(s for s in data.knowledge.entity_snippets("hotel", 0) if s.title == cards)
     payment = next(s for s in data.knowledge.entity_snippets("hotel", 1) if s.title == forms)
+    return data, checkin, accepted, payment
+
+
+def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(dense_model, tmp_path):
+    """``DetectConfig.entity_faq_cosine``: below the gated rule's cosine, a turn close to an FAQ of the place the
+    dialogue is about is knowledge-seeking and answered from it; models trained before it leave the turn alone."""
+    model, _ = dense_model
+    data, checkin, accepted, payment = _reworded_faqs(tmp_path)
     threshold = model.detector.config.threshold
     model.detector.config.threshold = 2.0  # the detector says no to every turn
     try:
@@ -187,3 +194,20 @@ def test_a_reworded_faq_question_about_the_tracked_place_is_knowledge_seeking(de
     assert half[1].target and not half[2].target  # the gate's cosine of 2026-11-26 night
     assert above[0].target and not above[1].target  # the gate's cosine of 2026-11-26 evening
     assert not before[0].target
+
+
+def test_a_detected_turn_the_selector_is_unsure_of_gets_the_faq_the_entity_gate_found(dense_model, tmp_path):
+    """A turn the detector flags and the entity gate takes (below the rule's answering floor) is answered from the
+    FAQ the gate fires on when the selector is unsure, as an undetected one is."""
+    model, _ = dense_model
+    data, _, _, payment = _reworded_faqs(tmp_path)
+    threshold, scores = model.detector.config.threshold, model.selector.scores
+    model.detector.config.threshold = -1.0  # the detector says yes to every turn
+    model.selector.scores = lambda group: np.full(len(group.snippets), 0.1)  # and the selector is unsure
+    try:
+        forms_of_payment = model.predict(data)[2]
+    finally:
+        model.detector.config.threshold = threshold
+        del model.selector.scores
+    assert model.selector.scores == scores
+    assert forms_of_payment.target and forms_of_payment.knowledge == (payment.key,)

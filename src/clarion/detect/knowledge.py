@@ -49,10 +49,10 @@ class DetectConfig:
     knowledge; the margin as the rule's): "Can I check in at 11 pm?" after the Lensfield Hotel is 0.74 (names cut)
     from its "What time can I check in at The Lensfield Hotel?", "Can I pay by card?" 0.57 from "Do you accept credit
     cards?", 0.43 from "What forms of payment do you accept?". Below
-    :data:`~clarion.detect.faq_rule.ENTITY_FAQ_COSINE`, a turn only the gate took is answered from the closest
-    FAQ the gate fires on (``FaqRule.best_faq(..., gated=True)``). 0.4 since 2026-11-27 (0.65, then 0.5 before; set
-    with ``benchmarks/dstc_faq_probe.py`` and train cross-validation, docs/dstc.md). ``None``: off (models
-    trained before it)."""
+    :data:`~clarion.detect.faq_rule.ENTITY_FAQ_COSINE`, a turn the gate took is answered from the closest FAQ the
+    gate fires on (``FaqRule.best_faq(..., gated=True)``) when the detector did not flag it or the selector is
+    unsure. 0.4 since 2026-11-27 (0.65, then 0.5 before; set with ``benchmarks/dstc_faq_probe.py`` and train
+    cross-validation, docs/dstc.md). ``None``: off (models trained before it)."""
     lm_layer: int | None = 24
     """The SmolLM2-135M layer whose mean hidden state over the turn joins the features (of 30; chosen on train
     cross-validation, ``benchmarks/dstc_detect_cv.py``: layers 24 to 30 do about as well, 22 worse). ``None``: none

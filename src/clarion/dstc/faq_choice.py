@@ -48,14 +48,15 @@ class FaqAnswers:
     ) -> Label | None:
         """The label of a turn the gated ``rule`` flagged when the detector did not flag it (``detected``) or the
         selector is unsure (:data:`FAQ_FALLBACK_CONFIDENCE`): the answer from the tracked place's FAQ whose question
-        the turn (``view``: as the rule sees it) is closest to within :data:`ENTITY_FAQ_COSINE` (a turn only the
-        entity gate took, below that floor: the closest FAQ the gate fires on). A turn only the rule flagged whose
+        the turn (``view``: as the rule sees it) is closest to within :data:`ENTITY_FAQ_COSINE` (else, when the
+        entity gate took the turn, below that floor: the closest FAQ the gate fires on, whether or not the detector
+        flagged the turn). A turn only the rule flagged whose
         place has no such FAQ is not knowledge-seeking after all. None: the selector's choice stands."""
         if detected and scores.max() >= FAQ_FALLBACK_CONFIDENCE:
             return None
         faq = rule.best_faq(view, snippets)
         entity_cosine = self.entity_cosine
-        if faq is None and not detected and entity_cosine is not None and entity_cosine < ENTITY_FAQ_COSINE:
+        if faq is None and entity_cosine is not None and entity_cosine < ENTITY_FAQ_COSINE:
             faq = rule.best_faq(view, snippets, entity_cosine, gated=True)  # the FAQ the entity gate fired on
         if faq is not None:
             return self.answer(index, faq)

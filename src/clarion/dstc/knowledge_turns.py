@@ -76,9 +76,7 @@ class TurnDetector:
         views.gate_emb = views.without_names(prepared.tracker, self.dense) if strip_gate else q_emb
         views.faq_turns = rule.matches(views.gate_emb) if rule is not None else np.zeros(len(texts), dtype=bool)
         if views.gated is not None and self.entity_faq_cosine is not None:
-            views.faq_turns |= self._entity_faq_turns(
-                dataset, prepared, views.gate_emb, views.detected | views.faq_turns
-            )
+            views.faq_turns |= self._entity_faq_turns(dataset, prepared, views.gate_emb, views.faq_turns)
         wordless = np.array([not any(c.isalnum() for c in text) for text in texts], dtype=bool)
         views.targets = (views.detected | views.faq_turns) & ~wordless
         return views
@@ -86,8 +84,9 @@ class TurnDetector:
     def _entity_faq_turns(
         self, dataset: Dataset, prepared: PreparedKnowledge, gate_emb: np.ndarray, known: np.ndarray
     ) -> np.ndarray:
-        """The turns not in ``known`` that the gated FAQ rule matches against a tracked place's own FAQs at the
-        lower cosine ``DetectConfig.entity_faq_cosine`` (:meth:`FaqRule.matches_entity`)."""
+        """The turns not in ``known`` (those the gated FAQ rule took already) that it matches against a tracked
+        place's own FAQs at the lower cosine ``DetectConfig.entity_faq_cosine`` (:meth:`FaqRule.matches_entity`),
+        the detector's turns included: they are answered from that FAQ when the selector is unsure."""
         out = np.zeros(len(known), dtype=bool)
         cosine = self.entity_faq_cosine
         rule = prepared.faq_rule

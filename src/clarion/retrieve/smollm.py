@@ -55,13 +55,12 @@ def gguf_path() -> Path:
 def base_model():
     """``(tokenizer, model)``: the packaged SmolLM2-135M as a float32 ``LlamaForCausalLM``."""
     path = gguf_path()
-    import torch
-    from transformers import AutoConfig, AutoTokenizer, LlamaForCausalLM
-    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
-
     from unittest import mock
 
+    import torch
+    from transformers import AutoConfig, AutoTokenizer, LlamaForCausalLM
     from transformers import modeling_gguf_pytorch_utils as reader
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
 
     directory = path.parent
     tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=GGUF)
