@@ -46,9 +46,9 @@ def out_of_fold(texts: list[str], targets: np.ndarray, emb: np.ndarray, fold: np
     for k in range(5):
         train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
         detector = Detector(config)
-        part = (lambda rows: None) if states is None else (lambda rows: states[rows])
-        detector.fit([texts[i] for i in train], targets[train], emb[train], part(train))
-        scores[test] = detector.predict_proba([texts[i] for i in test], emb[test], part(test))
+        detector.fit([texts[i] for i in train], targets[train], emb[train], None if states is None else states[train])
+        test_states = None if states is None else states[test]
+        scores[test] = detector.predict_proba([texts[i] for i in test], emb[test], test_states)
     return scores
 
 

@@ -25,6 +25,18 @@ def _data_missing(message: str) -> None:
 
 
 @pytest.fixture(scope="session")
+def smollm2() -> None:
+    """Skip without SmolLM2's weights, except on CI, which installs them (.ci/run: weights.txt)."""
+    from clarion.errors import ModelError
+    from clarion.retrieve.smollm import gguf_path
+
+    try:
+        gguf_path()
+    except ModelError as err:
+        _data_missing(str(err))
+
+
+@pytest.fixture(scope="session")
 def data_root() -> Path:
     root = data_dir()
     if not (root / "clariq").is_dir():

