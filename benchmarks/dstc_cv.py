@@ -10,7 +10,8 @@ official DSTC11 scorer against the train labels. No dev data is read: this is wh
 snippets and their response, and per metric the paired difference with its bootstrap 95% interval over the turns
 (ROUGE per turn; BLEU and selection F1 recomputed per resample).
 
-``--pred FILE`` scores (and with ``--compare`` pairs) an earlier run's predictions without training anything.
+``--pred FILE`` scores (and with ``--compare`` pairs) an earlier run's predictions without training anything;
+``--closings`` adds where BLEU's words are (the closing questions' share and precision against the bodies').
 
 Run: ``python benchmarks/dstc_cv.py --out oof_base.json`` (about 7 minutes on 2 cores), then e.g.
 ``python benchmarks/dstc_cv.py --config '{"consensus_k": 20}' --out oof_k20.json --compare oof_base.json``.
@@ -160,6 +161,37 @@ def compare(
     print(f"  selection f1: {interval.value:+.4f} (95% {interval.low:+.4f} to {interval.high:+.4f})")
 
 
+def closing_report(refs: list[dict], hyps: list[dict]) -> None:
+    """Where BLEU's words are: how many references and responses close with a question, the closing questions'
+    share of the responses' words, and the n-gram precision of the bodies and of the closing questions (the closings'
+    matches are the whole responses' less the bodies'), on the turns both detect."""
+    import sacrebleu
+
+    from clarion.respond.follow_up import split_follow_up
+
+    both = [i for i, (r, h) in enumerate(zip(refs, hyps, strict=True)) if r["target"] and h["target"]]
+    if not both:
+        return
+    gold, said = [refs[i]["response"] for i in both], [hyps[i]["response"] for i in both]
+    bodies = [split_follow_up(text)[0] for text in said]
+    whole, part = sacrebleu.corpus_bleu(said, [gold]), sacrebleu.corpus_bleu(bodies, [gold])
+    closing = [
+        (w - b) / max(tw - tb, 1)
+        for w, b, tw, tb in zip(whole.counts, part.counts, whole.totals, part.totals, strict=True)
+    ]
+    asks = [sum(split_follow_up(t)[1] is not None for t in texts) / len(texts) for texts in (gold, said)]
+    print(
+        f"closing questions: references {asks[0]:.0%}, responses {asks[1]:.0%}; "
+        f"{1 - part.sys_len / max(whole.sys_len, 1):.0%} of the responses' words"
+    )
+    print(
+        "  n-gram precision, bodies: "
+        + " / ".join(f"{100 * c / max(t, 1):.1f}" for c, t in zip(part.counts, part.totals, strict=True))
+    )
+    print("  n-gram precision, closing questions: " + " / ".join(f"{100 * c:.1f}" for c in closing))
+    print(f"  BLEU of the bodies alone {part.score / 100:.4f} (brevity penalty {part.bp:.3f})")
+
+
 def paired_meteor(new: list[str], old: list[str], gold: list[str], resamples: int):
     """The paired bootstrap interval of corpus METEOR, ``new`` - ``old`` against ``gold``: one jar aligns every turn
     of both once; each resample re-aggregates the same turns of each
@@ -185,6 +217,9 @@ def main() -> None:
         help="also METEOR 1.5 (Java); with --compare, paired",
     )
     parser.add_argument("--resamples", type=int, default=1000, help="--compare: bootstrap resamples")
+    parser.add_argument(
+        "--closings", action="store_true", help="also where BLEU's words are: bodies, closing questions"
+    )
     parser.add_argument("--show", type=int, default=0, metavar="N", help="--compare: print the first N changed turns")
     args = parser.parse_args()
     used_folds(parser, args)
@@ -222,6 +257,8 @@ def main() -> None:
         write_predictions(args.out, predictions, data.format, n_contexts=len(refs), knowledge=data.knowledge)
         hyps = predictions_to_json(predictions, data.format)
     print_scores(refs, hyps, args.meteor)
+    if args.closings:
+        closing_report(refs, hyps)
     if args.compare:
         with open(args.compare, encoding="utf-8") as handle:
             base = json.load(handle)
