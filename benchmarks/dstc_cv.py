@@ -173,13 +173,17 @@ def closing_report(refs: list[dict], hyps: list[dict]) -> None:
     if not both:
         return
     gold, said = [refs[i]["response"] for i in both], [hyps[i]["response"] for i in both]
-    bodies = [split_follow_up(text)[0] for text in said]
+    parts = [split_follow_up(text) for text in said]
+    bodies = [body for body, _ in parts]
     whole, part = sacrebleu.corpus_bleu(said, [gold]), sacrebleu.corpus_bleu(bodies, [gold])
     closing = [
         (w - b) / max(tw - tb, 1)
         for w, b, tw, tb in zip(whole.counts, part.counts, whole.totals, part.totals, strict=True)
     ]
-    asks = [sum(split_follow_up(t)[1] is not None for t in texts) / len(texts) for texts in (gold, said)]
+    asks = [
+        sum(split_follow_up(text)[1] is not None for text in gold) / len(gold),
+        sum(question is not None for _, question in parts) / len(parts),
+    ]
     print(
         f"closing questions: references {asks[0]:.0%}, responses {asks[1]:.0%}; "
         f"{1 - part.sys_len / max(whole.sys_len, 1):.0%} of the responses' words"

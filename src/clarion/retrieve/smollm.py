@@ -92,6 +92,7 @@ def _encoder(layer: int):
 
 
 def check_layer(layer: int) -> int:
+    """``layer`` itself when it is one of the model's layers (1 to :data:`N_LAYERS`), else a :class:`ModelError`."""
     if isinstance(layer, bool) or not isinstance(layer, int) or not 1 <= layer <= N_LAYERS:
         raise ModelError(f"SmolLM2 has layers 1 to {N_LAYERS}, got {layer!r}")
     return layer
