@@ -104,21 +104,22 @@ def with_weights(model, weights: str):
 
 
 def decode_costs(model, ids: list[int], tokens: int) -> tuple[float, float]:
-    """Seconds of the prefill of ``ids`` and per further greedy token (``tokens`` of them; best of three runs)."""
+    """Seconds of the prefill of ``ids`` and per further greedy token (``tokens`` of them), each the least of three
+    runs."""
     import torch
 
-    best = (float("inf"), float("inf"))
+    prefills, per_token = [], []
     with torch.no_grad():
         for _ in range(3):
             start = time.perf_counter()
             out = model(input_ids=torch.tensor([ids]), use_cache=True)
-            prefill = time.perf_counter() - start
+            prefills.append(time.perf_counter() - start)
             start = time.perf_counter()
             for _ in range(tokens):
                 nxt = out.logits[:, -1:].argmax(-1)
                 out = model(input_ids=nxt, cache=out.cache, use_cache=True)
-            best = min(best, (prefill, (time.perf_counter() - start) / tokens))
-    return best
+            per_token.append((time.perf_counter() - start) / tokens)
+    return min(prefills), min(per_token)
 
 
 def weight_bytes(model) -> int:
