@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -63,3 +64,18 @@ def train_subset(data_root):
 
     data = ClariQ.load(data_root)
     return lambda n: data.restricted_to("train", list(data.labels("train").questions)[:n])
+
+
+@pytest.fixture(scope="session")
+def load_benchmark():
+    """A loader of the script ``benchmarks/<name>.py`` as a module (the benchmarks are scripts, not a package), for
+    tests of its functions: ``load_benchmark("dstc_cv")``."""
+
+    def load(name: str):
+        path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"benchmark_{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load

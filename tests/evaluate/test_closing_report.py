@@ -1,19 +1,11 @@
 """``benchmarks/dstc_cv.py --closings``: where BLEU's words are, bodies against closing questions."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "dstc_cv.py"
 
 
 @pytest.fixture(scope="module")
-def dstc_cv():
-    spec = importlib.util.spec_from_file_location("dstc_cv_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def dstc_cv(load_benchmark):
+    return load_benchmark("dstc_cv")
 
 
 def turn(target, response=None):

@@ -1,19 +1,11 @@
 """``benchmarks/dstc_generate_lm.py``'s decoding cost: the weights each token reads, and the timing of one row."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "dstc_generate_lm.py"
 
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("dstc_generate_lm_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def script(load_benchmark):
+    return load_benchmark("dstc_generate_lm")
 
 
 @pytest.fixture(scope="module")
