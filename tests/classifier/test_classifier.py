@@ -9,6 +9,7 @@ from clarion.classifier import (
     FORMAT_VERSION,
     BinaryLogReg,
     BoostedTrees,
+    KernelSvm,
     array_text,
     kinds,
     load_classifier,
@@ -39,6 +40,7 @@ def _round_trip(classifier, X, prefix="m_"):
     "make",
     [
         lambda: BinaryLogReg(C=1.0, max_iter=500),
+        lambda: KernelSvm(C=10.0),
         lambda: BoostedTrees(n_estimators=5, num_leaves=4, min_child_samples=5, verbose=-1, random_state=0),
     ],
 )
@@ -47,6 +49,20 @@ def test_binary_classifiers_round_trip_exactly(make):
     classifier = make().fit(X, y)
     assert classifier.predict_proba(X).shape == (len(X), 2)
     _round_trip(classifier, X)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_svm_predicts_as_scikit_learns_calibrated_svc(sparse):
+    from scipy.sparse import csr_matrix
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.svm import SVC
+
+    X, y = _data(2, width=8)
+    X = csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0)) if sparse else X
+    expected = CalibratedClassifierCV(SVC(C=3.0), method="sigmoid", ensemble=False).fit(X, y).predict_proba(X)
+    svm = KernelSvm(C=3.0).fit(X, y)
+    np.testing.assert_allclose(svm.predict_proba(X), expected, atol=1e-10)
+    assert ((svm.predict_proba(X)[:, 1] > 0.5) == y).mean() > 0.9
 
 
 @pytest.mark.parametrize("name", ["logreg", "ordinal", "lgbm", "blend"])
@@ -72,7 +88,7 @@ def test_text_survives_as_bytes_and_as_an_older_str_array():
 
 
 def test_kinds_cover_the_need_and_the_binary_classifiers():
-    assert {"logreg", "ordinal", "lgbm", "blend", "views", "binary-logreg", "boosted-trees"} <= set(kinds())
+    assert {"logreg", "ordinal", "lgbm", "blend", "views", "binary-logreg", "rbf-svm", "boosted-trees"} <= set(kinds())
 
 
 @pytest.mark.parametrize(

@@ -77,12 +77,12 @@ NEW = ["do guests like the food?", "a table for four", "what time?"]
 def test_smollm2_reads_only_the_turns_the_plain_classifier_is_unsure_of(smollm2, monkeypatch):
     """``lm_margin``: a turn the classifier without the states scores within the margin of 0 or 1 keeps that score
     (and SmolLM2 never reads it); the others get the score with the states."""
-    from clarion.detect.knowledge import DetectConfig, Detector
+    from clarion.detect.knowledge import DetectConfig, Detector, _mean_positive
     from clarion.retrieve import smollm
 
     detector = Detector(DetectConfig(use_embeddings=False, lm_layer=4, lm_margin=0.0))
     detector.fit(TEXTS, TARGETS)
-    plain = detector._plain.predict_proba(detector._features(NEW, None))[:, 1]
+    plain = _mean_positive(detector._plain, detector._features(NEW, None))
     full = detector.predict_proba(NEW)
     assert not np.allclose(plain, full)
     detector.config.lm_margin = float(np.sort(np.minimum(plain, 1 - plain))[1])  # the two surest turns' margin
@@ -103,8 +103,10 @@ def test_a_detector_saved_before_lm_layer_loads_without_it():
     detector.fit(["is it quiet?", "book it please", "are rooms clean?", "for 2 people"], [1, 0, 1, 0])
     arrays: dict[str, np.ndarray] = {}
     state = detector.state(arrays)
-    del state["config"]["lm_layer"]  # as an older clarion wrote it
-    assert Detector.from_state(state, arrays).config.lm_layer is None
+    del state["config"]["lm_layer"], state["config"]["svm_C"]  # as an older clarion wrote it
+    del state["svm_classifier"]
+    older = Detector.from_state(state, arrays)
+    assert older.config.lm_layer is None and older.config.svm_C is None and len(older._model) == 1
 
 
 def test_a_pipeline_with_smollm2_states_saves_loads_and_predicts_alike(smollm2, tmp_path):

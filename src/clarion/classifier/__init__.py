@@ -10,6 +10,8 @@ arrays under a prefix and returns its JSON header (``format_version``, ``kind``,
   ``ordinal``, ``lgbm``, ``blend``, ``views``);
 - ``binary-logreg``: scikit-learn's logistic regression (DSTC knowledge-seeking turn detection, the snippet selector's
   linear variant);
+- ``rbf-svm``: scikit-learn's support vector machine with the RBF kernel, Platt-calibrated (beside the logistic
+  regression in DSTC knowledge-seeking turn detection);
 - ``boosted-trees``: LightGBM binary classifiers (Ke et al., NeurIPS 2017), their probabilities averaged over a bag of
   boosters (the DSTC snippet selector).
 
@@ -17,7 +19,7 @@ Fitted TF-IDF vectorizers are saved the same way (:func:`tfidf_state`, :func:`tf
 """
 
 from clarion.classifier.arrays import array_text, booster_from_text, booster_predict, text_array
-from clarion.classifier.binary import BINARY, BinaryLogReg, BoostedTrees
+from clarion.classifier.binary import BINARY, BinaryLogReg, BoostedTrees, KernelSvm
 from clarion.classifier.ordered import CLASSIFIERS, make_classifier
 from clarion.classifier.saving import (
     FORMAT_VERSION,
@@ -35,6 +37,7 @@ __all__ = [
     "FORMAT_VERSION",
     "BinaryLogReg",
     "BoostedTrees",
+    "KernelSvm",
     "array_text",
     "booster_from_text",
     "booster_predict",

@@ -1,11 +1,11 @@
 """Knowledge-seeking turn detection (DSTC9 Track 1 task 1, Kim et al., 2020).
 
-A logistic regression over the last user turn: TF-IDF word 1-2-grams and character 2-5-grams (the lexical
-shape of a question about reviews or FAQs) plus, when enabled, its all-MiniLM-L6-v2 embedding (Reimers &
-Gurevych, 2019), which on our dstc11_track5 dev split removed most of the lexical model's errors, and the mean of
-one SmolLM2-135M layer's hidden states over the turn (:func:`clarion.retrieve.smollm.turn_states`; standardised
-with the training turns' means and deviations, then scaled to length ``lm_weight``), which removed about a quarter
-of the rest in train cross-validation (docs/dstc.md).
+A logistic regression and an RBF support vector machine, their probabilities averaged, over the last user turn:
+TF-IDF word 1-2-grams and character 2-5-grams (the lexical shape of a question about reviews or FAQs) plus, when
+enabled, its all-MiniLM-L6-v2 embedding (Reimers & Gurevych, 2019), which on our dstc11_track5 dev split removed most
+of the lexical model's errors, and the mean of one SmolLM2-135M layer's hidden states over the turn
+(:func:`clarion.retrieve.smollm.turn_states`; standardised with the training turns' means and deviations, then scaled
+to length ``lm_weight``), which removed about a quarter of the rest in train cross-validation (docs/dstc.md).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ _DETECT_BOUNDS = {
     "lm_layer": Bound("int", 1, N_LAYERS, optional=True),
     "lm_weight": Bound("float", 0, open_low=True),
     "lm_margin": Bound("float", 0, 0.5),
+    "svm_C": Bound("float", 0, open_low=True, optional=True),
 }
 
 
@@ -65,8 +66,34 @@ class DetectConfig:
     ``lm_margin`` (about 4 turns in 5 of dstc11_track5's); only the others are read by SmolLM2 and scored with its
     states (0: every turn). In train cross-validation, 0.02 and 0.1 made the same errors as 0."""
 
+    svm_C: float | None = 10.0
+    """A support vector machine with the RBF kernel at this C (:class:`clarion.classifier.KernelSvm`) is fitted on
+    the same features beside each logistic regression, and their probabilities are averaged: a turn's label depends
+    on combinations of its words and meaning that a linear model weighs one by one (train cross-validation, 8 draws
+    of the folds: 103 errors against 112, docs/dstc.md). ``None``: the logistic regression alone (models trained
+    before it)."""
+
     def __post_init__(self) -> None:
         check_fields(self, _DETECT_BOUNDS)
+
+
+OLDER_DETECTOR = {"lm_layer": None, "svm_C": None}
+"""What a saved detector configuration without these fields had: no SmolLM2 states, no support vector machine."""
+
+
+def _mean_positive(classifiers: list, X) -> np.ndarray:
+    """P(1) per row, averaged over ``classifiers``."""
+    return np.mean([c.predict_proba(X)[:, 1] for c in classifiers], axis=0)
+
+
+def _load_members(state: dict, keys: list[str], arrays: dict[str, np.ndarray]) -> list:
+    """The saved classifiers ``keys`` of a detector's state; a missing one raises :class:`ModelError`."""
+    from clarion.classifier import load_classifier
+
+    missing = [key for key in keys if key not in state]
+    if missing:
+        raise ModelError(f"the detector's {', '.join(missing)} missing; retrain the model")
+    return [load_classifier(state[key], arrays) for key in keys]
 
 
 class Detector:
@@ -81,8 +108,8 @@ class Detector:
     def __init__(self, config: DetectConfig | None = None):
         self.config = config or DetectConfig()
         self._vectorizers = None
-        self._model = None
-        self._plain = None  # with lm_layer: the classifier without the SmolLM2 states, which reads every turn
+        self._model: list = []  # the classifiers (averaged)
+        self._plain: list | None = None  # with lm_layer: the classifiers without the SmolLM2 states (every turn)
         self._lm_scale = None  # (mean, deviation) of the training turns' SmolLM2 states
 
     def _features(self, texts: Sequence[str], embeddings: np.ndarray | None, fit: bool = False):
@@ -123,11 +150,15 @@ class Detector:
         states *= self.config.lm_weight / np.maximum(np.linalg.norm(states, axis=1, keepdims=True), 1e-12)
         return hstack([features, csr_matrix(states)]).tocsr()
 
-    def classifier(self):
-        """A fresh classifier of this detector's configuration (:mod:`clarion.classifier`)."""
-        from clarion.classifier import BinaryLogReg
+    def classifier(self) -> list:
+        """Fresh classifiers of this detector's configuration (:mod:`clarion.classifier`), whose probabilities are
+        averaged: the logistic regression, and the RBF support vector machine with ``svm_C``."""
+        from clarion.classifier import BinaryLogReg, KernelSvm
 
-        return BinaryLogReg(C=self.config.C, max_iter=3000)
+        members = [BinaryLogReg(C=self.config.C, max_iter=3000)]
+        if self.config.svm_C is not None:
+            members.append(KernelSvm(C=self.config.svm_C))
+        return members
 
     def fit(
         self,
@@ -142,10 +173,11 @@ class Detector:
         texts, targets = list(texts), np.asarray(targets, dtype=int)
         features = self._features(texts, embeddings, fit=True)
         if self.config.lm_layer is None:
-            self._model = self.classifier().fit(features, targets)
+            self._model = [c.fit(features, targets) for c in self.classifier()]
             return
-        self._plain = self.classifier().fit(features, targets)
-        self._model = self.classifier().fit(self._with_states(features, texts, True, states), targets)
+        self._plain = [c.fit(features, targets) for c in self.classifier()]
+        with_states = self._with_states(features, texts, True, states)
+        self._model = [c.fit(with_states, targets) for c in self.classifier()]
 
     def predict_proba(
         self, texts: Sequence[str], embeddings: np.ndarray | None = None, states: np.ndarray | None = None
@@ -158,14 +190,14 @@ class Detector:
         texts = list(texts)
         features = self._features(texts, embeddings)
         if self._plain is None:
-            return self._model.predict_proba(features)[:, 1]
-        scores = self._plain.predict_proba(features)[:, 1]
+            return _mean_positive(self._model, features)
+        scores = _mean_positive(self._plain, features)
         margin = self.config.lm_margin
         unsure = np.flatnonzero((scores > margin) & (scores < 1 - margin))
         if len(unsure):
             part = None if states is None else np.asarray(states)[unsure]
             rows = self._with_states(features[unsure], [texts[i] for i in unsure], False, part)
-            scores[unsure] = self._model.predict_proba(rows)[:, 1]
+            scores[unsure] = _mean_positive(self._model, rows)
         return scores
 
     def state(self, arrays: dict[str, np.ndarray]) -> dict:
@@ -175,30 +207,30 @@ class Detector:
         from clarion.classifier import save_classifier, tfidf_state
 
         out = {
-            "classifier": save_classifier(self._model, arrays, "detect_lr_"),
             "config": asdict(self.config),
             "vectorizers": [tfidf_state(v, f"detect_tfidf{i}_", arrays) for i, v in enumerate(self._vectorizers)],
         }
+        for part, members in (("", self._model), ("plain_", self._plain or [])):
+            for key, kind, classifier in zip(("classifier", "svm_classifier"), ("lr_", "svm_"), members, strict=False):
+                out[part + key] = save_classifier(classifier, arrays, f"detect_{part}{kind}")
         if self._plain is not None:
-            out["plain_classifier"] = save_classifier(self._plain, arrays, "detect_plain_lr_")
             arrays["detect_lm_mean"], arrays["detect_lm_std"] = self._lm_scale
         return out
 
     @classmethod
     def from_state(cls, state: dict, arrays: dict[str, np.ndarray]) -> Detector:
-        from clarion.classifier import load_classifier, tfidf_from_state
+        from clarion.classifier import tfidf_from_state
 
-        det = cls(DetectConfig(**{"lm_layer": None, **state["config"]}))  # a model from before lm_layer: none
+        det = cls(DetectConfig(**{**OLDER_DETECTOR, **state["config"]}))
         det._vectorizers = [
             tfidf_from_state(v, f"detect_tfidf{i}_", arrays) for i, v in enumerate(state["vectorizers"])
         ]
-        det._model = load_classifier(state["classifier"], arrays)
+        keys = ["classifier"] + (["svm_classifier"] if det.config.svm_C is not None else [])
+        det._model = _load_members(state, keys, arrays)
         if det.config.lm_layer is not None:
-            if "plain_classifier" not in state or "detect_lm_mean" not in arrays or "detect_lm_std" not in arrays:
-                raise ModelError(
-                    "the detector's SmolLM2 parts (plain_classifier, detect_lm_mean, detect_lm_std) are missing"
-                )
-            det._plain = load_classifier(state["plain_classifier"], arrays)
+            if "detect_lm_mean" not in arrays or "detect_lm_std" not in arrays:
+                raise ModelError("the detector's SmolLM2 parts (detect_lm_mean, detect_lm_std) are missing")
+            det._plain = _load_members(state, ["plain_" + key for key in keys], arrays)
             det._lm_scale = (arrays["detect_lm_mean"], arrays["detect_lm_std"])
         return det
 

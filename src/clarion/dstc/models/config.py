@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from clarion.bounds import FLAG, Bound, as_choice, check_fields
-from clarion.detect.knowledge import DetectConfig
+from clarion.detect.knowledge import OLDER_DETECTOR, DetectConfig
 from clarion.errors import InputError
 from clarion.rerank.snippets import SelectConfig, SelectModel
 from clarion.respond.consensus import Generator
@@ -114,7 +114,7 @@ class PipelineConfig:
         if "model" in select:
             select["model"] = SelectModel(select["model"])
         return cls(
-            detect=DetectConfig(**{"lm_layer": None, **obj.get("detect", {})}),  # None: saved before lm_layer
+            detect=DetectConfig(**{**OLDER_DETECTOR, **obj.get("detect", {})}),
             select=SelectConfig(**select),
             generator=Generator(obj.get("generator", Generator.consensus.value)),
             neighbour_weight=float(obj.get("neighbour_weight", 1.0)),
