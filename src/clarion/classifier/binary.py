@@ -49,12 +49,11 @@ class BinaryLogReg:
 
 class KernelSvm:
     """A support vector machine with the RBF kernel (scikit-learn's ``SVC(kernel="rbf", **params)``, gamma
-    ``"scale"``), its decision values mapped to probabilities by Platt's sigmoid fitted on 5-fold out-of-fold decision
-    values (``CalibratedClassifierCV(..., method="sigmoid", ensemble=False)``; fewer folds when a label has fewer than 5
-    examples) for labels 0/1. ``state``: the support
-    vectors (CSR parts ``sv_data``, ``sv_indices``, ``sv_indptr``, ``sv_shape``), ``dual_coef``, ``intercept``,
-    ``gamma`` and the sigmoid's ``platt`` (a, b); prediction computes the kernel from them, so a loaded one predicts
-    as the fitted one."""
+    ``"scale"``) for labels 0/1, its decision values mapped to probabilities by Platt's sigmoid fitted on 5-fold
+    out-of-fold decision values (``CalibratedClassifierCV(..., method="sigmoid", ensemble=False)``; fewer folds when a
+    label has fewer than 5 examples). ``state``: the support vectors (CSR parts ``sv_data``, ``sv_indices``,
+    ``sv_indptr``, ``sv_shape``), ``dual_coef``, ``intercept``, ``gamma`` and the sigmoid's ``platt`` (a, b);
+    prediction computes the kernel from them, so a loaded one predicts as the fitted one."""
 
     name = "rbf-svm"
 
@@ -113,14 +112,14 @@ class KernelSvm:
 
         s, (vectors, norms) = self._state, self._support()
         X = csr_matrix(X, dtype=np.float64)
-        dots = X @ vectors
-        dots = dots.toarray() if hasattr(dots, "toarray") else np.asarray(dots)
-        squared = np.asarray(X.multiply(X).sum(axis=1)).ravel()[:, None] + norms[None, :] - 2.0 * dots
+        squared = (
+            np.asarray(X.multiply(X).sum(axis=1)).ravel()[:, None] + norms[None, :] - 2.0 * (X @ vectors).toarray()
+        )
         kernel = np.exp(-s["gamma"][0] * np.maximum(squared, 0.0))
         return kernel @ s["dual_coef"] + s["intercept"][0]
 
     def predict_proba(self, X) -> np.ndarray:
-        a, b = self.state["platt"]
+        a, b = self._state["platt"]
         p = 1.0 / (1.0 + np.exp(a * self.decision(X) + b))
         return np.column_stack([1.0 - p, p])
 

@@ -150,7 +150,7 @@ class Detector:
         states *= self.config.lm_weight / np.maximum(np.linalg.norm(states, axis=1, keepdims=True), 1e-12)
         return hstack([features, csr_matrix(states)]).tocsr()
 
-    def classifier(self) -> list:
+    def classifiers(self) -> list:
         """Fresh classifiers of this detector's configuration (:mod:`clarion.classifier`), whose probabilities are
         averaged: the logistic regression, and the RBF support vector machine with ``svm_C``."""
         from clarion.classifier import BinaryLogReg, KernelSvm
@@ -173,11 +173,11 @@ class Detector:
         texts, targets = list(texts), np.asarray(targets, dtype=int)
         features = self._features(texts, embeddings, fit=True)
         if self.config.lm_layer is None:
-            self._model = [c.fit(features, targets) for c in self.classifier()]
+            self._model = [c.fit(features, targets) for c in self.classifiers()]
             return
-        self._plain = [c.fit(features, targets) for c in self.classifier()]
+        self._plain = [c.fit(features, targets) for c in self.classifiers()]
         with_states = self._with_states(features, texts, True, states)
-        self._model = [c.fit(with_states, targets) for c in self.classifier()]
+        self._model = [c.fit(with_states, targets) for c in self.classifiers()]
 
     def predict_proba(
         self, texts: Sequence[str], embeddings: np.ndarray | None = None, states: np.ndarray | None = None
