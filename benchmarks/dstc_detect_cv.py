@@ -35,6 +35,20 @@ def draws(contexts, count: int) -> list[np.ndarray]:
     return out
 
 
+def train_turns():
+    """The dstc11_track5 train split's contexts, their last user turns, targets (0/1) and MiniLM embeddings
+    (cached)."""
+    from clarion.data.dstc import load_dataset
+    from clarion.data.dstc_split import split_dataset
+    from clarion.data.location import dataset_dir
+    from clarion.dstc.models.turns import embed_queries, query_texts
+
+    data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
+    texts = query_texts(data)
+    targets = np.array([int(label.target) for label in data.labels])
+    return data.contexts, texts, targets, embed_queries(texts, True, cached=True)
+
+
 def out_of_fold(texts: list[str], targets: np.ndarray, emb: np.ndarray, fold: np.ndarray, config) -> np.ndarray:
     """P(knowledge-seeking) of every turn from the detector trained on the other folds (the turns' SmolLM2 states
     computed once, for all of them)."""
@@ -60,11 +74,7 @@ def main() -> None:
 
     from threadpoolctl import threadpool_limits
 
-    from clarion.data.dstc import load_dataset
-    from clarion.data.dstc_split import split_dataset
-    from clarion.data.location import dataset_dir
     from clarion.detect.knowledge import DetectConfig
-    from clarion.dstc.models.turns import embed_queries, query_texts
     from clarion.errors import InputError
 
     variants = []
@@ -73,11 +83,8 @@ def main() -> None:
             variants.append(DetectConfig(**{**asdict(DetectConfig()), **json.loads(text)}))
         except (json.JSONDecodeError, TypeError, InputError) as err:
             raise SystemExit(f"--detect {text}: {err}") from None
-    data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
-    texts = query_texts(data)
-    targets = np.array([int(label.target) for label in data.labels])
-    emb = embed_queries(texts, True, cached=True)
-    folds = draws(data.contexts, args.draws)
+    contexts, texts, targets, emb = train_turns()
+    folds = draws(contexts, args.draws)
     print(f"detector alone: {len(texts)} train-split turns, 5 folds, {args.draws} draws")
     with threadpool_limits(limits=2):
         for text, config in zip(args.detect, variants, strict=True):

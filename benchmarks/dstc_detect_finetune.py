@@ -70,26 +70,19 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
-    from dstc_detect_cv import draws, out_of_fold
+    from dstc_detect_cv import draws, out_of_fold, train_turns
 
-    from clarion.data.dstc import load_dataset
-    from clarion.data.dstc_split import split_dataset
-    from clarion.data.location import dataset_dir
     from clarion.detect.knowledge import DetectConfig
-    from clarion.dstc.models.turns import embed_queries, query_texts
     from clarion.retrieve.packaged import PACKAGED, packaged_path
 
     if args.encoder not in PACKAGED:
         raise SystemExit(f"--encoder {args.encoder}: not a packaged encoder ({', '.join(PACKAGED)})")
     torch.set_num_threads(2)
     path = packaged_path(args.encoder)
-    data = split_dataset(load_dataset(dataset_dir("dstc11_track5")), "train")
-    texts = query_texts(data)
-    targets = np.array([int(label.target) for label in data.labels])
-    emb = embed_queries(texts, True, cached=True)
+    contexts, texts, targets, emb = train_turns()
     errors = lambda p, rows=slice(None): int(((p[rows] >= 0.5) != targets[rows]).sum())  # noqa: E731
     print(f"{args.encoder} fine-tuned for {args.epochs} epochs: {len(texts)} train-split turns, 5 folds")
-    for d, fold in enumerate(draws(data.contexts, args.draws)):
+    for d, fold in enumerate(draws(contexts, args.draws)):
         base = out_of_fold(texts, targets, emb, fold, DetectConfig())
         tuned = np.zeros(len(texts))
         for k in range(5):
