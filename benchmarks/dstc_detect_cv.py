@@ -12,6 +12,10 @@ Each ``--detect`` is one variant, a JSON object of ``DetectConfig`` fields merge
 
 It prints, per variant, the errors of each draw, their sum, and the mean F1. The MiniLM embeddings and SmolLM2
 states of the turns are cached on disk (the first run computes them: about 2 minutes for the states of one layer).
+
+``--fractions 0.25 0.5 1`` draws a learning curve instead: each fold's detector learns from that fraction of the
+other folds' dialogues (a dialogue is kept when MD5(``curve/dialogue id``) falls in the fraction, so a smaller
+fraction's dialogues are a subset of a larger one's), and the held-out fold is scored in full.
 """
 
 from __future__ import annotations
@@ -49,16 +53,28 @@ def train_turns():
     return data.contexts, texts, targets, embed_queries(texts, True, cached=True)
 
 
-def out_of_fold(texts: list[str], targets: np.ndarray, emb: np.ndarray, fold: np.ndarray, config) -> np.ndarray:
-    """P(knowledge-seeking) of every turn from the detector trained on the other folds (the turns' SmolLM2 states
-    computed once, for all of them)."""
+def kept(contexts, fraction: float) -> np.ndarray:
+    """Whether each context's dialogue is among the ``fraction`` of dialogues a learning curve trains on (nested:
+    the dialogues of a smaller fraction are among those of a larger one)."""
+    from clarion.data.dstc_split import dialogue_ids
+
+    position = [int(hashlib.md5(f"curve/{d}".encode()).hexdigest(), 16) % 1000 / 1000 for d in dialogue_ids(contexts)]
+    return np.array(position) < fraction
+
+
+def out_of_fold(
+    texts: list[str], targets: np.ndarray, emb: np.ndarray, fold: np.ndarray, config, learn: np.ndarray | None = None
+) -> np.ndarray:
+    """P(knowledge-seeking) of every turn from the detector trained on the other folds (only the turns ``learn``
+    marks, when given; the turns' SmolLM2 states computed once, for all of them)."""
     from clarion.detect.knowledge import Detector
     from clarion.retrieve.smollm import turn_states
 
     states = None if config.lm_layer is None else turn_states(texts, config.lm_layer, cached=True)
     scores = np.zeros(len(texts))
     for k in range(5):
-        train, test = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
+        learnt = fold != k if learn is None else (fold != k) & learn
+        train, test = np.flatnonzero(learnt), np.flatnonzero(fold == k)
         detector = Detector(config)
         detector.fit([texts[i] for i in train], targets[train], emb[train], None if states is None else states[train])
         test_states = None if states is None else states[test]
@@ -70,7 +86,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--detect", nargs="+", default=["{}"], help="variants: JSON objects of DetectConfig fields")
     parser.add_argument("--draws", type=int, default=3, help="fold draws (default 3)")
+    parser.add_argument("--fractions", nargs="+", type=float, help="a learning curve: these fractions of the dialogues")
     args = parser.parse_args()
+    if any(not 0 < f <= 1 for f in args.fractions or ()):
+        raise SystemExit(f"--fractions: each must be in (0, 1], got {args.fractions}")
 
     from threadpoolctl import threadpool_limits
 
@@ -86,11 +105,18 @@ def main() -> None:
     contexts, texts, targets, emb = train_turns()
     folds = draws(contexts, args.draws)
     print(f"detector alone: {len(texts)} train-split turns, 5 folds, {args.draws} draws")
+    runs = [(text, config, None) for text, config in zip(args.detect, variants, strict=True)]
+    if args.fractions:
+        runs = [
+            (f"{text} on {f:g} of the dialogues", config, kept(contexts, f))
+            for text, config, _ in runs
+            for f in args.fractions
+        ]
     with threadpool_limits(limits=2):
-        for text, config in zip(args.detect, variants, strict=True):
+        for text, config, learn in runs:
             errors, f1s = [], []
             for fold in folds:
-                predicted = out_of_fold(texts, targets, emb, fold, config) >= config.threshold
+                predicted = out_of_fold(texts, targets, emb, fold, config, learn) >= config.threshold
                 errors.append(int((predicted != targets).sum()))
                 f1s.append(2 * int((predicted & (targets == 1)).sum()) / (predicted.sum() + targets.sum()))
             print(f"{text}: errors {errors} (sum {sum(errors)}), F1 {np.mean(f1s):.4f}", flush=True)
