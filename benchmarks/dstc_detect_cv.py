@@ -28,15 +28,18 @@ from dataclasses import asdict
 import numpy as np
 
 
+def salted(contexts, salt: str, modulo: int) -> np.ndarray:
+    """MD5(``salt/dialogue id``) mod ``modulo`` of every context: the same for a dialogue's contexts."""
+    from clarion.data.dstc_split import dialogue_ids
+
+    return np.array([int(hashlib.md5(f"{salt}/{d}".encode()).hexdigest(), 16) % modulo for d in dialogue_ids(contexts)])
+
+
 def draws(contexts, count: int) -> list[np.ndarray]:
     """The fold (0-4) of every context in each of ``count`` draws (draw 0: the pipeline's own folds)."""
-    from clarion.data.dstc_split import dialogue_folds, dialogue_ids
+    from clarion.data.dstc_split import dialogue_folds
 
-    ids = dialogue_ids(contexts)
-    out = [np.array(dialogue_folds(contexts, 5))]
-    for s in range(1, count):
-        out.append(np.array([int(hashlib.md5(f"{s}/{d}".encode()).hexdigest(), 16) % 5 for d in ids]))
-    return out
+    return [np.array(dialogue_folds(contexts, 5))] + [salted(contexts, str(s), 5) for s in range(1, count)]
 
 
 def train_turns():
@@ -56,10 +59,7 @@ def train_turns():
 def kept(contexts, fraction: float) -> np.ndarray:
     """Whether each context's dialogue is among the ``fraction`` of dialogues a learning curve trains on (nested:
     the dialogues of a smaller fraction are among those of a larger one)."""
-    from clarion.data.dstc_split import dialogue_ids
-
-    position = [int(hashlib.md5(f"curve/{d}".encode()).hexdigest(), 16) % 1000 / 1000 for d in dialogue_ids(contexts)]
-    return np.array(position) < fraction
+    return salted(contexts, "curve", 1000) / 1000 < fraction
 
 
 def out_of_fold(
